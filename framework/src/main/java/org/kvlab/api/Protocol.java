@@ -1,0 +1,28 @@
+package org.kvlab.api;
+
+import com.google.protobuf.Message;
+
+/**
+ * A protocol plug-in, found by name through {@link java.util.ServiceLoader}: list the implementing class
+ * in {@code META-INF/services/org.kvlab.api.Protocol}. A cluster file that says {@code protocol: eventual}
+ * makes the CLI, YCSB binding and simulator load the protocol whose {@link #name()} is "eventual".
+ */
+public interface Protocol {
+  /** Short lower-case name used in cluster files, e.g. {@code gentlerain}. */
+  String name();
+
+  /** One line for {@code kvlab protocols} and error messages. */
+  String summary();
+
+  /** Every message type clients and servers exchange. */
+  MessageTypes messages();
+
+  /** The record type servers store and how its versions are ordered. */
+  RecordType<? extends Message> record();
+
+  /** A fresh server instance for one node. */
+  Server<? extends Message> newServer();
+
+  /** A fresh client instance for one session. */
+  Client newClient();
+}

@@ -1,0 +1,110 @@
+package org.kvlab.api;
+
+import com.google.protobuf.Message;
+import java.time.Duration;
+import java.util.List;
+import java.util.Random;
+import org.kvlab.store.VersionedStore;
+import org.slf4j.Logger;
+
+/**
+ * Base class of a protocol's server side: one instance per server node.
+ *
+ * <p>Declare every handler in {@link #register(Handlers)}. The runtime calls all handlers of one node
+ * on one thread, so protocol state needs no locks, and handlers must never block. The protected
+ * methods below are shortcuts to the {@link ServerContext}, which is all protocol code may touch.
+ *
+ * @param <R> the record type this protocol stores (see {@link Protocol#record()})
+ */
+public abstract class Server<R extends Message> {
+  private ServerContext context;
+
+  /** Declares the protocol's requests, messages and periodic tasks. Called once, before any event. */
+  protected abstract void register(Handlers on);
+
+  /** Called once on the event loop after {@link #register}, before the first event. */
+  protected void onStart() {}
+
+  /** Runtime entry point: binds the context and collects the handlers. Not for protocol code. */
+  public final void bind(ServerContext context, Handlers handlers) {
+    Invariants.check(this.context == null, "server %s bound twice", context.self());
+    this.context = context;
+    register(handlers);
+  }
+
+  /** Runtime entry point: runs {@link #onStart()}. Not for protocol code. */
+  public final void start() {
+    onStart();
+  }
+
+  protected final ServerContext context() {
+    return context;
+  }
+
+  protected final NodeId self() {
+    return context.self();
+  }
+
+  /** This server's datacenter id. */
+  protected final int dc() {
+    return context.self().dc();
+  }
+
+  /** This server's partition id. */
+  protected final int partition() {
+    return context.self().partition();
+  }
+
+  protected final Topology topology() {
+    return context.topology();
+  }
+
+  /** The replicas of this partition in the other datacenters. */
+  protected final List<NodeId> peers() {
+    return context.topology().peersOf(context.self());
+  }
+
+  protected final Params params() {
+    return context.params();
+  }
+
+  protected final void send(NodeId to, Message message) {
+    context.send(to, message);
+  }
+
+  /** Sends {@code message} to every replica of this partition in the other datacenters. */
+  protected final void sendToPeers(Message message) {
+    for (NodeId peer : peers()) {
+      context.send(peer, message);
+    }
+  }
+
+  protected final Timer after(Duration delay, Runnable task) {
+    return context.after(delay, task);
+  }
+
+  /** This node's physical clock in milliseconds (with the node's configured skew). */
+  protected final long now() {
+    return context.clock().millis();
+  }
+
+  protected final Clock clock() {
+    return context.clock();
+  }
+
+  protected final Random random() {
+    return context.random();
+  }
+
+  protected final VersionedStore<R> store() {
+    return context.store();
+  }
+
+  protected final Metrics metrics() {
+    return context.metrics();
+  }
+
+  protected final Logger log() {
+    return context.log();
+  }
+}

@@ -1,0 +1,35 @@
+package org.kvlab.api;
+
+/**
+ * Builds the byte string that orders the versions of one key: stores sort versions by these bytes
+ * (unsigned, lexicographic) and treat the largest as the newest. Two different versions must get
+ * different keys; storing a record whose version key exists with different content is an invariant
+ * violation, never a silent drop (the Berkeley DB duplicate-comparator trap DKVF fell into).
+ *
+ * <pre>{@code VersionKey.of(record.getUt(), record.getSr())  // last-writer-wins: timestamp, then replica }</pre>
+ */
+public final class VersionKey {
+  private VersionKey() {}
+
+  /** Encodes each part as 8 big-endian bytes with the sign bit flipped, so signed order is kept. */
+  public static byte[] of(long... parts) {
+    byte[] out = new byte[parts.length * 8];
+    for (int i = 0; i < parts.length; i++) {
+      long v = parts[i] ^ Long.MIN_VALUE;
+      for (int b = 7; b >= 0; b--) {
+        out[i * 8 + b] = (byte) v;
+        v >>>= 8;
+      }
+    }
+    return out;
+  }
+
+  /** Decodes part {@code index} of a key made by {@link #of(long...)}. */
+  public static long part(byte[] key, int index) {
+    long v = 0;
+    for (int b = 0; b < 8; b++) {
+      v = (v << 8) | (key[index * 8 + b] & 0xff);
+    }
+    return v ^ Long.MIN_VALUE;
+  }
+}

@@ -1,0 +1,123 @@
+package org.kvlab.config;
+
+import java.nio.file.Path;
+import java.util.List;
+import org.kvlab.api.NodeId;
+import org.kvlab.api.Params;
+import org.kvlab.api.Topology;
+
+/**
+ * A cluster file, loaded and validated. Immutable. See {@code docs/cluster-file.md} for the format.
+ *
+ * @param source the file it was read from (for messages), or a pseudo-name for in-memory YAML
+ * @param name cluster name (used in handshakes, local state directories, EC2 tags)
+ * @param protocol protocol name as found by {@link org.kvlab.api.Protocols#byName}
+ * @param params protocol parameters ({@code protocol.params})
+ * @param topology datacenters x partitions
+ * @param servers one entry per (dc, partition), sorted by id
+ * @param storage storage engine, durability and data directory
+ * @param emulation optional WAN delay and clock skew
+ * @param limits frame size and queue limits
+ */
+public record ClusterConfig(
+    String source,
+    String name,
+    String protocol,
+    Params params,
+    Topology topology,
+    List<ServerSpec> servers,
+    StorageSpec storage,
+    EmulationSpec emulation,
+    Limits limits) {
+
+  /** Loads and validates {@code file}; every problem is reported as a {@link ConfigException}. */
+  public static ClusterConfig load(Path file) throws ConfigException {
+    return ConfigLoader.load(file);
+  }
+
+  /** Parses YAML text; {@code sourceName} stands for the file name in messages. */
+  public static ClusterConfig parse(String yaml, String sourceName) throws ConfigException {
+    return ConfigLoader.parse(yaml, sourceName);
+  }
+
+  /** The server entry of {@code id}; IllegalArgumentException naming the known ids if absent. */
+  public ServerSpec server(NodeId id) {
+    for (ServerSpec s : servers) {
+      if (s.id().equals(id)) {
+        return s;
+      }
+    }
+    throw new IllegalArgumentException("cluster '" + name + "' has no server " + id + "; servers are "
+        + servers.stream().map(s -> s.id().toString()).toList());
+  }
+
+  /** A copy with another storage section (tests and benchmarks switch engine or directory). */
+  public ClusterConfig withStorage(StorageSpec storage) {
+    return new ClusterConfig(source, name, protocol, params, topology, servers, storage, emulation, limits);
+  }
+
+  /** A copy with every server's port moved by {@code offset} (tests run clusters side by side). */
+  public ClusterConfig withPortOffset(int offset) {
+    return new ClusterConfig(source, name, protocol, params, topology,
+        servers.stream().map(s -> new ServerSpec(s.id(), s.host(), s.port() + offset)).toList(),
+        storage, emulation, limits);
+  }
+
+  /** A copy with another emulation section. */
+  public ClusterConfig withEmulation(EmulationSpec emulation) {
+    return new ClusterConfig(source, name, protocol, params, topology, servers, storage, emulation, limits);
+  }
+
+  /** One server: where it listens for peers, clients and control connections (one port for all). */
+  public record ServerSpec(NodeId id, String host, int port) {}
+
+  /**
+   * @param engine {@code je} (Berkeley DB JE, persistent) or {@code memory}
+   * @param durability {@code none} or {@code sync}
+   * @param dir data directory; each server uses {@code dir/<cluster>/<server id>}
+   */
+  public record StorageSpec(Engine engine, org.kvlab.store.Durability durability, Path dir) {
+    public enum Engine { JE, MEMORY }
+
+    /** The directory of one server's data. */
+    public Path dirOf(String cluster, NodeId id) {
+      return dir.resolve(cluster).resolve(id.toString());
+    }
+  }
+
+  /**
+   * Emulation of a WAN and of clock anomalies on one machine.
+   *
+   * @param rttMillis round-trip time between datacenters, {@code rttMillis[a][b]}; null means none.
+   *     Each message between datacenters a and b is delayed by rtt/2 on the sending side.
+   * @param skewMillis per-server clock offset in milliseconds (absent = 0)
+   */
+  public record EmulationSpec(long[][] rttMillis, java.util.Map<NodeId, Long> skewMillis) {
+    public static EmulationSpec none() {
+      return new EmulationSpec(null, java.util.Map.of());
+    }
+
+    public long oneWayDelayMillis(int fromDc, int toDc) {
+      return rttMillis == null ? 0 : rttMillis[fromDc][toDc] / 2;
+    }
+
+    public long skewMillisOf(NodeId id) {
+      return skewMillis.getOrDefault(id, 0L);
+    }
+  }
+
+  /**
+   * @param frameBytesMax largest frame accepted on any connection; a bigger one closes that connection
+   * @param peerQueueMessagesMax unacknowledged messages kept per peer channel before send() pushes back
+   * @param clientRequestsInFlightMax outstanding requests per client connection before the client waits
+   */
+  public record Limits(int frameBytesMax, int peerQueueMessagesMax, int clientRequestsInFlightMax) {
+    public static final int FRAME_BYTES_MAX_DEFAULT = 16 * 1024 * 1024;
+    public static final int PEER_QUEUE_MESSAGES_MAX_DEFAULT = 1_000_000;
+    public static final int CLIENT_REQUESTS_IN_FLIGHT_MAX_DEFAULT = 10_000;
+
+    public static Limits defaults() {
+      return new Limits(FRAME_BYTES_MAX_DEFAULT, PEER_QUEUE_MESSAGES_MAX_DEFAULT, CLIENT_REQUESTS_IN_FLIGHT_MAX_DEFAULT);
+    }
+  }
+}
