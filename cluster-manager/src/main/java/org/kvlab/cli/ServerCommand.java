@@ -1,0 +1,58 @@
+package org.kvlab.cli;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import org.kvlab.api.NodeId;
+import org.kvlab.api.Protocol;
+import org.kvlab.config.ClusterConfig;
+import org.kvlab.runtime.Node;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** Runs servers of a cluster in the foreground until shut down (used by local clusters, SSH and EC2). */
+@Command(name = "server", mixinStandardHelpOptions = true,
+    description = "Run one or more servers of a cluster in this process, in the foreground.")
+final class ServerCommand implements Callable<Integer> {
+  @Option(names = "--config", required = true, description = "the cluster file")
+  Path config;
+
+  @Option(names = "--node", split = ",", description = "server ids to run, e.g. 0_1 (default: all servers)")
+  List<String> nodes;
+
+  @Override
+  public Integer call() throws Exception {
+    ClusterConfig cluster = Clusters.load(config);
+    Protocol protocol = Clusters.protocol(cluster);
+    List<NodeId> ids = nodes == null ? cluster.servers().stream().map(ClusterConfig.ServerSpec::id).toList()
+        : nodes.stream().map(ServerCommand::parse).toList();
+    ids.forEach(cluster::server);
+    List<Node> started = new java.util.ArrayList<>();
+    try {
+      for (NodeId id : ids) {
+        started.add(Node.start(cluster, id, protocol));
+      }
+    } catch (Node.StartException e) {
+      started.forEach(Node::close);
+      throw new Main.CliException(Main.FAILED, e.getMessage());
+    }
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> started.forEach(Node::close), "kvlab-shutdown-hook"));
+    try {
+      CompletableFuture.allOf(started.stream().map(Node::terminated).toArray(CompletableFuture[]::new)).join();
+    } catch (RuntimeException e) {
+      System.err.println("kvlab: a server halted: " + e.getCause());
+      started.forEach(Node::close);
+      return 70;
+    }
+    return Main.OK;
+  }
+
+  private static NodeId parse(String s) {
+    try {
+      return NodeId.parse(s);
+    } catch (IllegalArgumentException e) {
+      throw new Main.CliException(Main.USAGE, e.getMessage());
+    }
+  }
+}

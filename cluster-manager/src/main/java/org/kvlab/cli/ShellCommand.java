@@ -1,0 +1,123 @@
+package org.kvlab.cli;
+
+import com.google.protobuf.ByteString;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import org.kvlab.api.OperationException;
+import org.kvlab.api.Session;
+import org.kvlab.config.ClusterConfig;
+import org.kvlab.runtime.ClientRuntime;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/** An interactive (or scripted, from standard input) get/put console against one datacenter. */
+@Command(name = "shell", mixinStandardHelpOptions = true,
+    description = "Read and write keys against one datacenter of a running cluster. Commands: get <key>, "
+        + "put <key> <value>, rotx <key>..., help, quit. Reads standard input, so it can be scripted; "
+        + "exit code 1 if any operation failed.")
+final class ShellCommand implements Callable<Integer> {
+  @Parameters(index = "0", description = "the cluster file")
+  Path file;
+
+  @Option(names = "--dc", defaultValue = "0", description = "datacenter to talk to (default: ${DEFAULT-VALUE})")
+  int dc;
+
+  @Override
+  public Integer call() throws Exception {
+    ClusterConfig config = Clusters.load(file);
+    boolean interactive = System.console() != null;
+    boolean failed = false;
+    try (ClientRuntime clients = new ClientRuntime(config, Clusters.protocol(config), 1)) {
+      Session session;
+      try {
+        session = clients.openSession(dc);
+      } catch (IllegalArgumentException e) {
+        throw new Main.CliException(Main.USAGE, e.getMessage());
+      }
+      if (interactive) {
+        System.out.println("kvlab shell: cluster " + config.name() + " (" + config.protocol() + "), datacenter " + dc
+            + ". Type help for commands.");
+      }
+      BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+      while (true) {
+        if (interactive) {
+          System.out.print("dc" + dc + "> ");
+          System.out.flush();
+        }
+        String line = in.readLine();
+        if (line == null) {
+          break;
+        }
+        List<String> words = Arrays.stream(line.trim().split("\\s+")).filter(w -> !w.isEmpty()).toList();
+        if (words.isEmpty() || words.get(0).startsWith("#")) {
+          continue;
+        }
+        String cmd = words.get(0).toLowerCase(java.util.Locale.ROOT);
+        if (cmd.equals("quit") || cmd.equals("exit")) {
+          break;
+        }
+        try {
+          failed |= !execute(session, cmd, words, line);
+        } catch (OperationException e) {
+          System.out.println("error: " + e.getMessage());
+          failed = true;
+        }
+      }
+    }
+    return failed ? Main.FAILED : Main.OK;
+  }
+
+  private static boolean execute(Session session, String cmd, List<String> words, String line) {
+    long start = System.nanoTime();
+    switch (cmd) {
+      case "get" -> {
+        if (words.size() != 2) {
+          System.out.println("usage: get <key>");
+          return false;
+        }
+        Optional<ByteString> v = session.get(words.get(1));
+        System.out.printf("%s = %s   (%.2f ms)%n", words.get(1), v.map(ShellCommand::show).orElse("(not found)"), ms(start));
+      }
+      case "put" -> {
+        if (words.size() < 3) {
+          System.out.println("usage: put <key> <value>");
+          return false;
+        }
+        String value = line.trim().substring(line.trim().indexOf(words.get(1)) + words.get(1).length()).trim();
+        session.put(words.get(1), ByteString.copyFromUtf8(value));
+        System.out.printf("ok   (%.2f ms)%n", ms(start));
+      }
+      case "rotx" -> {
+        if (words.size() < 2) {
+          System.out.println("usage: rotx <key> [<key>...]");
+          return false;
+        }
+        Map<String, Optional<ByteString>> values = session.readOnlyTx(words.subList(1, words.size()));
+        values.forEach((k, v) -> System.out.printf("%s = %s%n", k, v.map(ShellCommand::show).orElse("(not found)")));
+        System.out.printf("(%.2f ms)%n", ms(start));
+      }
+      case "help" -> System.out.println("get <key> | put <key> <value> | rotx <key>... | quit");
+      default -> {
+        System.out.println("unknown command '" + cmd + "'; type help");
+        return false;
+      }
+    }
+    return true;
+  }
+
+  static String show(ByteString v) {
+    return v.isValidUtf8() ? "\"" + v.toStringUtf8() + "\"" : v.size() + " bytes";
+  }
+
+  private static double ms(long start) {
+    return (System.nanoTime() - start) / 1e6;
+  }
+}

@@ -1,0 +1,358 @@
+package org.kvlab.runtime;
+
+import com.google.protobuf.InvalidProtocolBufferException;
+import com.google.protobuf.Message;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoop;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.channel.nio.NioEventLoopGroup;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import java.time.Duration;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.kvlab.api.Client;
+import org.kvlab.api.ClientContext;
+import org.kvlab.api.Clock;
+import org.kvlab.api.MessageTypes;
+import org.kvlab.api.NodeId;
+import org.kvlab.api.OperationException;
+import org.kvlab.api.Params;
+import org.kvlab.api.Protocol;
+import org.kvlab.api.Session;
+import org.kvlab.api.Topology;
+import org.kvlab.clock.PhysicalClock;
+import org.kvlab.config.ClusterConfig;
+import org.kvlab.config.ClusterConfig.ServerSpec;
+import org.kvlab.wire.Frame;
+import org.kvlab.wire.Hello;
+import org.kvlab.wire.Reply;
+import org.kvlab.wire.Role;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The client side of the real runtime: one per client process. It keeps one connection per server,
+ * shared by all sessions and pipelined with request ids, and runs each {@link Session} on one of its
+ * event loop threads. Thread-safe.
+ */
+public final class ClientRuntime implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(ClientRuntime.class);
+  public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(10);
+
+  private final ClusterConfig config;
+  private final Protocol protocol;
+  private final MessageTypes types;
+  private final EventLoopGroup group;
+  private final ConcurrentHashMap<NodeId, Connection> connections = new ConcurrentHashMap<>();
+  private final Clock clock = PhysicalClock.system();
+  private final AtomicLong sessions = new AtomicLong();
+  private volatile boolean closed;
+
+  public ClientRuntime(ClusterConfig config, Protocol protocol, int threads) {
+    this.config = config;
+    this.protocol = protocol;
+    this.types = protocol.messages();
+    this.group = new NioEventLoopGroup(threads, new DefaultThreadFactory("kvlab-client", true));
+  }
+
+  public ClientRuntime(ClusterConfig config, Protocol protocol) {
+    this(config, protocol, Math.max(1, Math.min(4, Runtime.getRuntime().availableProcessors())));
+  }
+
+  public ClusterConfig config() {
+    return config;
+  }
+
+  public Protocol protocol() {
+    return protocol;
+  }
+
+  /** A new session attached to datacenter {@code dc}, with the default 10 s operation timeout. */
+  public Session openSession(int dc) {
+    return openSession(dc, DEFAULT_TIMEOUT);
+  }
+
+  public Session openSession(int dc, Duration timeout) {
+    if (dc < 0 || dc >= config.topology().datacenters()) {
+      throw new IllegalArgumentException("datacenter " + dc + " does not exist: cluster '" + config.name() + "' has "
+          + config.topology().datacenters() + " (0.." + (config.topology().datacenters() - 1) + ")");
+    }
+    EventLoop thread = group.next();
+    Client client = protocol.newClient();
+    long n = sessions.incrementAndGet();
+    SessionContext ctx = new SessionContext(dc, thread, new Random(System.nanoTime() ^ n),
+        LoggerFactory.getLogger("kvlab." + protocol.name() + ".client"));
+    try {
+      CompletableFuture.runAsync(() -> client.bind(ctx), thread).get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (Exception e) {
+      throw new OperationException("cannot start a " + protocol.name() + " session: " + e, e);
+    }
+    return new Session(client, thread, timeout, protocol.name(), null);
+  }
+
+  /**
+   * Sends one raw protocol request outside any session (tools and tests); the future completes on a
+   * client event loop thread.
+   */
+  public <R extends Message> CompletableFuture<R> call(NodeId server, Message request, Class<R> replyType) {
+    CompletableFuture<R> result = new CompletableFuture<>();
+    connection(server).call(request, replyType, result, Runnable::run);
+    return result;
+  }
+
+  private Connection connection(NodeId server) {
+    return connections.computeIfAbsent(server, s -> new Connection(config.server(s)));
+  }
+
+  private final class SessionContext implements ClientContext {
+    private final int dc;
+    private final EventLoop thread;
+    private final Random random;
+    private final Logger log;
+
+    SessionContext(int dc, EventLoop thread, Random random, Logger log) {
+      this.dc = dc;
+      this.thread = thread;
+      this.random = random;
+      this.log = log;
+    }
+
+    @Override
+    public int dc() {
+      return dc;
+    }
+
+    @Override
+    public Topology topology() {
+      return config.topology();
+    }
+
+    @Override
+    public Params params() {
+      return config.params();
+    }
+
+    @Override
+    public <R extends Message> CompletableFuture<R> call(NodeId server, Message request, Class<R> replyType) {
+      CompletableFuture<R> result = new CompletableFuture<>();
+      if (closed) {
+        result.completeExceptionally(new OperationException("client runtime closed"));
+        return result;
+      }
+      connection(server).call(request, replyType, result, thread);
+      return result;
+    }
+
+    @Override
+    public Clock clock() {
+      return clock;
+    }
+
+    @Override
+    public Random random() {
+      return random;
+    }
+
+    @Override
+    public Logger log() {
+      return log;
+    }
+  }
+
+  /** An outstanding request. */
+  private record Pending(Class<? extends Message> replyType, CompletableFuture<Message> future, Executor session) {}
+
+  /** The connection to one server, opened on first use and reopened after it breaks. */
+  private final class Connection {
+    private final ServerSpec spec;
+    private final ConcurrentHashMap<Long, Pending> pending = new ConcurrentHashMap<>();
+    private final AtomicLong ids = new AtomicLong();
+    private CompletableFuture<Channel> ready; // guarded by this
+
+    Connection(ServerSpec spec) {
+      this.spec = spec;
+    }
+
+    private synchronized CompletableFuture<Channel> ready() {
+      if (ready == null || ready.isCompletedExceptionally()
+          || (ready.isDone() && !ready.join().isActive())) {
+        ready = open();
+      }
+      return ready;
+    }
+
+    private CompletableFuture<Channel> open() {
+      CompletableFuture<Channel> opened = new CompletableFuture<>();
+      Bootstrap b = new Bootstrap()
+          .group(group)
+          .channel(NioSocketChannel.class)
+          .option(ChannelOption.TCP_NODELAY, true)
+          .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, 3000)
+          .handler(new ChannelInitializer<SocketChannel>() {
+            @Override
+            protected void initChannel(SocketChannel ch) {
+              Wire.install(ch.pipeline(), config.limits().frameBytesMax());
+              ch.pipeline().addLast(new Handler(opened));
+            }
+          });
+      b.connect(spec.host(), spec.port()).addListener(f -> {
+        if (!f.isSuccess()) {
+          opened.completeExceptionally(new OperationException("cannot reach server " + spec.id() + " at "
+              + spec.host() + ":" + spec.port() + " (" + f.cause().getMessage() + "): is the cluster running? "
+              + "Check with ./kvlab local status"));
+        }
+      });
+      return opened;
+    }
+
+    @SuppressWarnings("unchecked")
+    void call(Message request, Class<? extends Message> replyType, CompletableFuture<? extends Message> result,
+        Executor session) {
+      int type;
+      try {
+        type = types.idOf(request.getClass());
+      } catch (IllegalArgumentException e) {
+        result.completeExceptionally(new OperationException(e.getMessage()));
+        return;
+      }
+      if (pending.size() >= config.limits().clientRequestsInFlightMax()) {
+        result.completeExceptionally(new OperationException("too many requests in flight to server " + spec.id()
+            + " (limits.clientRequestsInFlightMax = " + config.limits().clientRequestsInFlightMax() + ")"));
+        return;
+      }
+      long id = ids.incrementAndGet();
+      CompletableFuture<Message> f = (CompletableFuture<Message>) result;
+      pending.put(id, new Pending(replyType, f, session));
+      Frame frame = Frame.newBuilder().setRequest(org.kvlab.wire.Request.newBuilder()
+          .setId(id).setType(type).setBody(request.toByteString())).build();
+      ready().whenComplete((ch, err) -> {
+        if (err != null) {
+          Pending p = pending.remove(id);
+          if (p != null) {
+            completeExceptionally(p, err instanceof OperationException ? err : new OperationException(err.getMessage(), err));
+          }
+          return;
+        }
+        ch.writeAndFlush(frame).addListener(w -> {
+          if (!w.isSuccess()) {
+            Pending p = pending.remove(id);
+            if (p != null) {
+              completeExceptionally(p, new OperationException("sending to server " + spec.id() + " failed: "
+                  + w.cause().getMessage(), w.cause()));
+            }
+          }
+        });
+      });
+      // Forget requests whose caller gave up (timeouts cancel the future).
+      f.whenComplete((r, e) -> {
+        if (e != null) {
+          pending.remove(id);
+        }
+      });
+    }
+
+    private void completeExceptionally(Pending p, Throwable t) {
+      p.session().execute(() -> p.future().completeExceptionally(t));
+    }
+
+    private final class Handler extends SimpleChannelInboundHandler<Frame> {
+      private final CompletableFuture<Channel> opened;
+
+      Handler(CompletableFuture<Channel> opened) {
+        this.opened = opened;
+      }
+
+      @Override
+      public void channelActive(ChannelHandlerContext ctx) {
+        ctx.writeAndFlush(Frame.newBuilder().setHello(Hello.newBuilder()
+            .setRole(Role.CLIENT)
+            .setCluster(config.name())
+            .setProtocol(protocol.name())
+            .setFingerprint(types.fingerprint())).build());
+      }
+
+      @Override
+      protected void channelRead0(ChannelHandlerContext ctx, Frame frame) {
+        if (frame.hasReply()) {
+          onReply(frame.getReply());
+        } else if (frame.hasWelcome()) {
+          if (frame.getWelcome().getError().isEmpty()) {
+            opened.complete(ctx.channel());
+          } else {
+            opened.completeExceptionally(new OperationException("server " + spec.id() + " refused the connection: "
+                + frame.getWelcome().getError()));
+            ctx.close();
+          }
+        } else if (!frame.hasPong()) {
+          LOG.warn("closing connection to {}: unexpected {} frame", spec.id(), Wire.kind(frame));
+          ctx.close();
+        }
+      }
+
+      private void onReply(Reply reply) {
+        Pending p = pending.remove(reply.getId());
+        if (p == null) {
+          return; // timed out and forgotten
+        }
+        if (!reply.getError().isEmpty()) {
+          completeExceptionally(p, new OperationException(reply.getError()));
+          return;
+        }
+        Message body;
+        try {
+          body = types.parse(reply.getType(), reply.getBody());
+        } catch (InvalidProtocolBufferException e) {
+          completeExceptionally(p, new OperationException("malformed reply from server " + spec.id() + ": " + e.getMessage()));
+          return;
+        }
+        if (!p.replyType().isInstance(body)) {
+          completeExceptionally(p, new OperationException("server " + spec.id() + " answered "
+              + body.getClass().getSimpleName() + " where " + p.replyType().getSimpleName() + " was expected"));
+          return;
+        }
+        if (p.session() instanceof EventLoop el && el.inEventLoop()) {
+          p.future().complete(body);
+        } else {
+          p.session().execute(() -> p.future().complete(body));
+        }
+      }
+
+      @Override
+      public void channelInactive(ChannelHandlerContext ctx) {
+        opened.completeExceptionally(new OperationException("server " + spec.id() + " closed the connection"));
+        for (Long id : pending.keySet()) {
+          Pending p = pending.remove(id);
+          if (p != null) {
+            completeExceptionally(p, new OperationException("connection to server " + spec.id() + " at " + spec.host()
+                + ":" + spec.port() + " lost; the operation may or may not have taken effect"));
+          }
+        }
+      }
+
+      @Override
+      public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        if (!closed) {
+          LOG.warn("closing connection to server {}: {}", spec.id(), Wire.reason(cause));
+        }
+        ctx.close();
+      }
+    }
+  }
+
+  @Override
+  public void close() {
+    closed = true;
+    group.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
+  }
+}

@@ -1,0 +1,817 @@
+package org.kvlab.runtime;
+
+import com.google.protobuf.ByteString;
+import com.google.protobuf.InvalidProtocolBufferException;
+import com.google.protobuf.Message;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoop;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.channel.nio.NioEventLoopGroup;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import java.net.BindException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Predicate;
+import org.kvlab.api.Clock;
+import org.kvlab.api.Handlers;
+import org.kvlab.api.Invariants;
+import org.kvlab.api.Invariants.InvariantViolation;
+import org.kvlab.api.MessageTypes;
+import org.kvlab.api.Metrics;
+import org.kvlab.api.NodeId;
+import org.kvlab.api.Params;
+import org.kvlab.api.Protocol;
+import org.kvlab.api.Request;
+import org.kvlab.api.Server;
+import org.kvlab.api.ServerContext;
+import org.kvlab.api.Timer;
+import org.kvlab.api.Topology;
+import org.kvlab.clock.PhysicalClock;
+import org.kvlab.config.ClusterConfig;
+import org.kvlab.config.ClusterConfig.ServerSpec;
+import org.kvlab.store.Durability;
+import org.kvlab.store.Stores;
+import org.kvlab.store.VersionedStore;
+import org.kvlab.wire.Ack;
+import org.kvlab.wire.ControlReply;
+import org.kvlab.wire.Data;
+import org.kvlab.wire.Frame;
+import org.kvlab.wire.Hello;
+import org.kvlab.wire.PeerStatus;
+import org.kvlab.wire.Pong;
+import org.kvlab.wire.Reply;
+import org.kvlab.wire.Role;
+import org.kvlab.wire.Status;
+import org.kvlab.wire.Welcome;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One server node of the real runtime. Everything of the node — its listening socket, its accepted
+ * connections, its outgoing peer channels, its timers and every protocol handler — runs on one Netty
+ * event loop thread, so protocol code needs no locks and a handler runs inline when its frame arrives.
+ *
+ * <p>A malformed, oversized or out-of-place frame closes only the connection that sent it, with a logged
+ * reason. A failed {@link Invariants invariant} in protocol code halts the node (it is a bug).
+ */
+public final class Node implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(Node.class);
+  private static final long DRAIN_MILLIS_MAX = 3000;
+
+  private final ClusterConfig config;
+  private final NodeId id;
+  private final Protocol protocol;
+  private final MessageTypes types;
+  private final EventLoopGroup group;
+  private final EventLoop loop;
+  private final VersionedStore<Message> store;
+  private final SyncBarrier sync;
+  private final Server<?> server;
+  private final Clock clock;
+  private final Random random;
+  private final NodeMetrics metrics = new NodeMetrics();
+  private final Logger protocolLog;
+  private final long incarnation;
+  private final long startedMillis = System.currentTimeMillis();
+  private final Map<NodeId, PeerLink> links = new TreeMap<>();
+  private final Map<NodeId, InboundState> inbound = new HashMap<>();
+  private final Handlers.RequestHandler<?>[] requestHandlers;
+  private final Handlers.MessageHandler<?>[] messageHandlers;
+  private final String[] typeNames;
+  private final long[] handled;
+  private final List<Periodic> periodics = new ArrayList<>();
+  private final List<Channel> clients = new ArrayList<>();
+  private final CompletableFuture<Void> terminated = new CompletableFuture<>();
+  private Channel listener;
+  private volatile boolean closing;
+
+  private record Periodic(Duration period, Runnable task) {}
+
+  /** What this node knows of one sender's channel: its incarnation and the last sequence delivered. */
+  private static final class InboundState {
+    long incarnation;
+    long delivered;
+    boolean known;
+    Channel channel;
+    boolean ackDue;
+  }
+
+  private Node(ClusterConfig config, NodeId id, Protocol protocol) {
+    this.config = config;
+    this.id = id;
+    this.protocol = protocol;
+    this.types = protocol.messages();
+    this.group = new NioEventLoopGroup(1, new DefaultThreadFactory("kvlab-node-" + id, true));
+    this.loop = group.next();
+    this.clock = new PhysicalClock(config.emulation().skewMillisOf(id));
+    this.random = new Random(System.nanoTime() ^ ((long) id.hashCode() << 32));
+    this.incarnation = System.currentTimeMillis() * 1000 + random.nextInt(1000);
+    this.protocolLog = LoggerFactory.getLogger("kvlab." + protocol.name() + "." + id);
+    @SuppressWarnings("unchecked")
+    VersionedStore<Message> opened = (VersionedStore<Message>) Stores.open(protocol.record(), config.storage(), config.name(), id);
+    this.sync = config.storage().durability() == Durability.SYNC
+        ? new SyncBarrier(opened, loop, id.toString(), this::fatal) : null;
+    this.store = sync == null ? opened : new CountingStore(opened, sync);
+    this.requestHandlers = new Handlers.RequestHandler<?>[types.size()];
+    this.messageHandlers = new Handlers.MessageHandler<?>[types.size()];
+    this.typeNames = new String[types.size()];
+    this.handled = new long[types.size()];
+    for (int i = 0; i < types.size(); i++) {
+      typeNames[i] = types.typeOf(i).getSimpleName();
+    }
+    this.server = protocol.newServer();
+  }
+
+  /**
+   * Starts node {@code id} of {@code config}: opens its store, listens on its host and port, connects to
+   * every other server, and starts the protocol. Throws {@link StartException} with a readable cause.
+   */
+  public static Node start(ClusterConfig config, NodeId id, Protocol protocol) throws StartException {
+    ServerSpec spec = config.server(id);
+    Node node;
+    try {
+      node = new Node(config, id, protocol);
+    } catch (RuntimeException e) {
+      throw new StartException("server " + id + ": cannot open storage in " + config.storage().dirOf(config.name(), id)
+          + ": " + e.getMessage() + ". Fix: check the directory is writable and not used by another running server", e);
+    }
+    try {
+      node.runOnLoop(node::bindProtocol).get(10, TimeUnit.SECONDS);
+      node.listen(spec);
+      node.runOnLoop(node::startProtocol).get(10, TimeUnit.SECONDS);
+    } catch (StartException e) {
+      node.close();
+      throw e;
+    } catch (ExecutionException e) {
+      node.close();
+      throw new StartException("server " + id + ": protocol " + protocol.name() + " failed to start: " + e.getCause(), e.getCause());
+    } catch (InterruptedException | TimeoutException e) {
+      node.close();
+      throw new StartException("server " + id + ": start interrupted or timed out", e);
+    }
+    return node;
+  }
+
+  private void bindProtocol() {
+    server.bind(context, new Handlers() {
+      @Override
+      public <Q extends Message> void request(Class<Q> type, RequestHandler<Q> handler) {
+        int t = types.idOf(type);
+        Invariants.check(requestHandlers[t] == null, "two request handlers for %s", type.getSimpleName());
+        requestHandlers[t] = handler;
+      }
+
+      @Override
+      public <M extends Message> void message(Class<M> type, MessageHandler<M> handler) {
+        int t = types.idOf(type);
+        Invariants.check(messageHandlers[t] == null, "two message handlers for %s", type.getSimpleName());
+        messageHandlers[t] = handler;
+      }
+
+      @Override
+      public void every(Duration period, Runnable task) {
+        Invariants.check(!period.isNegative() && !period.isZero(), "timer period must be positive, got %s", period);
+        periodics.add(new Periodic(period, task));
+      }
+    });
+  }
+
+  private void listen(ServerSpec spec) throws StartException {
+    ServerBootstrap b = new ServerBootstrap()
+        .group(group)
+        .channel(NioServerSocketChannel.class)
+        .option(ChannelOption.SO_REUSEADDR, true)
+        .childOption(ChannelOption.TCP_NODELAY, true)
+        .childHandler(new ChannelInitializer<SocketChannel>() {
+          @Override
+          protected void initChannel(SocketChannel ch) {
+            Wire.install(ch.pipeline(), config.limits().frameBytesMax());
+            ch.pipeline().addLast(new Inbound());
+          }
+        });
+    ChannelFuture bound = b.bind(spec.host(), spec.port()).awaitUninterruptibly();
+    if (!bound.isSuccess()) {
+      Throwable cause = bound.cause();
+      String why = cause instanceof BindException ? cause.getMessage() : String.valueOf(cause);
+      throw new StartException("server " + id + ": cannot listen on " + spec.host() + ":" + spec.port() + ": " + why
+          + ". Fix: stop whatever uses that port (another kvlab cluster? try ./kvlab local down) or change the port "
+          + "in " + config.source(), cause);
+    }
+    listener = bound.channel();
+  }
+
+  private void startProtocol() {
+    for (ServerSpec other : config.servers()) {
+      if (!other.id().equals(id)) {
+        long delay = config.emulation().oneWayDelayMillis(id.dc(), other.id().dc());
+        PeerLink link = new PeerLink(this, other.id(), other, delay, config.limits().peerQueueMessagesMax());
+        links.put(other.id(), link);
+        link.connect();
+      }
+    }
+    guarded("start", server::start);
+    for (Periodic p : periodics) {
+      context.every(p.period(), p.task());
+    }
+    LOG.info("server {} ({}) listening on {}", id, protocol.name(), listener.localAddress());
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Accessors used by PeerLink and tests
+
+  public NodeId id() {
+    return id;
+  }
+
+  public ClusterConfig config() {
+    return config;
+  }
+
+  Protocol protocol() {
+    return protocol;
+  }
+
+  MessageTypes types() {
+    return types;
+  }
+
+  EventLoop loop() {
+    return loop;
+  }
+
+  long incarnation() {
+    return incarnation;
+  }
+
+  public NodeMetrics metrics() {
+    return metrics;
+  }
+
+  /** Completes when the node has stopped; exceptionally if it halted on an error. */
+  public CompletableFuture<Void> terminated() {
+    return terminated;
+  }
+
+  /** Runs {@code task} on the node's event loop (tests inspect protocol state this way). */
+  public CompletableFuture<Void> runOnLoop(Runnable task) {
+    return CompletableFuture.runAsync(task, loop);
+  }
+
+  /** Runs {@code task} on the node's event loop and waits for its result (tests). */
+  public <T> T runOnLoopGet(java.util.function.Supplier<T> task) throws Exception {
+    return CompletableFuture.supplyAsync(task, loop).get(10, TimeUnit.SECONDS);
+  }
+
+  /** The store, for tests; call only from {@link #runOnLoop}. */
+  public VersionedStore<Message> store() {
+    return store;
+  }
+
+  /** Test hook: closes every outgoing peer connection once; the channels reconnect and resend. */
+  public CompletableFuture<Void> dropPeerConnections() {
+    return runOnLoop(() -> links.values().forEach(PeerLink::disconnect));
+  }
+
+  /** A snapshot of the node's status, taken on its event loop. */
+  public CompletableFuture<Status> status() {
+    return CompletableFuture.supplyAsync(this::statusNow, loop);
+  }
+
+  private Status statusNow() {
+    Status.Builder s = Status.newBuilder()
+        .setNode(id.toString())
+        .setCluster(config.name())
+        .setProtocol(protocol.name())
+        .setPeersExpected(links.size())
+        .setClients(clients.size())
+        .setUptimeMillis(System.currentTimeMillis() - startedMillis)
+        .setDurability(config.storage().durability().name().toLowerCase(java.util.Locale.ROOT))
+        .setRepliesWaitingForSync(sync == null ? 0 : sync.waiting())
+        .setPid(ProcessHandle.current().pid());
+    int connected = 0;
+    for (PeerLink link : links.values()) {
+      connected += link.connected() ? 1 : 0;
+      s.addPeers(PeerStatus.newBuilder().setNode(link.peer().toString()).setConnected(link.connected())
+          .setRttMillis(Double.isNaN(link.rttMillis()) ? -1 : link.rttMillis()).setQueued(link.queued()));
+    }
+    s.setPeersConnected(connected);
+    for (int i = 0; i < handled.length; i++) {
+      if (handled[i] > 0) {
+        s.putOperations(typeNames[i], handled[i]);
+      }
+    }
+    metrics.counters().forEach(s::putOperations);
+    return s.build();
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Event dispatch
+
+  private void guarded(String what, Runnable handler) {
+    try {
+      handler.run();
+    } catch (InvariantViolation e) {
+      fatal(new IllegalStateException("invariant violated in " + what + ": " + e.getMessage(), e));
+    } catch (RuntimeException e) {
+      LOG.error("{}: {} failed: {}", id, what, e.toString(), e);
+    }
+  }
+
+  /** Halts the node after an unrecoverable error (a violated invariant, a failing disk). */
+  private void fatal(Throwable cause) {
+    LOG.error("server {} halting: {}", id, cause.getMessage(), cause);
+    terminated.completeExceptionally(cause);
+    loop.execute(this::closeQuietly);
+  }
+
+  private void closeQuietly() {
+    try {
+      close();
+    } catch (RuntimeException e) {
+      LOG.warn("{}: error while closing: {}", id, e.toString());
+    }
+  }
+
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  private void onRequest(Channel ch, org.kvlab.wire.Request frame) {
+    int t = frame.getType();
+    Handlers.RequestHandler handler = t < requestHandlers.length ? requestHandlers[t] : null;
+    RequestImpl req;
+    if (handler == null) {
+      String name = t < typeNames.length ? typeNames[t] : "type #" + t;
+      ch.writeAndFlush(Frame.newBuilder().setReply(Reply.newBuilder().setId(frame.getId())
+          .setError("server " + id + " (" + protocol.name() + ") has no handler for request " + name)).build());
+      return;
+    }
+    Message body;
+    try {
+      body = types.parse(t, frame.getBody());
+    } catch (InvalidProtocolBufferException e) {
+      ch.writeAndFlush(Frame.newBuilder().setReply(Reply.newBuilder().setId(frame.getId())
+          .setError("malformed " + typeNames[t] + ": " + e.getMessage())).build());
+      return;
+    }
+    handled[t]++;
+    req = new RequestImpl(ch, frame.getId(), body, typeNames[t]);
+    try {
+      handler.handle(req);
+    } catch (InvariantViolation e) {
+      fatal(new IllegalStateException("invariant violated handling " + typeNames[t] + ": " + e.getMessage(), e));
+    } catch (org.kvlab.api.BackPressureException e) {
+      LOG.warn("{}: {} refused: {}", id, typeNames[t], e.getMessage());
+      if (!req.answered()) {
+        req.fail("server " + id + " is overloaded: " + e.getMessage());
+      }
+    } catch (RuntimeException e) {
+      LOG.warn("{}: handler of {} failed: {}", id, typeNames[t], e.toString(), e);
+      if (!req.answered()) {
+        req.fail("server " + id + " failed handling " + typeNames[t] + ": " + e);
+      }
+    }
+  }
+
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  private boolean onData(NodeId from, Data data) {
+    int t = data.getType();
+    Handlers.MessageHandler handler = t < messageHandlers.length ? messageHandlers[t] : null;
+    if (handler == null) {
+      LOG.error("{}: peer {} sent {} but the protocol has no handler for it", id, from,
+          t < typeNames.length ? typeNames[t] : "unknown type #" + t);
+      return false;
+    }
+    Message body;
+    try {
+      body = types.parse(t, data.getBody());
+    } catch (InvalidProtocolBufferException e) {
+      LOG.error("{}: malformed {} from {}: {}", id, typeNames[t], from, e.getMessage());
+      return false;
+    }
+    handled[t]++;
+    final Message m = body;
+    guarded("handler of " + typeNames[t] + " from " + from, () -> handler.handle(m, from));
+    return true;
+  }
+
+  /** A client request; its reply waits for pending writes to be synced under durability sync. */
+  private final class RequestImpl implements Request<Message> {
+    private final Channel channel;
+    private final long requestId;
+    private final Message body;
+    private final String typeName;
+    private boolean answered;
+
+    RequestImpl(Channel channel, long requestId, Message body, String typeName) {
+      this.channel = channel;
+      this.requestId = requestId;
+      this.body = body;
+      this.typeName = typeName;
+    }
+
+    @Override
+    public Message body() {
+      return body;
+    }
+
+    @Override
+    public void reply(Message reply) {
+      answer(Reply.newBuilder().setId(requestId).setType(types.idOf(reply.getClass())).setBody(reply.toByteString()));
+    }
+
+    @Override
+    public void fail(String reason) {
+      answer(Reply.newBuilder().setId(requestId).setError(reason));
+    }
+
+    private void answer(Reply.Builder reply) {
+      Invariants.check(loop.inEventLoop(), "request %s answered off the event loop", typeName);
+      Invariants.check(!answered, "request %s answered twice", typeName);
+      answered = true;
+      Frame frame = Frame.newBuilder().setReply(reply).build();
+      if (sync == null) {
+        channel.writeAndFlush(frame, channel.voidPromise());
+      } else {
+        sync.afterSync(() -> channel.writeAndFlush(frame, channel.voidPromise()));
+      }
+    }
+
+    @Override
+    public boolean answered() {
+      return answered;
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Accepted connections: peers, clients, control
+
+  private final class Inbound extends SimpleChannelInboundHandler<Frame> {
+    private Role role;
+    private NodeId peer;
+    private InboundState state;
+
+    @Override
+    protected void channelRead0(ChannelHandlerContext ctx, Frame frame) {
+      if (role == null) {
+        onHello(ctx, frame);
+        return;
+      }
+      switch (role) {
+        case PEER -> {
+          if (frame.hasData()) {
+            onPeerData(ctx, frame.getData());
+          } else if (frame.hasPing()) {
+            ctx.writeAndFlush(Frame.newBuilder().setPong(Pong.newBuilder().setNanos(frame.getPing().getNanos())).build());
+          } else {
+            reject(ctx, "unexpected " + Wire.kind(frame) + " frame on a peer channel");
+          }
+        }
+        case CLIENT -> {
+          if (frame.hasRequest()) {
+            onRequest(ctx.channel(), frame.getRequest());
+          } else if (frame.hasPing()) {
+            ctx.writeAndFlush(Frame.newBuilder().setPong(Pong.newBuilder().setNanos(frame.getPing().getNanos())).build());
+          } else {
+            reject(ctx, "unexpected " + Wire.kind(frame) + " frame on a client connection");
+          }
+        }
+        case CONTROL -> onControl(ctx, frame);
+        default -> reject(ctx, "unknown role");
+      }
+    }
+
+    private void onHello(ChannelHandlerContext ctx, Frame frame) {
+      if (!frame.hasHello()) {
+        reject(ctx, "first frame must be hello, got " + Wire.kind(frame));
+        return;
+      }
+      Hello hello = frame.getHello();
+      if (hello.getRole() == Role.CONTROL) {
+        role = Role.CONTROL;
+        ctx.writeAndFlush(Frame.newBuilder().setWelcome(Welcome.newBuilder().setNode(id.toString())).build());
+        return;
+      }
+      String error = null;
+      if (!hello.getCluster().equals(config.name())) {
+        error = "this is server " + id + " of cluster '" + config.name() + "', not of '" + hello.getCluster() + "'";
+      } else if (!hello.getProtocol().equals(protocol.name()) || hello.getFingerprint() != types.fingerprint()) {
+        error = "protocol mismatch: server " + id + " runs " + protocol.name() + " (message fingerprint "
+            + Long.toHexString(types.fingerprint()) + "), the other side " + hello.getProtocol() + " ("
+            + Long.toHexString(hello.getFingerprint()) + "); run the same kvlab build on both sides";
+      }
+      if (error == null && hello.getRole() == Role.PEER) {
+        try {
+          peer = NodeId.parse(hello.getNode());
+          config.server(peer);
+          if (peer.equals(id)) {
+            error = "a server cannot connect to itself";
+          }
+        } catch (IllegalArgumentException e) {
+          error = e.getMessage();
+        }
+      } else if (error == null && hello.getRole() != Role.CLIENT) {
+        error = "unknown role " + hello.getRole();
+      }
+      if (error != null) {
+        LOG.warn("{}: refusing connection from {}: {}", id, ctx.channel().remoteAddress(), error);
+        ctx.writeAndFlush(Frame.newBuilder().setWelcome(Welcome.newBuilder().setNode(id.toString()).setError(error)).build())
+            .addListener(f -> ctx.close());
+        role = Role.ROLE_UNSPECIFIED;
+        return;
+      }
+      role = hello.getRole();
+      Welcome.Builder welcome = Welcome.newBuilder().setNode(id.toString());
+      if (role == Role.PEER) {
+        state = inbound.computeIfAbsent(peer, p -> new InboundState());
+        if (!state.known || state.incarnation != hello.getIncarnation()) {
+          state.known = false;
+          state.incarnation = hello.getIncarnation();
+          state.delivered = 0;
+        }
+        if (state.channel != null && state.channel != ctx.channel()) {
+          state.channel.close(); // the sender reconnected; the old connection is dead to it
+        }
+        state.channel = ctx.channel();
+        welcome.setDelivered(state.delivered);
+      } else {
+        clients.add(ctx.channel());
+      }
+      ctx.writeAndFlush(Frame.newBuilder().setWelcome(welcome).build());
+    }
+
+    private void onPeerData(ChannelHandlerContext ctx, Data data) {
+      if (state.channel != ctx.channel()) {
+        return; // superseded connection
+      }
+      if (!state.known) {
+        state.known = true;
+        state.delivered = data.getSeq() - 1;
+      }
+      if (data.getSeq() <= state.delivered) {
+        return; // duplicate of a resend: already delivered
+      }
+      if (data.getSeq() != state.delivered + 1) {
+        reject(ctx, "gap in channel from " + peer + ": expected message " + (state.delivered + 1) + ", got " + data.getSeq());
+        return;
+      }
+      state.delivered = data.getSeq();
+      state.ackDue = true;
+      if (!onData(peer, data)) {
+        reject(ctx, "undeliverable message from " + peer);
+      }
+    }
+
+    @Override
+    public void channelReadComplete(ChannelHandlerContext ctx) {
+      if (role == Role.PEER && state != null && state.ackDue && state.channel == ctx.channel()) {
+        state.ackDue = false;
+        Frame ack = Frame.newBuilder().setAck(Ack.newBuilder().setSeq(state.delivered)).build();
+        Channel ch = ctx.channel();
+        if (sync == null) {
+          ch.writeAndFlush(ack, ch.voidPromise());
+        } else {
+          sync.afterSync(() -> ch.writeAndFlush(ack, ch.voidPromise()));
+        }
+      }
+      ctx.fireChannelReadComplete();
+    }
+
+    private void onControl(ChannelHandlerContext ctx, Frame frame) {
+      if (!frame.hasControl()) {
+        reject(ctx, "unexpected " + Wire.kind(frame) + " frame on a control connection");
+        return;
+      }
+      if (frame.getControl().hasShutdown()) {
+        LOG.info("server {}: shutdown requested by {}", id, ctx.channel().remoteAddress());
+        ctx.writeAndFlush(Frame.newBuilder().setControlReply(ControlReply.newBuilder().setShuttingDown(true)).build())
+            .addListener(f -> new Thread(Node.this::closeQuietly, "kvlab-shutdown-" + id).start());
+      } else {
+        ctx.writeAndFlush(Frame.newBuilder().setControlReply(ControlReply.newBuilder().setStatus(statusNow())).build());
+      }
+    }
+
+    private void reject(ChannelHandlerContext ctx, String reason) {
+      LOG.warn("{}: closing connection from {}: {}", id, ctx.channel().remoteAddress(), reason);
+      ctx.close();
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+      if (role == Role.CLIENT) {
+        clients.remove(ctx.channel());
+      }
+      if (state != null && state.channel == ctx.channel()) {
+        state.channel = null;
+      }
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+      if (!closing) {
+        LOG.warn("{}: closing connection from {}: {}", id, ctx.channel().remoteAddress(), Wire.reason(cause));
+      }
+      ctx.close();
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // The protocol's view of the world
+
+  private final ServerContext context = new ServerContext() {
+    @Override
+    public NodeId self() {
+      return id;
+    }
+
+    @Override
+    public Topology topology() {
+      return config.topology();
+    }
+
+    @Override
+    public Params params() {
+      return config.params();
+    }
+
+    @Override
+    public void send(NodeId to, Message message) {
+      PeerLink link = links.get(to);
+      if (link == null) {
+        throw new IllegalArgumentException("server " + id + " has no channel to " + to
+            + (to.equals(id) ? " (a server cannot send to itself)" : " (not in the cluster)"));
+      }
+      link.send(types.idOf(message.getClass()), message.toByteString());
+    }
+
+    @Override
+    public Timer after(Duration delay, Runnable task) {
+      var f = loop.schedule(() -> guarded("timer", task), Math.max(0, delay.toNanos()), TimeUnit.NANOSECONDS);
+      return () -> f.cancel(false);
+    }
+
+    @Override
+    public Timer every(Duration period, Runnable task) {
+      var f = loop.scheduleAtFixedRate(() -> guarded("periodic task", task), period.toNanos(), period.toNanos(),
+          TimeUnit.NANOSECONDS);
+      return () -> f.cancel(false);
+    }
+
+    @Override
+    public Clock clock() {
+      return clock;
+    }
+
+    @Override
+    public Random random() {
+      return random;
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    public <R extends Message> VersionedStore<R> store() {
+      return (VersionedStore<R>) store;
+    }
+
+    @Override
+    public Metrics metrics() {
+      return metrics;
+    }
+
+    @Override
+    public Logger log() {
+      return protocolLog;
+    }
+  };
+
+  // ---------------------------------------------------------------------------------------------
+  // Shutdown
+
+  /**
+   * Stops the node: gives outgoing channels up to 3 s to deliver what they hold, closes every
+   * connection, stops the event loop and closes the store (which makes its data durable).
+   */
+  @Override
+  public void close() {
+    synchronized (this) {
+      if (closing) {
+        return;
+      }
+      closing = true;
+    }
+    if (!loop.inEventLoop() && !loop.isShuttingDown()) {
+      long deadline = System.currentTimeMillis() + DRAIN_MILLIS_MAX;
+      while (System.currentTimeMillis() < deadline) {
+        try {
+          boolean drained = CompletableFuture.supplyAsync(
+              () -> links.values().stream().allMatch(l -> l.queued() == 0 || !l.connected()), loop).get(1, TimeUnit.SECONDS);
+          if (drained) {
+            break;
+          }
+          Thread.sleep(10);
+        } catch (Exception e) {
+          break;
+        }
+      }
+    }
+    Runnable closeChannels = () -> {
+      links.values().forEach(PeerLink::close);
+      if (listener != null) {
+        listener.close();
+      }
+      new ArrayList<>(clients).forEach(Channel::close);
+      inbound.values().forEach(s -> {
+        if (s.channel != null) {
+          s.channel.close();
+        }
+      });
+    };
+    if (loop.inEventLoop()) {
+      closeChannels.run();
+    } else if (!loop.isShuttingDown()) {
+      try {
+        CompletableFuture.runAsync(closeChannels, loop).get(5, TimeUnit.SECONDS);
+      } catch (Exception e) {
+        LOG.debug("{}: closing channels: {}", id, e.toString());
+      }
+    }
+    var shutdown = group.shutdownGracefully(0, 2, TimeUnit.SECONDS);
+    if (!loop.inEventLoop()) {
+      shutdown.awaitUninterruptibly(5, TimeUnit.SECONDS);
+    }
+    if (sync != null) {
+      sync.close();
+    }
+    store.close();
+    LOG.info("server {} stopped", id);
+    terminated.complete(null);
+  }
+
+  /** Store wrapper that tells the sync barrier about writes. */
+  private static final class CountingStore implements VersionedStore<Message> {
+    private final VersionedStore<Message> inner;
+    private final SyncBarrier sync;
+
+    CountingStore(VersionedStore<Message> inner, SyncBarrier sync) {
+      this.inner = inner;
+      this.sync = sync;
+    }
+
+    @Override
+    public void put(String key, Message record) {
+      inner.put(key, record);
+      sync.onWrite();
+    }
+
+    @Override
+    public java.util.Optional<Message> newest(String key, Predicate<? super Message> filter) {
+      return inner.newest(key, filter);
+    }
+
+    @Override
+    public List<Message> versions(String key) {
+      return inner.versions(key);
+    }
+
+    @Override
+    public int prune(String key, Predicate<? super Message> stable) {
+      return inner.prune(key, stable);
+    }
+
+    @Override
+    public long keyCount() {
+      return inner.keyCount();
+    }
+
+    @Override
+    public void sync() {
+      inner.sync();
+    }
+
+    @Override
+    public void close() {
+      inner.close();
+    }
+  }
+
+  /** The node could not start; the message says why and how to fix it. */
+  public static final class StartException extends Exception {
+    public StartException(String message, Throwable cause) {
+      super(message, cause);
+    }
+  }
+}

@@ -1,0 +1,288 @@
+package org.kvlab.runtime;
+
+import com.google.protobuf.ByteString;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.util.concurrent.ScheduledFuture;
+import java.util.ArrayDeque;
+import java.util.concurrent.TimeUnit;
+import org.kvlab.api.BackPressureException;
+import org.kvlab.api.Invariants;
+import org.kvlab.api.NodeId;
+import org.kvlab.config.ClusterConfig.ServerSpec;
+import org.kvlab.wire.Data;
+import org.kvlab.wire.Frame;
+import org.kvlab.wire.Hello;
+import org.kvlab.wire.Ping;
+import org.kvlab.wire.Role;
+import org.kvlab.wire.Welcome;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The outgoing reliable FIFO channel from one node to one peer. Every message gets a sequence number
+ * and stays queued until the peer acknowledges it (cumulative acks). After a reconnect the peer says
+ * what it delivered ({@link Welcome#getDelivered()}) and the link resends the rest in order, so
+ * delivery is FIFO and exactly-once while both nodes stay up. The queue is bounded: when full,
+ * {@link #send} throws {@link BackPressureException}. Optional emulated one-way delay holds each message
+ * back before it is written. All methods run on the owning node's event loop.
+ */
+final class PeerLink {
+  private static final Logger LOG = LoggerFactory.getLogger(PeerLink.class);
+  private static final long BACKOFF_MIN_MILLIS = 20;
+  private static final long BACKOFF_MAX_MILLIS = 1000;
+  private static final long PING_INTERVAL_MILLIS = 1000;
+
+  private record Pending(Data data, long releaseNanos) {}
+
+  private final Node node;
+  private final NodeId peer;
+  private final ServerSpec spec;
+  private final long delayNanos;
+  private final int queueMax;
+  private final ArrayDeque<Pending> unsent = new ArrayDeque<>();
+  private final ArrayDeque<Data> unacked = new ArrayDeque<>();
+  private long nextSeq = 1;
+  private Channel channel;
+  private boolean ready;
+  private boolean closed;
+  private boolean everConnected;
+  private long backoffMillis = BACKOFF_MIN_MILLIS;
+  private double rttMillis = Double.NaN;
+  private ScheduledFuture<?> pingTask;
+  private ScheduledFuture<?> flushTask;
+  private long sent;
+
+  PeerLink(Node node, NodeId peer, ServerSpec spec, long delayMillis, int queueMax) {
+    this.node = node;
+    this.peer = peer;
+    this.spec = spec;
+    this.delayNanos = TimeUnit.MILLISECONDS.toNanos(delayMillis);
+    this.queueMax = queueMax;
+  }
+
+  NodeId peer() {
+    return peer;
+  }
+
+  boolean connected() {
+    return ready;
+  }
+
+  double rttMillis() {
+    return rttMillis;
+  }
+
+  int queued() {
+    return unsent.size() + unacked.size();
+  }
+
+  long sent() {
+    return sent;
+  }
+
+  void send(int type, ByteString body) {
+    if (queued() >= queueMax) {
+      throw new BackPressureException("channel " + node.id() + " -> " + peer + " holds " + queued()
+          + " unacknowledged messages (limits.peerQueueMessagesMax = " + queueMax + "): the peer is down or too "
+          + "slow; bring it back, slow the workload, or raise the limit");
+    }
+    Data data = Data.newBuilder().setSeq(nextSeq++).setType(type).setBody(body).build();
+    sent++;
+    if (delayNanos == 0) {
+      unsent.add(new Pending(data, 0));
+      if (ready) {
+        writeReleased();
+      }
+    } else {
+      long release = System.nanoTime() + delayNanos;
+      unsent.add(new Pending(data, release));
+      if (ready && flushTask == null) {
+        flushTask = node.loop().schedule(this::onFlushTimer, delayNanos, TimeUnit.NANOSECONDS);
+      }
+    }
+  }
+
+  private void onFlushTimer() {
+    flushTask = null;
+    if (ready) {
+      writeReleased();
+    }
+  }
+
+  /** Writes every queued message whose emulated delay has passed; re-arms the timer for the rest. */
+  private void writeReleased() {
+    long now = delayNanos == 0 ? 0 : System.nanoTime();
+    boolean wrote = false;
+    while (!unsent.isEmpty()) {
+      Pending next = unsent.peekFirst();
+      if (next.releaseNanos() > now) {
+        if (flushTask == null) {
+          flushTask = node.loop().schedule(this::onFlushTimer, next.releaseNanos() - now, TimeUnit.NANOSECONDS);
+        }
+        break;
+      }
+      unsent.pollFirst();
+      unacked.add(next.data());
+      channel.write(Frame.newBuilder().setData(next.data()).build(), channel.voidPromise());
+      wrote = true;
+    }
+    if (wrote) {
+      channel.flush();
+    }
+  }
+
+  /** The peer acknowledged every message up to {@code seq}. */
+  private void onAck(long seq) {
+    while (!unacked.isEmpty() && unacked.peekFirst().getSeq() <= seq) {
+      unacked.pollFirst();
+    }
+  }
+
+  void connect() {
+    if (closed) {
+      return;
+    }
+    Bootstrap b = new Bootstrap()
+        .group(node.loop())
+        .channel(NioSocketChannel.class)
+        .option(ChannelOption.TCP_NODELAY, true)
+        .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, 2000)
+        .handler(new ChannelInitializer<SocketChannel>() {
+          @Override
+          protected void initChannel(SocketChannel ch) {
+            Wire.install(ch.pipeline(), node.config().limits().frameBytesMax());
+            ch.pipeline().addLast(new Handler());
+          }
+        });
+    b.connect(spec.host(), spec.port()).addListener(f -> {
+      if (!f.isSuccess()) {
+        LOG.debug("{}: cannot reach peer {} at {}:{}: {}", node.id(), peer, spec.host(), spec.port(), f.cause().getMessage());
+        scheduleReconnect();
+      }
+    });
+  }
+
+  private void scheduleReconnect() {
+    if (closed || node.loop().isShuttingDown()) {
+      return;
+    }
+    long wait = backoffMillis;
+    backoffMillis = Math.min(BACKOFF_MAX_MILLIS, backoffMillis * 2);
+    node.loop().schedule(this::connect, wait, TimeUnit.MILLISECONDS);
+  }
+
+  void close() {
+    closed = true;
+    if (channel != null) {
+      channel.close();
+    }
+  }
+
+  /** Drops the current connection (tests use it to force a reconnect). */
+  void disconnect() {
+    if (channel != null) {
+      channel.close();
+    }
+  }
+
+  private final class Handler extends SimpleChannelInboundHandler<Frame> {
+    @Override
+    public void channelActive(ChannelHandlerContext ctx) {
+      channel = ctx.channel();
+      ctx.writeAndFlush(Frame.newBuilder().setHello(Hello.newBuilder()
+          .setRole(Role.PEER)
+          .setCluster(node.config().name())
+          .setProtocol(node.protocol().name())
+          .setFingerprint(node.types().fingerprint())
+          .setNode(node.id().toString())
+          .setIncarnation(node.incarnation())).build());
+    }
+
+    @Override
+    protected void channelRead0(ChannelHandlerContext ctx, Frame frame) {
+      switch (frame.getKindCase()) {
+        case WELCOME -> onWelcome(ctx, frame.getWelcome());
+        case ACK -> onAck(frame.getAck().getSeq());
+        case PONG -> {
+          double sample = (System.nanoTime() - frame.getPong().getNanos()) / 1e6;
+          rttMillis = Double.isNaN(rttMillis) ? sample : 0.8 * rttMillis + 0.2 * sample;
+        }
+        default -> {
+          LOG.warn("{}: closing channel to {}: unexpected {} frame", node.id(), peer, Wire.kind(frame));
+          ctx.close();
+        }
+      }
+    }
+
+    private void onWelcome(ChannelHandlerContext ctx, Welcome welcome) {
+      if (!welcome.getError().isEmpty()) {
+        LOG.error("{}: peer {} refused the channel: {}", node.id(), peer, welcome.getError());
+        ctx.close();
+        return;
+      }
+      // Everything the peer delivered is done; everything else is resent in order, first.
+      onAck(welcome.getDelivered());
+      // delivered == 0: the peer has no record of this incarnation (it restarted): it takes the first
+      // message it gets as the start of the sequence.
+      Invariants.check(welcome.getDelivered() == 0 || unacked.isEmpty()
+              || unacked.peekFirst().getSeq() == welcome.getDelivered() + 1,
+          "channel %s -> %s: peer delivered up to %s but the oldest unacknowledged message is %s",
+          node.id(), peer, welcome.getDelivered(), unacked.isEmpty() ? -1 : unacked.peekFirst().getSeq());
+      ArrayDeque<Pending> resend = new ArrayDeque<>(unacked.size() + unsent.size());
+      for (Data d : unacked) {
+        resend.add(new Pending(d, 0));
+      }
+      resend.addAll(unsent);
+      unacked.clear();
+      unsent.clear();
+      unsent.addAll(resend);
+      ready = true;
+      backoffMillis = BACKOFF_MIN_MILLIS;
+      if (!everConnected) {
+        LOG.debug("{}: channel to {} up", node.id(), peer);
+      } else {
+        node.metrics().count("channel.reconnects");
+        LOG.info("{}: channel to {} re-established, resending {} messages", node.id(), peer, unsent.size());
+      }
+      everConnected = true;
+      writeReleased();
+      pingTask = ctx.executor().scheduleAtFixedRate(() -> ctx.writeAndFlush(
+              Frame.newBuilder().setPing(Ping.newBuilder().setNanos(System.nanoTime())).build()),
+          0, PING_INTERVAL_MILLIS, TimeUnit.MILLISECONDS);
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+      boolean wasReady = ready;
+      ready = false;
+      channel = null;
+      if (pingTask != null) {
+        pingTask.cancel(false);
+        pingTask = null;
+      }
+      if (flushTask != null) {
+        flushTask.cancel(false);
+        flushTask = null;
+      }
+      if (!closed && wasReady) {
+        LOG.info("{}: lost channel to {}; {} messages queued, reconnecting", node.id(), peer, queued());
+      }
+      scheduleReconnect();
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+      if (!closed) {
+        LOG.warn("{}: closing channel to {}: {}", node.id(), peer, Wire.reason(cause));
+      }
+      ctx.close();
+    }
+  }
+}

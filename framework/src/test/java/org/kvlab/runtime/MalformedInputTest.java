@@ -1,0 +1,215 @@
+package org.kvlab.runtime;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.google.protobuf.ByteString;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.Socket;
+import java.time.Duration;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.kvlab.api.NodeId;
+import org.kvlab.config.ClusterConfig;
+import org.kvlab.config.ClusterConfig.Limits;
+import org.kvlab.config.ClusterConfig.ServerSpec;
+import org.kvlab.testing.TestClusters;
+import org.kvlab.testing.Testkit;
+import org.kvlab.testing.kit.Echo;
+import org.kvlab.testing.kit.EchoReply;
+import org.kvlab.wire.Data;
+import org.kvlab.wire.Frame;
+import org.kvlab.wire.Hello;
+import org.kvlab.wire.Request;
+import org.kvlab.wire.Role;
+
+/**
+ * Bad input never stops a server: each kind of malformed traffic closes only the connection that sent
+ * it, and the node keeps serving real clients and its peers.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class MalformedInputTest {
+  private static ClusterConfig config;
+  private static LocalCluster cluster;
+  private static ClientRuntime client;
+  private static ServerSpec target;
+
+  @BeforeAll
+  static void start() throws Exception {
+    config = TestClusters.loopback("testkit", 2, 1, TestClusters.memory(),
+        new Limits(64 * 1024, Limits.PEER_QUEUE_MESSAGES_MAX_DEFAULT, Limits.CLIENT_REQUESTS_IN_FLIGHT_MAX_DEFAULT));
+    cluster = LocalCluster.start(config, new Testkit());
+    assertTrue(cluster.awaitConnected(Duration.ofSeconds(20)));
+    client = new ClientRuntime(config, new Testkit(), 1);
+    target = config.server(new NodeId(0, 0));
+  }
+
+  @AfterAll
+  static void stop() {
+    client.close();
+    cluster.close();
+  }
+
+  @Test
+  void when_randomBytesArrive_then_connectionClosesAndNodeServes() throws Exception {
+    Random random = new Random(42);
+    for (int i = 0; i < 20; i++) {
+      byte[] junk = new byte[1 + random.nextInt(4096)];
+      random.nextBytes(junk);
+      try (Socket s = connect()) {
+        s.getOutputStream().write(junk);
+        s.getOutputStream().flush();
+        assertClosedByServer(s);
+      }
+    }
+    assertServing();
+  }
+
+  @Test
+  void when_frameIsTruncated_then_nodeServes() throws Exception {
+    try (Socket s = connect()) {
+      DataOutputStream out = new DataOutputStream(s.getOutputStream());
+      out.writeInt(1000);
+      out.write(new byte[10]);
+      out.flush();
+    } // closed mid-frame
+    assertServing();
+  }
+
+  @Test
+  void when_lengthPrefixIsHuge_then_connectionClosesBeforeReadingAndNodeServes() throws Exception {
+    for (int length : new int[] {Integer.MAX_VALUE, -1, 64 * 1024 + 1}) {
+      try (Socket s = connect()) {
+        DataOutputStream out = new DataOutputStream(s.getOutputStream());
+        out.writeInt(length);
+        out.flush();
+        assertClosedByServer(s);
+      }
+    }
+    assertServing();
+  }
+
+  @Test
+  void when_firstFrameIsNotHello_then_connectionCloses() throws Exception {
+    try (Socket s = connect()) {
+      write(s, Frame.newBuilder().setData(Data.newBuilder().setSeq(1).setType(0)).build());
+      assertClosedByServer(s);
+    }
+    assertServing();
+  }
+
+  @Test
+  void when_helloNamesAnotherProtocol_then_welcomeCarriesTheErrorAndConnectionCloses() throws Exception {
+    try (Socket s = connect()) {
+      write(s, Frame.newBuilder().setHello(Hello.newBuilder().setRole(Role.CLIENT).setCluster(config.name())
+          .setProtocol("gentlerain").setFingerprint(1)).build());
+      Frame welcome = read(s);
+      assertTrue(welcome.getWelcome().getError().contains("protocol mismatch"), welcome.toString());
+      assertClosedByServer(s);
+    }
+    assertServing();
+  }
+
+  @Test
+  void when_peerHelloNamesUnknownServer_then_refused() throws Exception {
+    try (Socket s = connect()) {
+      write(s, Frame.newBuilder().setHello(clientHello().setRole(Role.PEER).setNode("7_7").setIncarnation(1)).build());
+      Frame welcome = read(s);
+      assertTrue(welcome.getWelcome().getError().contains("no server 7_7"), welcome.toString());
+      assertClosedByServer(s);
+    }
+    assertServing();
+  }
+
+  @Test
+  void when_requestHasUnknownTypeOrGarbageBody_then_clientGetsAnErrorReply() throws Exception {
+    try (Socket s = connect()) {
+      write(s, Frame.newBuilder().setHello(clientHello()).build());
+      assertEquals("", read(s).getWelcome().getError());
+      write(s, Frame.newBuilder().setRequest(Request.newBuilder().setId(1).setType(999)
+          .setBody(ByteString.copyFromUtf8("x"))).build());
+      Frame reply = read(s);
+      assertEquals(1, reply.getReply().getId());
+      assertTrue(reply.getReply().getError().contains("no handler"), reply.toString());
+      int echo = Testkit.MESSAGES.idOf(Echo.class);
+      write(s, Frame.newBuilder().setRequest(Request.newBuilder().setId(2).setType(echo)
+          .setBody(ByteString.copyFrom(new byte[] {(byte) 0xff, (byte) 0xff, (byte) 0xff}))).build());
+      reply = read(s);
+      assertEquals(2, reply.getReply().getId());
+      assertTrue(reply.getReply().getError().contains("malformed"), reply.toString());
+      // The same connection still works for a good request.
+      write(s, Frame.newBuilder().setRequest(Request.newBuilder().setId(3).setType(echo)
+          .setBody(Echo.newBuilder().setPayload(ByteString.copyFromUtf8("ok")).build().toByteString())).build());
+      reply = read(s);
+      assertEquals("", reply.getReply().getError());
+      assertEquals("ok", EchoReply.parseFrom(reply.getReply().getBody()).getPayload().toStringUtf8());
+    }
+  }
+
+  @Test
+  void when_clientSendsPeerFrames_then_connectionCloses() throws Exception {
+    try (Socket s = connect()) {
+      write(s, Frame.newBuilder().setHello(clientHello()).build());
+      read(s);
+      write(s, Frame.newBuilder().setData(Data.newBuilder().setSeq(1)).build());
+      assertClosedByServer(s);
+    }
+    assertServing();
+  }
+
+  private static Hello.Builder clientHello() {
+    return Hello.newBuilder().setRole(Role.CLIENT).setCluster(config.name()).setProtocol("testkit")
+        .setFingerprint(Testkit.MESSAGES.fingerprint());
+  }
+
+  private static Socket connect() throws IOException {
+    Socket s = new Socket(target.host(), target.port());
+    s.setSoTimeout(5000);
+    return s;
+  }
+
+  private static void write(Socket s, Frame f) throws IOException {
+    DataOutputStream out = new DataOutputStream(s.getOutputStream());
+    byte[] b = f.toByteArray();
+    out.writeInt(b.length);
+    out.write(b);
+    out.flush();
+  }
+
+  private static Frame read(Socket s) throws IOException {
+    DataInputStream in = new DataInputStream(s.getInputStream());
+    byte[] b = new byte[in.readInt()];
+    in.readFully(b);
+    return Frame.parseFrom(b);
+  }
+
+  /** The server closed the connection: reads reach end of stream (or reset) within the socket timeout. */
+  private static void assertClosedByServer(Socket s) throws IOException {
+    InputStream in = s.getInputStream();
+    try {
+      while (true) {
+        if (in.read() < 0) {
+          return;
+        }
+      }
+    } catch (java.net.SocketException reset) {
+      // connection reset by the server also counts as closed
+    }
+  }
+
+  /** The node still answers a real client and is still connected to its peer. */
+  private static void assertServing() throws Exception {
+    EchoReply r = client.call(target.id(), Echo.newBuilder().setPayload(ByteString.copyFromUtf8("alive")).build(),
+        EchoReply.class).get(10, TimeUnit.SECONDS);
+    assertEquals("alive", r.getPayload().toStringUtf8());
+    var status = cluster.node(target.id()).status().get(5, TimeUnit.SECONDS);
+    assertEquals(status.getPeersExpected(), status.getPeersConnected());
+  }
+}

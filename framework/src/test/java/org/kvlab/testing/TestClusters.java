@@ -1,0 +1,67 @@
+package org.kvlab.testing;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
+import org.kvlab.api.NodeId;
+import org.kvlab.api.Params;
+import org.kvlab.api.Topology;
+import org.kvlab.config.ClusterConfig;
+import org.kvlab.config.ClusterConfig.EmulationSpec;
+import org.kvlab.config.ClusterConfig.Limits;
+import org.kvlab.config.ClusterConfig.ServerSpec;
+import org.kvlab.config.ClusterConfig.StorageSpec;
+import org.kvlab.store.Durability;
+
+/** Builds loopback cluster configurations on free ports for tests. */
+public final class TestClusters {
+  private TestClusters() {}
+
+  public static ClusterConfig loopback(String protocol, int dcs, int partitions, StorageSpec storage) {
+    return loopback(protocol, dcs, partitions, storage, Limits.defaults());
+  }
+
+  public static ClusterConfig loopback(String protocol, int dcs, int partitions, StorageSpec storage, Limits limits) {
+    int base = freeBasePort(dcs * partitions);
+    List<ServerSpec> servers = new ArrayList<>();
+    for (int d = 0; d < dcs; d++) {
+      for (int p = 0; p < partitions; p++) {
+        servers.add(new ServerSpec(new NodeId(d, p), "127.0.0.1", base + d * partitions + p));
+      }
+    }
+    return new ClusterConfig("test", "test-" + base, protocol, new Params(Map.of()), new Topology(dcs, partitions),
+        servers, storage, EmulationSpec.none(), limits);
+  }
+
+  public static StorageSpec memory() {
+    return new StorageSpec(StorageSpec.Engine.MEMORY, Durability.NONE, Path.of("unused"));
+  }
+
+  public static StorageSpec je(Path dir, Durability durability) {
+    return new StorageSpec(StorageSpec.Engine.JE, durability, dir);
+  }
+
+  /** A base port such that base .. base+count-1 are all free on 127.0.0.1 right now. */
+  public static int freeBasePort(int count) {
+    for (int attempt = 0; attempt < 200; attempt++) {
+      int base = ThreadLocalRandom.current().nextInt(20_000, 60_000);
+      boolean ok = true;
+      for (int i = 0; i < count && ok; i++) {
+        try (ServerSocket s = new ServerSocket()) {
+          s.bind(new InetSocketAddress("127.0.0.1", base + i));
+        } catch (IOException e) {
+          ok = false;
+        }
+      }
+      if (ok) {
+        return base;
+      }
+    }
+    throw new IllegalStateException("no free port range found");
+  }
+}
