@@ -5,7 +5,7 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * A protocol's parameters from the cluster file ({@code protocol.params}), with typed accessors that
+ * A protocol's parameters from the cluster file (top-level {@code params}), with typed accessors that
  * fail with a message naming the parameter, the bad value and the expected form.
  * Durations are written like {@code 10ms}, {@code 2s}, {@code 1m} (a bare number means milliseconds).
  */

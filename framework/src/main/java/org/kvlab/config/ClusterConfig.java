@@ -12,7 +12,7 @@ import org.kvlab.api.Topology;
  * @param source the file it was read from (for messages), or a pseudo-name for in-memory YAML
  * @param name cluster name (used in handshakes, local state directories, EC2 tags)
  * @param protocol protocol name as found by {@link org.kvlab.api.Protocols#byName}
- * @param params protocol parameters ({@code protocol.params})
+ * @param params protocol parameters (top-level {@code params})
  * @param topology datacenters x partitions
  * @param servers one entry per (dc, partition), sorted by id
  * @param storage storage engine, durability and data directory

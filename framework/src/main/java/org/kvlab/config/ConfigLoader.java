@@ -1,16 +1,811 @@
 package org.kvlab.config;
 
+import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.exc.StreamReadException;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import com.fasterxml.jackson.dataformat.yaml.YAMLParser;
+import java.io.IOException;
+import java.math.BigInteger;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.kvlab.api.NodeId;
+import org.kvlab.api.Params;
+import org.kvlab.api.Topology;
+import org.kvlab.config.ClusterConfig.EmulationSpec;
+import org.kvlab.config.ClusterConfig.Limits;
+import org.kvlab.config.ClusterConfig.ServerSpec;
+import org.kvlab.config.ClusterConfig.StorageSpec;
+import org.kvlab.config.YamlNode.Kind;
+import org.kvlab.store.Durability;
 
-/** Reads and validates cluster files. (Being implemented.) */
+/**
+ * Reads and validates cluster files (format: {@code docs/cluster-file.md}). Every problem becomes a
+ * {@link ConfigException} naming the file, line and column, what is wrong and how to fix it; the first
+ * problem found is reported.
+ *
+ * <p>The YAML is read token by token into a tree of {@link YamlNode}s that remember their location
+ * (Jackson's own tree does not), then checked section by section.
+ */
 final class ConfigLoader {
-  private ConfigLoader() {}
+  static final int DATACENTERS_MAX = 64;
+  static final int PARTITIONS_MAX = 1024;
+  static final int NAME_LENGTH_MAX = 64;
+  static final int FRAME_BYTES_MIN = 64;
+  static final int FRAME_BYTES_MAX = 1 << 30;
+  /** Largest round-trip time and largest clock skew (either sign) accepted in {@code emulation}. */
+  static final Duration EMULATION_DURATION_MAX = Duration.ofHours(1);
+  static final String DEFAULT_HOST = "127.0.0.1";
+  static final String DEFAULT_DIR = ".kvlab/data";
+
+  private static final List<String> TOP_KEYS = List.of("name", "protocol", "params", "datacenters",
+      "partitions", "servers", "local", "storage", "emulation", "limits");
+  private static final List<String> SERVER_KEYS = List.of("id", "host", "port");
+  private static final List<String> LOCAL_KEYS = List.of("host", "basePort");
+  private static final List<String> STORAGE_KEYS = List.of("engine", "durability", "dir");
+  private static final List<String> EMULATION_KEYS = List.of("rtt", "skew");
+  private static final List<String> LIMITS_KEYS =
+      List.of("frameBytesMax", "peerQueueMessagesMax", "clientRequestsInFlightMax");
+
+  /** An example line for each required key, used in "missing key" fixes. */
+  private static final Map<String, String> EXAMPLES = Map.of(
+      "name", "name: eventual-2dc-3p",
+      "protocol", "protocol: eventual",
+      "datacenters", "datacenters: 2",
+      "partitions", "partitions: 3",
+      "id", "id: 0_1",
+      "host", "host: 127.0.0.1",
+      "port", "port: 7101",
+      "basePort", "basePort: 7100");
+
+  private static final Pattern NAME = Pattern.compile("[a-z0-9][a-z0-9._-]*");
+  private static final Pattern SERVER_ID = Pattern.compile("(\\d{1,9})_(\\d{1,9})");
+  // Not YAMLFactory.builder().build(): that one reads an empty value (`key:`) as "" rather than null.
+  private static final YAMLFactory YAML = new YAMLFactory();
+
+  private final String source;
+
+  private ConfigLoader(String source) {
+    this.source = source;
+  }
 
   static ClusterConfig load(Path file) throws ConfigException {
-    throw new UnsupportedOperationException("not yet");
+    String source = file.toString();
+    String what = "cannot read cluster file " + source;
+    if (Files.isDirectory(file)) {
+      throw new ConfigException(source, 0, 0, what + ": it is a directory", "give the path of a cluster file (.yaml).");
+    }
+    byte[] bytes;
+    try {
+      bytes = Files.readAllBytes(file);
+    } catch (NoSuchFileException e) {
+      throw new ConfigException(source, 0, 0, what + ": no such file", "check the path.");
+    } catch (AccessDeniedException e) {
+      throw new ConfigException(source, 0, 0, what + ": permission denied", "make the file readable (chmod +r).");
+    } catch (IOException e) {
+      String reason = e.getMessage() == null ? "input/output error" : e.getMessage();
+      throw new ConfigException(source, 0, 0, what + ": " + reason, "check the path and that the file is readable.");
+    }
+    String text;
+    try {
+      text = StandardCharsets.UTF_8.newDecoder()
+          .onMalformedInput(CodingErrorAction.REPORT)
+          .onUnmappableCharacter(CodingErrorAction.REPORT)
+          .decode(ByteBuffer.wrap(bytes)).toString();
+    } catch (CharacterCodingException e) {
+      throw new ConfigException(source, 0, 0, what + ": it is not UTF-8 text", "save it as UTF-8.");
+    }
+    return parse(text, source);
   }
 
   static ClusterConfig parse(String yaml, String sourceName) throws ConfigException {
-    throw new UnsupportedOperationException("not yet");
+    ConfigLoader loader = new ConfigLoader(sourceName);
+    YamlNode root = loader.readTree(yaml.startsWith("\uFEFF") ? yaml.substring(1) : yaml);
+    return loader.build(root);
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // YAML to located tree
+
+  private YamlNode readTree(String yaml) throws ConfigException {
+    try (JsonParser p = YAML.createParser(yaml)) {
+      JsonToken first = p.nextToken();
+      if (first == null) {
+        throw new ConfigException(source, 0, 0, "the cluster file is empty",
+            "write at least name, protocol, datacenters, partitions and servers; see docs/cluster-file.md.");
+      }
+      JsonLocation at = p.currentTokenLocation();
+      YamlNode root = read(p, "", at.getLineNr(), at.getColumnNr());
+      if (p.nextToken() != null) {
+        JsonLocation second = p.currentTokenLocation();
+        throw new ConfigException(source, second.getLineNr(), second.getColumnNr(),
+            "a second YAML document starts here (after '---')",
+            "keep one cluster per file: remove the '---' line and what follows, or split the file.");
+      }
+      return root;
+    } catch (StreamReadException e) {
+      throw syntaxError(e);
+    } catch (IOException e) {
+      // Reading from a String: only a parse problem can get here.
+      throw new ConfigException(source, 0, 0, "cannot parse the YAML: " + firstLine(e.getMessage()),
+          "check the YAML syntax.");
+    }
+  }
+
+  private YamlNode read(JsonParser p, String path, int keyLine, int keyColumn)
+      throws IOException, ConfigException {
+    JsonToken token = p.currentToken();
+    JsonLocation at = p.currentTokenLocation();
+    int line = at.getLineNr();
+    int column = at.getColumnNr();
+    if (p instanceof YAMLParser yp && yp.isCurrentAlias()) {
+      throw new ConfigException(source, line, column, label(path) + "YAML aliases (*" + p.getText()
+          + ") are not supported", "write the value out in full.");
+    }
+    switch (token) {
+      case START_OBJECT: {
+        Map<String, YamlNode> entries = new LinkedHashMap<>();
+        while (p.nextToken() == JsonToken.FIELD_NAME) {
+          String key = p.currentName();
+          JsonLocation keyAt = p.currentTokenLocation();
+          p.nextToken();
+          YamlNode value = read(p, child(path, key), keyAt.getLineNr(), keyAt.getColumnNr());
+          YamlNode earlier = entries.putIfAbsent(key, value);
+          if (earlier != null) {
+            throw new ConfigException(source, keyAt.getLineNr(), keyAt.getColumnNr(),
+                label(path) + "key '" + key + "' is given twice (first on line " + earlier.keyLine + ")",
+                "keep only one of them.");
+          }
+        }
+        return new YamlNode(Kind.MAPPING, path, line, column, keyLine, keyColumn, null, null, entries, null);
+      }
+      case START_ARRAY: {
+        List<YamlNode> items = new ArrayList<>();
+        while (p.nextToken() != JsonToken.END_ARRAY) {
+          JsonLocation itemAt = p.currentTokenLocation();
+          items.add(read(p, path + "[" + items.size() + "]", itemAt.getLineNr(), itemAt.getColumnNr()));
+        }
+        return new YamlNode(Kind.LIST, path, line, column, keyLine, keyColumn, null, null, null, items);
+      }
+      case VALUE_NUMBER_INT:
+        return scalar(Kind.INTEGER, path, at, keyLine, keyColumn, p.getText(), p.getBigIntegerValue());
+      case VALUE_NUMBER_FLOAT:
+        return scalar(Kind.DECIMAL, path, at, keyLine, keyColumn, p.getText(), null);
+      case VALUE_TRUE:
+      case VALUE_FALSE:
+        return scalar(Kind.BOOLEAN, path, at, keyLine, keyColumn, p.getText(), null);
+      case VALUE_NULL:
+        return scalar(Kind.NULL, path, at, keyLine, keyColumn, "", null);
+      case VALUE_STRING:
+        return scalar(Kind.STRING, path, at, keyLine, keyColumn, p.getText(), null);
+      default:
+        throw new ConfigException(source, line, column, label(path) + "unsupported YAML value",
+            "write plain text, a number, a list or a mapping.");
+    }
+  }
+
+  private static YamlNode scalar(Kind kind, String path, JsonLocation at, int keyLine, int keyColumn,
+      String text, BigInteger integer) {
+    return new YamlNode(kind, path, at.getLineNr(), at.getColumnNr(), keyLine, keyColumn, text, integer,
+        null, null);
+  }
+
+  private ConfigException syntaxError(StreamReadException e) {
+    int line = 0;
+    int column = 0;
+    String problem = null;
+    // Jackson wraps SnakeYAML's exception, which knows where the problem itself is (Jackson's location
+    // is sometimes that of the enclosing construct).
+    for (Throwable c = e; c != null && problem == null; c = c.getCause()) {
+      if (c instanceof org.yaml.snakeyaml.error.MarkedYAMLException m && m.getProblemMark() != null) {
+        line = m.getProblemMark().getLine() + 1;
+        column = m.getProblemMark().getColumn() + 1;
+        problem = m.getProblem() == null ? "malformed YAML" : m.getProblem();
+        if (m.getContext() != null && m.getContextMark() != null) {
+          problem += " (" + m.getContext() + " at line " + (m.getContextMark().getLine() + 1) + ")";
+        } else if (m.getContext() != null) {
+          problem += " (" + m.getContext() + ")";
+        }
+      }
+    }
+    if (problem == null) {
+      JsonLocation at = e.getLocation();
+      line = at == null ? 0 : Math.max(at.getLineNr(), 0);
+      column = at == null ? 0 : Math.max(at.getColumnNr(), 0);
+      problem = firstLine(e.getOriginalMessage());
+    }
+    String fix = "check the indentation and punctuation here (a mapping is 'key: value' lines, a list is"
+        + " '- item' lines or [a, b], an inline mapping is { key: value }); quote text that contains ': ' or '#'.";
+    if (problem.contains("(TAB)")) {
+      problem = "a tab character where YAML expects indentation";
+      fix = "indent with spaces, not tabs.";
+    }
+    return new ConfigException(source, line, column, "YAML syntax error: " + problem, fix);
+  }
+
+  private static String firstLine(String s) {
+    if (s == null || s.isBlank()) {
+      return "malformed YAML";
+    }
+    String t = s.strip();
+    int nl = t.indexOf('\n');
+    return nl < 0 ? t : t.substring(0, nl).strip();
+  }
+
+  private static String child(String path, String key) {
+    return path.isEmpty() ? key : path + "." + key;
+  }
+
+  /** The prefix naming a node in a message: {@code "servers[2].port: "}, or nothing for the root. */
+  private static String label(String path) {
+    return path.isEmpty() ? "" : path + ": ";
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Checks and conversion
+
+  private ConfigException error(YamlNode at, String problem, String fix) {
+    return new ConfigException(source, at.line, at.column, label(at.path) + problem, fix);
+  }
+
+  /** An error reported at the key of {@code at} (for problems with the entry as a whole). */
+  private ConfigException errorAtKey(YamlNode at, String problem, String fix) {
+    return new ConfigException(source, at.keyLine, at.keyColumn, label(at.path) + problem, fix);
+  }
+
+  private ClusterConfig build(YamlNode root) throws ConfigException {
+    if (root.kind != Kind.MAPPING) {
+      throw error(root, "a cluster file must be a mapping of keys (name: ..., protocol: ..., ...), but this is "
+          + root.kind.description, "start from an example in examples/ or docs/cluster-file.md.");
+    }
+    checkKeys(root, TOP_KEYS);
+    String name = name(require(root, "name"));
+    String protocol = protocol(require(root, "protocol"));
+    Params params = params(root.get("params"));
+    int datacenters = intIn(require(root, "datacenters"), 1, DATACENTERS_MAX);
+    int partitions = intIn(require(root, "partitions"), 1, PARTITIONS_MAX);
+    Topology topology = new Topology(datacenters, partitions);
+    List<ServerSpec> servers = servers(root, topology);
+    StorageSpec storage = storage(root.get("storage"));
+    EmulationSpec emulation = emulation(root.get("emulation"), topology);
+    Limits limits = limits(root.get("limits"));
+    return new ClusterConfig(source, name, protocol, params, topology, servers, storage, emulation, limits);
+  }
+
+  /** Rejects keys of {@code map} that are not in {@code known}, suggesting the closest known key. */
+  private void checkKeys(YamlNode map, List<String> known) throws ConfigException {
+    for (Map.Entry<String, YamlNode> entry : map.entries.entrySet()) {
+      String key = entry.getKey();
+      if (known.contains(key)) {
+        continue;
+      }
+      YamlNode value = entry.getValue();
+      boolean top = map.path.isEmpty();
+      String list = (top ? "top-level keys" : "keys of '" + map.path + "'") + " are " + String.join(", ", known) + ".";
+      String suggestion = closest(key, known);
+      throw new ConfigException(source, value.keyLine, value.keyColumn,
+          label(map.path) + "unknown " + (top ? "top-level " : "") + "key '" + key + "'",
+          suggestion == null ? "remove it; the known " + list
+              : "did you mean '" + suggestion + "'? The known " + list);
+    }
+  }
+
+  /** The known key nearest to {@code key} in edit distance, if near enough to be a likely typo. */
+  static String closest(String key, List<String> known) {
+    String best = null;
+    int bestDistance = Integer.MAX_VALUE;
+    for (String k : known) {
+      int d = editDistance(key.toLowerCase(Locale.ROOT), k.toLowerCase(Locale.ROOT));
+      if (d < bestDistance) {
+        best = k;
+        bestDistance = d;
+      }
+    }
+    return best != null && bestDistance <= Math.max(2, best.length() / 4) ? best : null;
+  }
+
+  static int editDistance(String a, String b) {
+    int[] prev = new int[b.length() + 1];
+    int[] cur = new int[b.length() + 1];
+    for (int j = 0; j <= b.length(); j++) {
+      prev[j] = j;
+    }
+    for (int i = 1; i <= a.length(); i++) {
+      cur[0] = i;
+      for (int j = 1; j <= b.length(); j++) {
+        int substitute = prev[j - 1] + (a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1);
+        cur[j] = Math.min(substitute, Math.min(prev[j] + 1, cur[j - 1] + 1));
+      }
+      int[] t = prev;
+      prev = cur;
+      cur = t;
+    }
+    return prev[b.length()];
+  }
+
+  /** The value of a required key; errors if it is absent or empty. */
+  private YamlNode require(YamlNode map, String key) throws ConfigException {
+    YamlNode value = map.get(key);
+    String example = EXAMPLES.getOrDefault(key, key + ": ...");
+    if (value == null) {
+      throw error(map, "missing required key '" + key + "'", "add a line like '" + example + "'"
+          + (map.path.isEmpty() ? "" : " to " + map.path) + ".");
+    }
+    if (value.kind == Kind.NULL) {
+      throw errorAtKey(value, "has no value", "give it one, e.g. '" + example + "'.");
+    }
+    return value;
+  }
+
+  /** An optional section: null if absent or written with nothing under it; errors if not a mapping. */
+  private YamlNode section(YamlNode value, List<String> keys) throws ConfigException {
+    if (value == null || value.kind == Kind.NULL) {
+      return null;
+    }
+    if (value.kind != Kind.MAPPING) {
+      throw error(value, "must be a mapping with keys " + String.join(", ", keys) + ", but is "
+          + value.kind.description + " " + value.shown(), "write it as 'key: value' lines indented under "
+          + value.path + ", or as { key: value, ... }.");
+    }
+    checkKeys(value, keys);
+    return value;
+  }
+
+  /** A single value written as text (numbers and booleans count: their text is taken as written). */
+  private String text(YamlNode value, String example) throws ConfigException {
+    if (value.kind == Kind.NULL) {
+      throw errorAtKey(value, "has no value", "give it one, e.g. '" + example + "'.");
+    }
+    if (!value.isScalar()) {
+      throw error(value, "must be a single value, but is " + value.kind.description,
+          "write it like '" + example + "'.");
+    }
+    String t = value.text.strip();
+    if (t.isEmpty()) {
+      throw error(value, "is empty", "write it like '" + example + "'.");
+    }
+    return t;
+  }
+
+  private long integer(YamlNode value, String range) throws ConfigException {
+    String example = EXAMPLES.get(value.key());
+    if (value.kind == Kind.NULL) {
+      throw errorAtKey(value, "has no value", "give it a whole number " + range + ".");
+    }
+    BigInteger n = value.integer;
+    if (n == null && value.kind == Kind.STRING) {
+      try {
+        n = new BigInteger(value.text.strip());
+      } catch (NumberFormatException e) {
+        n = null;
+      }
+    }
+    if (n == null) {
+      throw error(value, value.shown() + " is not a whole number",
+          "write a whole number " + range + " in digits" + (example == null ? "." : ", e.g. '" + example + "'."));
+    }
+    if (n.bitLength() > 62) {
+      throw error(value, value.text + " is out of range", "use a number " + range + ".");
+    }
+    return n.longValue();
+  }
+
+  private int intIn(YamlNode value, long min, long max) throws ConfigException {
+    String range = "from " + min + " to " + max;
+    long n = integer(value, range);
+    if (n < min || n > max) {
+      throw error(value, value.text + " is out of range", "use a number " + range + ".");
+    }
+    return (int) n;
+  }
+
+  private String name(YamlNode value) throws ConfigException {
+    String name = text(value, EXAMPLES.get("name"));
+    if (!NAME.matcher(name).matches() || name.length() > NAME_LENGTH_MAX) {
+      throw error(value, "'" + name + "' is not a valid cluster name",
+          "use at most " + NAME_LENGTH_MAX + " lower-case letters, digits, '.', '_' and '-', starting with a"
+              + " letter or digit, e.g. 'eventual-2dc-3p'.");
+    }
+    return name;
+  }
+
+  private String protocol(YamlNode value) throws ConfigException {
+    if (value.kind == Kind.MAPPING) {
+      throw error(value, "must be the protocol's name, but is a mapping",
+          "write e.g. 'protocol: eventual', and put protocol parameters under the top-level key 'params'.");
+    }
+    return text(value, EXAMPLES.get("protocol"));
+  }
+
+  private Params params(YamlNode value) throws ConfigException {
+    if (value == null || value.kind == Kind.NULL) {
+      return Params.empty();
+    }
+    if (value.kind != Kind.MAPPING) {
+      throw error(value, "must be a mapping of parameter names to values, but is " + value.kind.description,
+          "write one 'name: value' line per parameter, indented under params, e.g. '  heartbeat: 10ms'.");
+    }
+    Map<String, String> values = new TreeMap<>();
+    for (Map.Entry<String, YamlNode> e : value.entries.entrySet()) {
+      YamlNode v = e.getValue();
+      if (v.kind == Kind.NULL) {
+        throw errorAtKey(v, "has no value", "give the parameter a value, or remove the line.");
+      }
+      if (!v.isScalar()) {
+        throw error(v, "is " + v.kind.description + "; protocol parameters are single values",
+            "write one value, e.g. '" + e.getKey() + ": 10ms'.");
+      }
+      values.put(e.getKey(), v.text);
+    }
+    return new Params(values);
+  }
+
+  // servers / local
+
+  private List<ServerSpec> servers(YamlNode root, Topology topology) throws ConfigException {
+    YamlNode list = root.get("servers");
+    YamlNode local = root.get("local");
+    if (list != null && local != null) {
+      throw errorAtKey(local, "'servers' (line " + list.keyLine + ") and 'local' are both given",
+          "keep one: list every server under 'servers', or let 'local' generate them.");
+    }
+    if (local != null) {
+      return local(local, topology);
+    }
+    if (list == null) {
+      throw error(root, "missing required key 'servers' (or 'local')",
+          "list one entry per server, e.g. 'servers: [{ id: 0_0, host: 127.0.0.1, port: 7100 }, ...]', or"
+              + " generate them with 'local: { host: 127.0.0.1, basePort: 7100 }'.");
+    }
+    if (list.kind == Kind.NULL) {
+      throw errorAtKey(list, "has no value", "list one entry per server under it, e.g."
+          + " '  - { id: 0_0, host: 127.0.0.1, port: 7100 }'.");
+    }
+    if (list.kind != Kind.LIST) {
+      throw error(list, "must be a list of servers, but is " + list.kind.description,
+          "write one '- { id: 0_0, host: 127.0.0.1, port: 7100 }' line per server.");
+    }
+    Map<NodeId, YamlNode> byId = new TreeMap<>();
+    Map<String, ServerSpec> byAddress = new HashMap<>();
+    Map<NodeId, Integer> portLines = new HashMap<>();
+    List<ServerSpec> servers = new ArrayList<>();
+    for (YamlNode item : list.items) {
+      if (item.kind != Kind.MAPPING) {
+        throw error(item, "must be a mapping { id, host, port }, but is " + item.kind.description + " "
+            + item.shown(), "write it like '- { id: 0_0, host: 127.0.0.1, port: 7100 }'.");
+      }
+      checkKeys(item, SERVER_KEYS);
+      YamlNode idNode = require(item, "id");
+      NodeId id = serverId(idNode, topology);
+      YamlNode first = byId.putIfAbsent(id, idNode);
+      if (first != null) {
+        throw error(idNode, "server " + id + " is listed twice (first on line " + first.line + ")",
+            "remove one of the two entries, or correct the id.");
+      }
+      String host = host(require(item, "host"));
+      YamlNode portNode = require(item, "port");
+      ServerSpec server = new ServerSpec(id, host, port(portNode));
+      ServerSpec taken = byAddress.putIfAbsent(host.toLowerCase(Locale.ROOT) + ":" + server.port(), server);
+      if (taken != null) {
+        throw error(portNode, host + ":" + server.port() + " is already used by server " + taken.id()
+            + " (line " + portLines.get(taken.id()) + ")", "give each server its own host:port.");
+      }
+      portLines.put(id, portNode.line);
+      servers.add(server);
+    }
+    List<NodeId> missing = new ArrayList<>();
+    for (NodeId id : topology.allNodes()) {
+      if (!byId.containsKey(id)) {
+        missing.add(id);
+      }
+    }
+    if (!missing.isEmpty()) {
+      throw errorAtKey(list, "no entry for " + listOf(missing) + "; datacenters: " + topology.datacenters()
+              + " and partitions: " + topology.partitions() + " need one server each for " + idRange(topology),
+          "add an entry '- { id: " + missing.get(0) + ", host: ..., port: ... }' for each missing server, or"
+              + " generate them all with 'local: { host: 127.0.0.1, basePort: 7100 }'.");
+    }
+    servers.sort((a, b) -> a.id().compareTo(b.id()));
+    return List.copyOf(servers);
+  }
+
+  private List<ServerSpec> local(YamlNode value, Topology topology) throws ConfigException {
+    if (value.kind == Kind.NULL) {
+      throw errorAtKey(value, "has no value", "write e.g. 'local: { host: 127.0.0.1, basePort: 7100 }'.");
+    }
+    YamlNode local = section(value, LOCAL_KEYS);
+    YamlNode hostNode = local.get("host");
+    String host = hostNode == null ? DEFAULT_HOST : host(hostNode);
+    YamlNode baseNode = require(local, "basePort");
+    int basePort = port(baseNode);
+    int count = topology.datacenters() * topology.partitions();
+    if ((long) basePort + count - 1 > 65535) {
+      throw error(baseNode, "the " + count + " servers would need ports " + basePort + " to "
+          + ((long) basePort + count - 1) + ", beyond 65535", "use a basePort of at most " + (65536 - count) + ".");
+    }
+    List<ServerSpec> servers = new ArrayList<>(count);
+    for (NodeId id : topology.allNodes()) {
+      servers.add(new ServerSpec(id, host, basePort + id.dc() * topology.partitions() + id.partition()));
+    }
+    return List.copyOf(servers);
+  }
+
+  private NodeId serverId(YamlNode value, Topology topology) throws ConfigException {
+    String text = text(value, "id: 0_1");
+    Matcher m = SERVER_ID.matcher(text);
+    if (!m.matches()) {
+      throw error(value, "'" + text + "' is not a server id",
+          "write <datacenter>_<partition>, e.g. 0_1 for partition 1 of datacenter 0.");
+    }
+    int dc = Integer.parseInt(m.group(1));
+    int partition = Integer.parseInt(m.group(2));
+    if (dc >= topology.datacenters() || partition >= topology.partitions()) {
+      throw error(value, "server " + text + " is outside the topology (datacenters: " + topology.datacenters()
+              + ", partitions: " + topology.partitions() + ")",
+          "use ids from " + idRange(topology) + ", or change datacenters/partitions.");
+    }
+    return new NodeId(dc, partition);
+  }
+
+  private String host(YamlNode value) throws ConfigException {
+    String host = text(value, EXAMPLES.get("host"));
+    if (host.chars().anyMatch(Character::isWhitespace)) {
+      throw error(value, "'" + host + "' is not a host name or address", "write e.g. 'host: 127.0.0.1'.");
+    }
+    return host;
+  }
+
+  private int port(YamlNode value) throws ConfigException {
+    long port = integer(value, "from 1 to 65535");
+    if (port < 1 || port > 65535) {
+      throw error(value, value.text + " is not a port", "use a number from 1 to 65535.");
+    }
+    return (int) port;
+  }
+
+  private static String idRange(Topology t) {
+    return "0_0 to " + (t.datacenters() - 1) + "_" + (t.partitions() - 1);
+  }
+
+  private static String listOf(List<NodeId> ids) {
+    int shown = Math.min(ids.size(), 10);
+    StringBuilder sb = new StringBuilder();
+    for (int i = 0; i < shown; i++) {
+      sb.append(i == 0 ? "" : i == ids.size() - 1 ? " and " : ", ").append(ids.get(i));
+    }
+    if (ids.size() > shown) {
+      sb.append(" and ").append(ids.size() - shown).append(" more");
+    }
+    return sb.toString();
+  }
+
+  // storage
+
+  private StorageSpec storage(YamlNode value) throws ConfigException {
+    YamlNode storage = section(value, STORAGE_KEYS);
+    StorageSpec.Engine engine = StorageSpec.Engine.JE;
+    Durability durability = Durability.NONE;
+    String dir = DEFAULT_DIR;
+    YamlNode durabilityNode = null;
+    YamlNode dirNode = null;
+    if (storage != null) {
+      YamlNode engineNode = storage.get("engine");
+      if (engineNode != null) {
+        String e = text(engineNode, "engine: je").toLowerCase(Locale.ROOT);
+        switch (e) {
+          case "je" -> engine = StorageSpec.Engine.JE;
+          case "memory" -> engine = StorageSpec.Engine.MEMORY;
+          default -> throw error(engineNode, "'" + engineNode.text + "' is not a storage engine",
+              "use je (Berkeley DB JE, on disk) or memory.");
+        }
+      }
+      durabilityNode = storage.get("durability");
+      if (durabilityNode != null) {
+        String d = text(durabilityNode, "durability: none").toLowerCase(Locale.ROOT);
+        switch (d) {
+          case "none" -> durability = Durability.NONE;
+          case "sync" -> durability = Durability.SYNC;
+          default -> throw error(durabilityNode, "'" + durabilityNode.text + "' is not a durability",
+              "use none (writes reach disk lazily) or sync (acknowledged writes are fsynced).");
+        }
+      }
+      dirNode = storage.get("dir");
+      if (dirNode != null) {
+        dir = text(dirNode, "dir: " + DEFAULT_DIR);
+      }
+    }
+    if (engine == StorageSpec.Engine.MEMORY && durability == Durability.SYNC) {
+      throw new ConfigException(source, durabilityNode.line, durabilityNode.column,
+          "storage.engine memory cannot give durability sync", "use engine je, or durability none.");
+    }
+    try {
+      return new StorageSpec(engine, durability, resolveDir(dir));
+    } catch (InvalidPathException e) {
+      throw error(dirNode, "'" + dir + "' is not a valid path",
+          "write a directory path, e.g. 'dir: " + DEFAULT_DIR + "'.");
+    }
+  }
+
+  /**
+   * The data directory: {@code ~} or {@code ~/...} is under the user's home, another relative path is
+   * resolved against the working directory of the process that loads the file (not the file's own
+   * directory), and the result is absolute and normalized.
+   */
+  static Path resolveDir(String dir) {
+    Path p;
+    if (dir.equals("~")) {
+      p = Path.of(System.getProperty("user.home"));
+    } else if (dir.startsWith("~/")) {
+      p = Path.of(System.getProperty("user.home")).resolve(dir.substring(2));
+    } else {
+      p = Path.of(dir);
+    }
+    return p.toAbsolutePath().normalize();
+  }
+
+  // emulation
+
+  private EmulationSpec emulation(YamlNode value, Topology topology) throws ConfigException {
+    YamlNode emulation = section(value, EMULATION_KEYS);
+    if (emulation == null) {
+      return EmulationSpec.none();
+    }
+    long[][] rtt = rtt(emulation.get("rtt"), topology);
+    Map<NodeId, Long> skew = skew(emulation.get("skew"), topology);
+    return new EmulationSpec(rtt, skew);
+  }
+
+  private long[][] rtt(YamlNode value, Topology topology) throws ConfigException {
+    if (value == null || value.kind == Kind.NULL) {
+      return null;
+    }
+    int n = topology.datacenters();
+    String shape = "write a " + n + " x " + n + " matrix, one row per datacenter with one entry per datacenter,"
+        + " e.g. " + exampleMatrix(n) + ".";
+    if (value.kind != Kind.LIST) {
+      throw error(value, "must be a list of rows, but is " + value.kind.description, shape);
+    }
+    if (value.items.size() != n) {
+      throw error(value, "has " + value.items.size() + " row" + (value.items.size() == 1 ? "" : "s")
+          + " but the cluster has " + n + " datacenter" + (n == 1 ? "" : "s"), shape);
+    }
+    long[][] rtt = new long[n][n];
+    YamlNode[][] nodes = new YamlNode[n][n];
+    for (int a = 0; a < n; a++) {
+      YamlNode row = value.items.get(a);
+      if (row.kind != Kind.LIST) {
+        throw error(row, "must be a row (a list) of " + n + " round-trip times, but is "
+            + row.kind.description + " " + row.shown(), shape);
+      }
+      if (row.items.size() != n) {
+        throw error(row, "has " + row.items.size() + " entr" + (row.items.size() == 1 ? "y" : "ies")
+            + " but the cluster has " + n + " datacenter" + (n == 1 ? "" : "s"), shape);
+      }
+      for (int b = 0; b < n; b++) {
+        YamlNode cell = row.items.get(b);
+        long ms = millis(cell, "100ms");
+        if (ms < 0) {
+          throw error(cell, "round-trip time " + cell.text + " is negative", "use 0 or more, e.g. 100ms.");
+        }
+        if (a == b && ms != 0) {
+          throw error(cell, cell.text + " is on the diagonal (the round trip from datacenter " + a
+              + " to itself)", "write 0 on the diagonal.");
+        }
+        rtt[a][b] = ms;
+        nodes[a][b] = cell;
+      }
+    }
+    for (int a = 0; a < n; a++) {
+      for (int b = 0; b < a; b++) {
+        if (rtt[a][b] != rtt[b][a]) {
+          throw error(nodes[a][b], rtt[a][b] + "ms differs from " + nodes[b][a].path + " = " + rtt[b][a]
+              + "ms (line " + nodes[b][a].line + "); a round trip takes the same time both ways",
+              "make the matrix symmetric: the same value at [" + a + "][" + b + "] and [" + b + "][" + a + "].");
+        }
+      }
+    }
+    return rtt;
+  }
+
+  private static String exampleMatrix(int n) {
+    StringBuilder sb = new StringBuilder("[");
+    for (int a = 0; a < n; a++) {
+      sb.append(a == 0 ? "[" : ", [");
+      for (int b = 0; b < n; b++) {
+        sb.append(b == 0 ? "" : ", ").append(a == b ? "0" : "100ms");
+      }
+      sb.append(']');
+    }
+    return sb.append(']').toString();
+  }
+
+  private Map<NodeId, Long> skew(YamlNode value, Topology topology) throws ConfigException {
+    if (value == null || value.kind == Kind.NULL) {
+      return Map.of();
+    }
+    if (value.kind != Kind.MAPPING) {
+      throw error(value, "must be a mapping of server ids to clock offsets, but is " + value.kind.description,
+          "write e.g. 'skew: { 0_1: 5ms, 1_0: -3ms }'.");
+    }
+    Map<NodeId, Long> skew = new TreeMap<>();
+    for (Map.Entry<String, YamlNode> e : value.entries.entrySet()) {
+      String key = e.getKey();
+      YamlNode v = e.getValue();
+      Matcher m = SERVER_ID.matcher(key.strip());
+      if (!m.matches()) {
+        throw errorAtKey(v, "'" + key + "' is not a server id",
+            "write <datacenter>_<partition>, e.g. 0_1 for partition 1 of datacenter 0.");
+      }
+      int dc = Integer.parseInt(m.group(1));
+      int partition = Integer.parseInt(m.group(2));
+      if (dc >= topology.datacenters() || partition >= topology.partitions()) {
+        throw errorAtKey(v, "skew is given for server " + key + ", which is not in the cluster (datacenters: "
+                + topology.datacenters() + ", partitions: " + topology.partitions() + ")",
+            "use ids from " + idRange(topology) + ".");
+      }
+      skew.put(new NodeId(dc, partition), millis(v, "5ms"));
+    }
+    return Collections.unmodifiableMap(skew);
+  }
+
+  /** A duration in whole milliseconds (bare numbers are milliseconds), at most 1 hour either way. */
+  private long millis(YamlNode value, String example) throws ConfigException {
+    String text = text(value, example);
+    if (value.kind != Kind.STRING && value.kind != Kind.INTEGER) {
+      throw error(value, value.shown() + " is not a duration",
+          "write e.g. " + example + ", 1.5s, or a bare whole number of milliseconds.");
+    }
+    Duration d;
+    try {
+      d = Params.parseDuration(text, value.path);
+    } catch (IllegalArgumentException | ArithmeticException e) {
+      throw error(value, "'" + text + "' is not a duration",
+          "write e.g. " + example + ", 1.5s, or a bare whole number of milliseconds.");
+    }
+    if (d.abs().compareTo(EMULATION_DURATION_MAX) > 0) {
+      throw error(value, "'" + text + "' is longer than 1 hour", "use a shorter time, e.g. " + example + ".");
+    }
+    if (d.toNanos() % 1_000_000 != 0) {
+      throw error(value, "'" + text + "' is not a whole number of milliseconds",
+          "round it to milliseconds, e.g. " + example + ".");
+    }
+    return d.toMillis();
+  }
+
+  // limits
+
+  private Limits limits(YamlNode value) throws ConfigException {
+    YamlNode limits = section(value, LIMITS_KEYS);
+    if (limits == null) {
+      return Limits.defaults();
+    }
+    return new Limits(
+        limit(limits.get("frameBytesMax"), FRAME_BYTES_MIN, FRAME_BYTES_MAX, Limits.FRAME_BYTES_MAX_DEFAULT),
+        limit(limits.get("peerQueueMessagesMax"), 1, Integer.MAX_VALUE, Limits.PEER_QUEUE_MESSAGES_MAX_DEFAULT),
+        limit(limits.get("clientRequestsInFlightMax"), 1, Integer.MAX_VALUE,
+            Limits.CLIENT_REQUESTS_IN_FLIGHT_MAX_DEFAULT));
+  }
+
+  private int limit(YamlNode value, int min, int max, int fallback) throws ConfigException {
+    return value == null ? fallback : intIn(value, min, max);
   }
 }
