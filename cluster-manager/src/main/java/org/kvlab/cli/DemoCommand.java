@@ -36,6 +36,9 @@ final class DemoCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    if (System.getProperty("org.slf4j.simpleLogger.defaultLogLevel") == null) {
+      System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn"); // the demo prints its own story
+    }
     ClusterConfig config = Clusters.load(file);
     Path data = Files.createTempDirectory("kvlab-demo");
     config = config.withStorage(new ClusterConfig.StorageSpec(config.storage().engine(), config.storage().durability(), data));

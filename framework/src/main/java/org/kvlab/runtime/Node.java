@@ -256,6 +256,10 @@ public final class Node implements AutoCloseable {
     return loop;
   }
 
+  boolean closing() {
+    return closing;
+  }
+
   long incarnation() {
     return incarnation;
   }

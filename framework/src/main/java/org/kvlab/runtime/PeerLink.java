@@ -271,7 +271,7 @@ final class PeerLink {
         flushTask.cancel(false);
         flushTask = null;
       }
-      if (!closed && wasReady) {
+      if (!closed && wasReady && !node.closing()) {
         LOG.info("{}: lost channel to {}; {} messages queued, reconnecting", node.id(), peer, queued());
       }
       scheduleReconnect();
