@@ -288,9 +288,19 @@ public final class Node implements AutoCloseable {
     return store;
   }
 
-  /** Test hook: closes every outgoing peer connection once; the channels reconnect and resend. */
+  /**
+   * Test hook: closes every peer connection of this node once, outgoing and incoming; the channels
+   * reconnect and resend what was not acknowledged.
+   */
   public CompletableFuture<Void> dropPeerConnections() {
-    return runOnLoop(() -> links.values().forEach(PeerLink::disconnect));
+    return runOnLoop(() -> {
+      links.values().forEach(PeerLink::disconnect);
+      inbound.values().forEach(s -> {
+        if (s.channel != null) {
+          s.channel.close();
+        }
+      });
+    });
   }
 
   /** A snapshot of the node's status, taken on its event loop. */
