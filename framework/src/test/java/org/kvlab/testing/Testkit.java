@@ -33,7 +33,7 @@ import org.kvlab.testing.kit.Seq;
 public final class Testkit implements Protocol {
   public static final MessageTypes MESSAGES = MessageTypes.of(Echo.class, EchoReply.class, SendSeq.class,
       SendSeqReply.class, Received.class, ReceivedReply.class, Seq.class, KitPut.class, KitPutReply.class,
-      KitGet.class, KitGetReply.class);
+      KitGet.class, KitGetReply.class, org.kvlab.testing.kit.ClockReq.class, org.kvlab.testing.kit.ClockReply.class);
 
   @Override
   public String name() {
@@ -77,6 +77,8 @@ public final class Testkit implements Protocol {
       on.request(Received.class, this::onReceived);
       on.message(Seq.class, (m, from) -> received.computeIfAbsent(from, f -> new ArrayList<>()).add(m.getN()));
       on.request(KitPut.class, this::onPut);
+      on.request(org.kvlab.testing.kit.ClockReq.class,
+          r -> r.reply(org.kvlab.testing.kit.ClockReply.newBuilder().setMillis(now()).build()));
       on.request(KitGet.class, r -> {
         KitGetReply.Builder b = KitGetReply.newBuilder();
         store().newest(r.body().getKey()).ifPresent(v -> b.setFound(true).setValue(v.getValue()));
