@@ -1,0 +1,68 @@
+package org.kvlab.history;
+
+import com.google.protobuf.ByteString;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * One client operation as a checker sees it: only what the client observed (Jepsen/Maelstrom style).
+ *
+ * @param id unique within the history, in invocation order
+ * @param session the session (client) that issued it
+ * @param dc the datacenter the session is attached to
+ * @param type what it was
+ * @param key the key of a GET or PUT (for ROTX: null; see {@code reads})
+ * @param value the value a PUT wrote (unique within a history), else null
+ * @param reads what a GET or ROTX returned, key → value (empty = no visible version); null for a PUT
+ *     or an operation that did not complete OK
+ * @param invokeMicros time the client invoked it (virtual time in the simulator, wall time in real runs)
+ * @param completeMicros time the client saw the outcome
+ * @param outcome OK, FAIL (definitely did not take effect) or INFO (unknown: timeout, crash)
+ * @param error the error message for FAIL/INFO, else null
+ */
+public record Operation(
+    long id,
+    int session,
+    int dc,
+    Type type,
+    String key,
+    ByteString value,
+    Map<String, Optional<ByteString>> reads,
+    long invokeMicros,
+    long completeMicros,
+    Outcome outcome,
+    String error) {
+
+  public enum Type { GET, PUT, ROTX }
+
+  public enum Outcome { OK, FAIL, INFO }
+
+  public boolean ok() {
+    return outcome == Outcome.OK;
+  }
+
+  public boolean isWrite() {
+    return type == Type.PUT;
+  }
+
+  /** The value a GET returned (empty = not found); only for completed GETs. */
+  public Optional<ByteString> readValue() {
+    return reads.get(key);
+  }
+
+  /** Short human form used in violation reports, e.g. {@code #12 s3@dc0 put(x)="a" [100..250µs]}. */
+  public String describe() {
+    String body = switch (type) {
+      case PUT -> "put(" + key + ")=" + show(value);
+      case GET -> "get(" + key + ")" + (reads == null ? "" : "->" + reads.get(key).map(Operation::show).orElse("nil"));
+      case ROTX -> "rotx" + (reads == null ? "" : reads.entrySet().stream()
+          .map(e -> e.getKey() + "=" + e.getValue().map(Operation::show).orElse("nil")).toList());
+    };
+    return "#" + id + " s" + session + "@dc" + dc + " " + body + (outcome == Outcome.OK ? "" : " " + outcome)
+        + " [" + invokeMicros + ".." + completeMicros + "µs]";
+  }
+
+  static String show(ByteString v) {
+    return v == null ? "?" : v.isValidUtf8() ? "\"" + v.toStringUtf8() + "\"" : v.size() + "B";
+  }
+}
