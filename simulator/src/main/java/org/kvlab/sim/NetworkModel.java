@@ -1,0 +1,48 @@
+package org.kvlab.sim;
+
+import java.util.Random;
+
+/**
+ * Latency between datacenters: one-way base latency and uniform jitter per datacenter pair, in
+ * microseconds. {@code base[a][a]} is the latency inside datacenter a (client to server, server to
+ * server).
+ */
+public record NetworkModel(long[][] baseMicros, long[][] jitterMicros) {
+
+  /** Every datacenter pair {@code wanRttMillis} apart; 0.2 ms ± 0.1 inside a datacenter; 10% jitter. */
+  public static NetworkModel uniform(int datacenters, double wanRttMillis) {
+    long[][] base = new long[datacenters][datacenters];
+    long[][] jitter = new long[datacenters][datacenters];
+    for (int a = 0; a < datacenters; a++) {
+      for (int b = 0; b < datacenters; b++) {
+        if (a == b) {
+          base[a][b] = 200;
+          jitter[a][b] = 100;
+        } else {
+          base[a][b] = Math.round(wanRttMillis * 1000 / 2);
+          jitter[a][b] = base[a][b] / 10;
+        }
+      }
+    }
+    return new NetworkModel(base, jitter);
+  }
+
+  /** From a round-trip-time matrix in milliseconds (Table 5.1 style), with 10% jitter. */
+  public static NetworkModel fromRttMillis(double[][] rttMillis) {
+    int n = rttMillis.length;
+    long[][] base = new long[n][n];
+    long[][] jitter = new long[n][n];
+    for (int a = 0; a < n; a++) {
+      for (int b = 0; b < n; b++) {
+        base[a][b] = a == b && rttMillis[a][b] == 0 ? 200 : Math.round(rttMillis[a][b] * 1000 / 2);
+        jitter[a][b] = a == b && rttMillis[a][b] == 0 ? 100 : base[a][b] / 10;
+      }
+    }
+    return new NetworkModel(base, jitter);
+  }
+
+  long sample(int fromDc, int toDc, Random random) {
+    long j = jitterMicros[fromDc][toDc];
+    return baseMicros[fromDc][toDc] + (j == 0 ? 0 : (long) (random.nextDouble() * j));
+  }
+}

@@ -1,0 +1,25 @@
+package org.kvlab.sim;
+
+import java.util.List;
+import org.kvlab.history.History;
+
+/**
+ * The outcome of one simulated run.
+ *
+ * @param seed the seed that reproduces it
+ * @param history every client operation
+ * @param faults the faults that were injected
+ * @param failures invariant violations or handler crashes (each fails the run)
+ * @param trace the message trace (empty if tracing was off)
+ * @param deliveries server-to-server messages delivered
+ * @param events simulator events processed
+ * @param virtualMicros simulated time at the end
+ * @param wallNanos real time the run took
+ */
+public record SimResult(long seed, History history, List<Fault> faults, List<String> failures, Trace trace,
+    long deliveries, long events, long virtualMicros, long wallNanos) {
+
+  public boolean failed() {
+    return !failures.isEmpty();
+  }
+}

@@ -1,0 +1,108 @@
+package org.kvlab.sim;
+
+import java.util.List;
+import java.util.Set;
+import org.kvlab.api.Params;
+import org.kvlab.api.Topology;
+import org.kvlab.store.Durability;
+
+/**
+ * Everything that defines a simulated run except the seed. Immutable; use the {@code with...} copies.
+ *
+ * @param topology datacenters x partitions
+ * @param params the protocol's parameters
+ * @param durability what survives a crash: {@code sync} keeps every write, {@code none} loses writes
+ *     made since the last background flush and the crashed node's undelivered messages
+ * @param network latency model
+ * @param faultKinds fault kinds to draw at random per seed (swarm style): partition, skew, crash, slow
+ * @param faults explicit faults (scenario tests), in addition to the drawn ones
+ * @param workload what the client sessions do
+ * @param durationMicros how long sessions issue operations (faults all end before this)
+ * @param settleMicros quiet time after the workload, before the final reads in every datacenter
+ * @param trace record every message for diagrams (costs memory and some speed)
+ * @param maxSkewMillis bound of drawn clock skew
+ */
+public record SimSpec(
+    Topology topology,
+    Params params,
+    Durability durability,
+    NetworkModel network,
+    Set<String> faultKinds,
+    List<Fault> faults,
+    Workload workload,
+    long durationMicros,
+    long settleMicros,
+    boolean trace,
+    long maxSkewMillis) {
+
+  public static final Set<String> FAULT_KINDS = Set.of("partition", "skew", "crash", "slow");
+  public static final long FLUSH_INTERVAL_MICROS = 200_000;
+  public static final long CLIENT_TIMEOUT_MICROS = 2_000_000;
+
+  public SimSpec {
+    for (String kind : faultKinds) {
+      if (!FAULT_KINDS.contains(kind)) {
+        throw new IllegalArgumentException("unknown fault '" + kind + "'; known faults: partition, skew, crash, slow");
+      }
+    }
+    faults = List.copyOf(faults);
+    faultKinds = Set.copyOf(faultKinds);
+  }
+
+  /** 2 datacenters x 3 partitions, 50 ms WAN RTT, no faults, 10 simulated seconds of the default workload. */
+  public static SimSpec defaults() {
+    return new SimSpec(new Topology(2, 3), Params.empty(), Durability.SYNC, NetworkModel.uniform(2, 50),
+        Set.of(), List.of(), Workload.defaults(), 10_000_000, 3_000_000, true, 100);
+  }
+
+  public SimSpec withTopology(int datacenters, int partitions) {
+    return new SimSpec(new Topology(datacenters, partitions), params, durability,
+        network.baseMicros().length == datacenters ? network : NetworkModel.uniform(datacenters, 50),
+        faultKinds, faults, workload, durationMicros, settleMicros, trace, maxSkewMillis);
+  }
+
+  public SimSpec withParams(Params params) {
+    return new SimSpec(topology, params, durability, network, faultKinds, faults, workload, durationMicros,
+        settleMicros, trace, maxSkewMillis);
+  }
+
+  public SimSpec withDurability(Durability durability) {
+    return new SimSpec(topology, params, durability, network, faultKinds, faults, workload, durationMicros,
+        settleMicros, trace, maxSkewMillis);
+  }
+
+  public SimSpec withNetwork(NetworkModel network) {
+    return new SimSpec(topology, params, durability, network, faultKinds, faults, workload, durationMicros,
+        settleMicros, trace, maxSkewMillis);
+  }
+
+  public SimSpec withFaultKinds(Set<String> kinds) {
+    return new SimSpec(topology, params, durability, network, kinds, faults, workload, durationMicros,
+        settleMicros, trace, maxSkewMillis);
+  }
+
+  public SimSpec withFaults(List<Fault> faults) {
+    return new SimSpec(topology, params, durability, network, faultKinds, faults, workload, durationMicros,
+        settleMicros, trace, maxSkewMillis);
+  }
+
+  public SimSpec withWorkload(Workload workload) {
+    return new SimSpec(topology, params, durability, network, faultKinds, faults, workload, durationMicros,
+        settleMicros, trace, maxSkewMillis);
+  }
+
+  public SimSpec withDuration(long durationMicros) {
+    return new SimSpec(topology, params, durability, network, faultKinds, faults, workload, durationMicros,
+        settleMicros, trace, maxSkewMillis);
+  }
+
+  public SimSpec withTrace(boolean trace) {
+    return new SimSpec(topology, params, durability, network, faultKinds, faults, workload, durationMicros,
+        settleMicros, trace, maxSkewMillis);
+  }
+
+  public SimSpec withMaxSkewMillis(long maxSkewMillis) {
+    return new SimSpec(topology, params, durability, network, faultKinds, faults, workload, durationMicros,
+        settleMicros, trace, maxSkewMillis);
+  }
+}

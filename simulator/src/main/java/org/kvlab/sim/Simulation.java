@@ -1,0 +1,697 @@
+package org.kvlab.sim;
+
+import com.google.protobuf.ByteString;
+import com.google.protobuf.Message;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.PriorityQueue;
+import java.util.Random;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import org.kvlab.api.Client;
+import org.kvlab.api.ClientContext;
+import org.kvlab.api.Clock;
+import org.kvlab.api.Handlers;
+import org.kvlab.api.Invariants;
+import org.kvlab.api.Invariants.InvariantViolation;
+import org.kvlab.api.MessageTypes;
+import org.kvlab.api.Metrics;
+import org.kvlab.api.NodeId;
+import org.kvlab.api.OperationException;
+import org.kvlab.api.Params;
+import org.kvlab.api.Protocol;
+import org.kvlab.api.ReadOnlyTransactions;
+import org.kvlab.api.Request;
+import org.kvlab.api.Server;
+import org.kvlab.api.ServerContext;
+import org.kvlab.api.Timer;
+import org.kvlab.api.Topology;
+import org.kvlab.history.History;
+import org.kvlab.history.Operation;
+import org.kvlab.store.Durability;
+import org.kvlab.store.VersionedStore;
+import org.slf4j.Logger;
+import org.slf4j.helpers.NOPLogger;
+
+/**
+ * A deterministic simulation of one cluster: the protocol's unchanged server and client classes on one
+ * thread, with virtual time (microseconds) and one seeded random source. Same spec, same protocol, same
+ * seed ⇒ the same run, bit for bit.
+ *
+ * <p>Network: per-datacenter-pair latency with jitter; each server-to-server link is FIFO and reliable
+ * (as the real channels are): messages sent into a partition wait and flow after it heals, messages to a
+ * crashed server are delivered after it restarts; a crashed server's undelivered messages are lost
+ * under durability {@code none}. Clients talk to servers of their own datacenter; a request to a crashed
+ * server times out (outcome INFO).
+ */
+public final class Simulation {
+  static final long EPOCH_MILLIS = 1_700_000_000_000L;
+
+  private final SimSpec spec;
+  private final Protocol protocol;
+  private final MessageTypes types;
+  private final long seed;
+  private final Random random;
+  private final PriorityQueue<Event> queue = new PriorityQueue<>();
+  private final Map<NodeId, SimNode> nodes = new TreeMap<>();
+  private final long[][] lastDelivery;
+  private final List<Fault> faults = new ArrayList<>();
+  private final History.Recorder history = new History.Recorder();
+  private final Trace trace;
+  private final List<String> failures = new ArrayList<>();
+  private final TreeSet<String> writtenKeys = new TreeSet<>();
+  private long now;
+  private long seq;
+  private long deliveries;
+  private long events;
+  private long valueCounter;
+  private boolean stopped;
+  private boolean done;
+  private int readersPending;
+
+  public Simulation(SimSpec spec, Protocol protocol, long seed) {
+    this.spec = spec;
+    this.protocol = protocol;
+    this.types = protocol.messages();
+    this.seed = seed;
+    this.random = new Random(seed);
+    this.trace = new Trace(spec.trace());
+    int n = spec.topology().datacenters() * spec.topology().partitions();
+    this.lastDelivery = new long[n][n];
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Event loop
+
+  private static final class Event implements Comparable<Event> {
+    final long time;
+    final long seq;
+    final Runnable action;
+
+    Event(long time, long seq, Runnable action) {
+      this.time = time;
+      this.seq = seq;
+      this.action = action;
+    }
+
+    @Override
+    public int compareTo(Event o) {
+      return time != o.time ? Long.compare(time, o.time) : Long.compare(seq, o.seq);
+    }
+  }
+
+  void at(long time, Runnable action) {
+    Invariants.check(time >= now, "event scheduled in the past: %s < %s", time, now);
+    queue.add(new Event(time, seq++, action));
+  }
+
+  public long now() {
+    return now;
+  }
+
+  /** Runs the whole simulation: workload, faults, settling, final reads; returns what happened. */
+  public SimResult run() {
+    long wallStart = System.nanoTime();
+    Topology topology = spec.topology();
+    for (NodeId id : topology.allNodes()) {
+      nodes.put(id, new SimNode(id));
+    }
+    faults.addAll(FaultPlan.draw(spec, random));
+    faults.addAll(spec.faults());
+    for (Fault f : faults) {
+      if (f instanceof Fault.Skew s) {
+        nodes.get(s.node()).skew(s);
+      }
+    }
+    for (SimNode node : nodes.values()) {
+      node.start();
+    }
+    for (Fault f : faults) {
+      if (f instanceof Fault.Crash c) {
+        at(c.startMicros(), () -> nodes.get(c.node()).crash());
+        at(c.endMicros(), () -> nodes.get(c.node()).restart());
+      }
+    }
+    Workload.KeyChooser keys = new Workload.KeyChooser(spec.workload());
+    int sessionId = 0;
+    for (int dc = 0; dc < topology.datacenters(); dc++) {
+      for (int s = 0; s < spec.workload().sessionsPerDc(); s++) {
+        SimSession session = new SimSession(sessionId++, dc, keys);
+        at(random.nextInt(1000), session::next);
+      }
+    }
+    long end = spec.durationMicros() + spec.settleMicros();
+    final int firstReader = sessionId;
+    at(end, () -> finalReads(firstReader));
+    long limit = end + 60_000_000; // final reads get a minute of virtual time
+    while (!queue.isEmpty() && !stopped && !done) {
+      Event e = queue.poll();
+      if (e.time > limit) {
+        failures.add("final reads did not finish within 60 simulated seconds after the run");
+        break;
+      }
+      now = e.time;
+      events++;
+      e.action.run();
+    }
+    return new SimResult(seed, history.build(), List.copyOf(faults), List.copyOf(failures), trace, deliveries, events,
+        now, System.nanoTime() - wallStart);
+  }
+
+  private void finalReads(int firstSessionId) {
+    // One reader per datacenter reads every key ever written, sequentially: the convergence check's input.
+    int id = firstSessionId;
+    readersPending = spec.topology().datacenters();
+    for (int dc = 0; dc < spec.topology().datacenters(); dc++) {
+      SimSession reader = new SimSession(id++, dc, null);
+      reader.readAll(new ArrayList<>(writtenKeys), 0);
+    }
+  }
+
+  private void fail(String what) {
+    failures.add(String.format("t=%s %s", Fault.ms(now), what));
+    stopped = true;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Network
+
+  private int index(NodeId id) {
+    return id.dc() * spec.topology().partitions() + id.partition();
+  }
+
+  private long wanDelay(int fromDc, int toDc, long sendTime, long latency) {
+    long t = sendTime + latency;
+    boolean moved = true;
+    while (moved) {
+      moved = false;
+      for (Fault f : faults) {
+        if (f instanceof Fault.Partition p && fromDc != toDc
+            && ((p.dcA() == fromDc && p.dcB() == toDc) || (p.dcA() == toDc && p.dcB() == fromDc))
+            && p.startMicros() <= t && sendTime < p.endMicros() && t > p.startMicros() - latency) {
+          long released = p.endMicros() + latency;
+          if (released > t) {
+            t = released;
+            moved = true;
+          }
+        }
+      }
+    }
+    return t;
+  }
+
+  private long slowExtra(NodeId from, long time) {
+    long extra = 0;
+    for (Fault f : faults) {
+      if (f instanceof Fault.Slow s && s.node().equals(from) && s.startMicros() <= time && time < s.endMicros()) {
+        extra += s.delayMicros();
+      }
+    }
+    return extra;
+  }
+
+  private void sendServerMessage(SimNode from, NodeId to, Message message) {
+    SimNode target = nodes.get(to);
+    if (target == null || to.equals(from.id)) {
+      throw new IllegalArgumentException("server " + from.id + " has no channel to " + to);
+    }
+    types.idOf(message.getClass()); // same rule as the real runtime: the type must be registered
+    long latency = spec.network().sample(from.id.dc(), to.dc(), random) + slowExtra(from.id, now);
+    long t = wanDelay(from.id.dc(), to.dc(), now, latency);
+    int a = index(from.id);
+    int b = index(to);
+    t = Math.max(t, lastDelivery[a][b]); // FIFO per link
+    lastDelivery[a][b] = t;
+    long sent = now;
+    int senderIncarnation = from.incarnation;
+    long traceId = trace.send(now, from.id.toString(), to.toString(), message);
+    at(t, () -> deliver(from, senderIncarnation, target, message, sent, traceId));
+  }
+
+  private void deliver(SimNode from, int senderIncarnation, SimNode target, Message message, long sent, long traceId) {
+    if (from.incarnation != senderIncarnation && spec.durability() == Durability.NONE) {
+      trace.drop(traceId, now, "sender crashed before delivery (durability none)");
+      return; // the crashed sender's in-memory queue is gone
+    }
+    if (target.down) {
+      target.heldWhileDown.add(() -> deliver(from, senderIncarnation, target, message, sent, traceId));
+      return;
+    }
+    deliveries++;
+    trace.deliver(traceId, now);
+    target.onMessage(message, from.id);
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Servers
+
+  /** One simulated server: the protocol's Server instance behind a virtual-time ServerContext. */
+  final class SimNode implements ServerContext {
+    final NodeId id;
+    final List<Runnable> heldWhileDown = new ArrayList<>();
+    final SimStore<Message> store;
+    final Random nodeRandom;
+    long skewMicros;
+    double driftPpm;
+    int incarnation;
+    boolean down;
+    Server<?> server;
+    Handlers.RequestHandler<?>[] requestHandlers;
+    Handlers.MessageHandler<?>[] messageHandlers;
+    final Clock clock = this::clockMillis;
+
+    SimNode(NodeId id) {
+      this.id = id;
+      this.nodeRandom = new Random(random.nextLong());
+      @SuppressWarnings("unchecked")
+      SimStore<Message> s = (SimStore<Message>) new SimStore<>(protocol.record(), spec.durability());
+      this.store = s;
+    }
+
+    void skew(Fault.Skew s) {
+      skewMicros = s.skewMicros();
+      driftPpm = s.driftPpm();
+    }
+
+    long clockMillis() {
+      double elapsed = now * (1 + driftPpm / 1e6);
+      return EPOCH_MILLIS + (long) Math.floor((elapsed + skewMicros) / 1000.0);
+    }
+
+    void start() {
+      requestHandlers = new Handlers.RequestHandler<?>[types.size()];
+      messageHandlers = new Handlers.MessageHandler<?>[types.size()];
+      server = protocol.newServer();
+      List<Object[]> periodics = new ArrayList<>();
+      guarded("start", () -> {
+        server.bind(this, new Handlers() {
+          @Override
+          public <Q extends Message> void request(Class<Q> type, RequestHandler<Q> handler) {
+            requestHandlers[types.idOf(type)] = handler;
+          }
+
+          @Override
+          public <M extends Message> void message(Class<M> type, MessageHandler<M> handler) {
+            messageHandlers[types.idOf(type)] = handler;
+          }
+
+          @Override
+          public void every(Duration period, Runnable task) {
+            periodics.add(new Object[] {period, task});
+          }
+        });
+        server.start();
+      });
+      for (Object[] p : periodics) {
+        every((Duration) p[0], (Runnable) p[1]);
+      }
+      if (spec.durability() == Durability.NONE) {
+        int inc = incarnation;
+        at(now + SimSpec.FLUSH_INTERVAL_MICROS, () -> flushLoop(inc));
+      }
+    }
+
+    private void flushLoop(int inc) {
+      if (inc == incarnation && !down) {
+        store.flush();
+        at(now + SimSpec.FLUSH_INTERVAL_MICROS, () -> flushLoop(inc));
+      }
+    }
+
+    void crash() {
+      if (down) {
+        return;
+      }
+      down = true;
+      incarnation++;
+      server = null;
+      store.crash();
+      trace.note(now, id.toString(), "CRASH");
+    }
+
+    void restart() {
+      if (!down) {
+        return;
+      }
+      down = false;
+      trace.note(now, id.toString(), "RESTART");
+      start();
+      List<Runnable> held = new ArrayList<>(heldWhileDown);
+      heldWhileDown.clear();
+      for (Runnable r : held) {
+        r.run();
+      }
+    }
+
+    private void guarded(String what, Runnable r) {
+      try {
+        r.run();
+      } catch (InvariantViolation e) {
+        fail("server " + id + ": invariant violated in " + what + ": " + e.getMessage());
+      } catch (RuntimeException e) {
+        fail("server " + id + ": " + what + " threw " + e);
+      }
+    }
+
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    void onMessage(Message m, NodeId from) {
+      Handlers.MessageHandler h = messageHandlers[types.idOf(m.getClass())];
+      if (h == null) {
+        fail("server " + id + " has no handler for " + m.getClass().getSimpleName() + " from " + from);
+        return;
+      }
+      guarded("handler of " + m.getClass().getSimpleName(), () -> h.handle(m, from));
+    }
+
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    void onRequest(Message body, SimSession session, CompletableFuture<Message> reply, long traceId) {
+      Handlers.RequestHandler h = requestHandlers[types.idOf(body.getClass())];
+      int inc = incarnation;
+      Request<Message> req = new Request<>() {
+        boolean answered;
+
+        @Override
+        public Message body() {
+          return body;
+        }
+
+        @Override
+        public void reply(Message r) {
+          answer(r, null);
+        }
+
+        @Override
+        public void fail(String reason) {
+          answer(null, reason);
+        }
+
+        private void answer(Message r, String error) {
+          Invariants.check(!answered, "request %s answered twice", body.getClass().getSimpleName());
+          answered = true;
+          if (inc != incarnation || down) {
+            return; // answered by a previous life of this server: lost with it
+          }
+          if (r != null) {
+            types.idOf(r.getClass());
+          }
+          long t = now + spec.network().sample(id.dc(), session.dc, random);
+          long replyTrace = trace.send(now, id.toString(), session.name(), r != null ? r : body);
+          at(t, () -> {
+            trace.deliver(replyTrace, now);
+            if (error != null) {
+              reply.completeExceptionally(new OperationException(error));
+            } else {
+              reply.complete(r);
+            }
+          });
+        }
+
+        @Override
+        public boolean answered() {
+          return answered;
+        }
+      };
+      if (h == null) {
+        req.fail("server " + id + " has no handler for " + body.getClass().getSimpleName());
+        return;
+      }
+      trace.deliver(traceId, now);
+      guarded("handler of " + body.getClass().getSimpleName(), () -> h.handle(req));
+    }
+
+    // ServerContext
+
+    @Override
+    public NodeId self() {
+      return id;
+    }
+
+    @Override
+    public Topology topology() {
+      return spec.topology();
+    }
+
+    @Override
+    public Params params() {
+      return spec.params();
+    }
+
+    @Override
+    public void send(NodeId to, Message message) {
+      sendServerMessage(this, to, message);
+    }
+
+    @Override
+    public Timer after(Duration delay, Runnable task) {
+      int inc = incarnation;
+      boolean[] cancelled = new boolean[1];
+      long d = Math.max(0, (delay.toNanos() + 999) / 1000);
+      at(now + d, () -> {
+        if (!cancelled[0] && inc == incarnation && !down) {
+          guarded("timer", task);
+        }
+      });
+      return () -> cancelled[0] = true;
+    }
+
+    @Override
+    public Timer every(Duration period, Runnable task) {
+      int inc = incarnation;
+      boolean[] cancelled = new boolean[1];
+      long p = Math.max(1, period.toNanos() / 1000);
+      Runnable[] tick = new Runnable[1];
+      tick[0] = () -> {
+        if (!cancelled[0] && inc == incarnation && !down) {
+          guarded("periodic task", task);
+          at(now + p, tick[0]);
+        }
+      };
+      at(now + p, tick[0]);
+      return () -> cancelled[0] = true;
+    }
+
+    @Override
+    public Clock clock() {
+      return clock;
+    }
+
+    @Override
+    public Random random() {
+      return nodeRandom;
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    public <R extends Message> VersionedStore<R> store() {
+      return (VersionedStore<R>) store;
+    }
+
+    @Override
+    public Metrics metrics() {
+      return Metrics.NOP;
+    }
+
+    @Override
+    public Logger log() {
+      return NOPLogger.NOP_LOGGER;
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Clients
+
+  /** A client session: the protocol's Client over a virtual-time ClientContext, closed loop. */
+  final class SimSession implements ClientContext {
+    final int id;
+    final int dc;
+    final Workload.KeyChooser keys;
+    final Client client;
+    final Random sessionRandom;
+    final Clock clock = () -> EPOCH_MILLIS + now / 1000;
+    int issued;
+
+    SimSession(int id, int dc, Workload.KeyChooser keys) {
+      this.id = id;
+      this.dc = dc;
+      this.keys = keys;
+      this.sessionRandom = new Random(random.nextLong());
+      this.client = protocol.newClient();
+      client.bind(this);
+    }
+
+    String name() {
+      return "s" + id + "@dc" + dc;
+    }
+
+    /** Issues the next workload operation, or stops when the workload's time is over. */
+    void next() {
+      if (now >= spec.durationMicros() || stopped) {
+        return;
+      }
+      Workload w = spec.workload();
+      double u = sessionRandom.nextDouble();
+      if (w.custom() != null) {
+        CompletableFuture<?> custom = w.custom().maybeStart(client, sessionRandom, keys);
+        if (custom != null) {
+          custom.whenComplete((r, e) -> thinkThenNext());
+          return;
+        }
+      }
+      if (u < w.rotxRatio() && client instanceof ReadOnlyTransactions) {
+        rotx(keys.distinct(sessionRandom, w.rotxKeys()), this::thinkThenNext);
+      } else if (sessionRandom.nextDouble() < w.getRatio()) {
+        get(keys.next(sessionRandom), this::thinkThenNext);
+      } else {
+        String key = keys.next(sessionRandom);
+        put(key, ByteString.copyFromUtf8("s" + id + "." + (issued + 1) + "#" + (valueCounter++)), this::thinkThenNext);
+      }
+    }
+
+    private void thinkThenNext() {
+      long think = spec.workload().thinkMicros() == 0 ? 0 : sessionRandom.nextLong(spec.workload().thinkMicros() + 1);
+      at(now + think, this::next);
+    }
+
+    void readAll(List<String> all, int from) {
+      if (from >= all.size()) {
+        if (--readersPending == 0) {
+          done = true;
+        }
+        return;
+      }
+      get(all.get(from), () -> readAll(all, from + 1));
+    }
+
+    void get(String key, Runnable then) {
+      issued++;
+      long opId = history.nextId();
+      long invoked = now;
+      trace.op(now, name(), "invoke get(" + key + ")", opId);
+      client.get(key).whenComplete((v, e) -> {
+        record(new Operation(opId, id, dc, Operation.Type.GET, key, null,
+            e == null ? Map.of(key, v) : null, invoked, now, outcome(e), e == null ? null : message(e)));
+        then.run();
+      });
+    }
+
+    void put(String key, ByteString value, Runnable then) {
+      issued++;
+      writtenKeys.add(key);
+      long opId = history.nextId();
+      long invoked = now;
+      trace.op(now, name(), "invoke put(" + key + ")=" + value.toStringUtf8(), opId);
+      client.put(key, value).whenComplete((v, e) -> {
+        record(new Operation(opId, id, dc, Operation.Type.PUT, key, value, null, invoked, now, outcome(e),
+            e == null ? null : message(e)));
+        then.run();
+      });
+    }
+
+    void rotx(List<String> keyList, Runnable then) {
+      issued++;
+      long opId = history.nextId();
+      long invoked = now;
+      trace.op(now, name(), "invoke rotx" + keyList, opId);
+      ((ReadOnlyTransactions) client).readOnlyTx(keyList).whenComplete((v, e) -> {
+        record(new Operation(opId, id, dc, Operation.Type.ROTX, null, null,
+            e == null ? new TreeMap<>(v) : null, invoked, now, outcome(e), e == null ? null : message(e)));
+        then.run();
+      });
+    }
+
+    private void record(Operation op) {
+      history.add(op);
+      trace.op(now, name(), "complete " + op.describe(), op.id());
+    }
+
+    private Operation.Outcome outcome(Throwable e) {
+      if (e == null) {
+        return Operation.Outcome.OK;
+      }
+      return message(e).contains("timed out") ? Operation.Outcome.INFO : Operation.Outcome.FAIL;
+    }
+
+    private String message(Throwable e) {
+      Throwable t = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+      return t.getMessage() == null ? t.toString() : t.getMessage();
+    }
+
+    // ClientContext
+
+    @Override
+    public int dc() {
+      return dc;
+    }
+
+    @Override
+    public Topology topology() {
+      return spec.topology();
+    }
+
+    @Override
+    public Params params() {
+      return spec.params();
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    public <R extends Message> CompletableFuture<R> call(NodeId server, Message request, Class<R> replyType) {
+      CompletableFuture<Message> reply = new CompletableFuture<>();
+      types.idOf(request.getClass());
+      SimNode target = nodes.get(server);
+      long t = now + spec.network().sample(dc, server.dc(), random);
+      long traceId = trace.send(now, name(), server.toString(), request);
+      at(t, () -> {
+        if (target.down) {
+          trace.drop(traceId, now, "server down");
+          return; // lost; the timeout below answers
+        }
+        target.onRequest(request, this, reply, traceId);
+      });
+      at(now + SimSpec.CLIENT_TIMEOUT_MICROS, () -> reply.completeExceptionally(
+          new OperationException("request to " + server + " timed out")));
+      CompletableFuture<R> typed = new CompletableFuture<>();
+      reply.whenComplete((r, e) -> {
+        if (e != null) {
+          typed.completeExceptionally(e);
+        } else if (!replyType.isInstance(r)) {
+          typed.completeExceptionally(new OperationException("server " + server + " answered "
+              + r.getClass().getSimpleName() + " where " + replyType.getSimpleName() + " was expected"));
+        } else {
+          typed.complete((R) r);
+        }
+      });
+      return typed;
+    }
+
+    @Override
+    public Clock clock() {
+      return clock;
+    }
+
+    @Override
+    public Random random() {
+      return sessionRandom;
+    }
+
+    @Override
+    public Logger log() {
+      return NOPLogger.NOP_LOGGER;
+    }
+  }
+
+  /** For tests that drive a simulation by hand. */
+  Map<NodeId, SimNode> nodes() {
+    return new HashMap<>(nodes);
+  }
+
+  static Optional<String> none() {
+    return Optional.empty();
+  }
+}

@@ -1,0 +1,116 @@
+package org.kvlab.sim;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+
+/**
+ * What simulated client sessions do: closed loop, one operation at a time, with think time.
+ *
+ * @param sessionsPerDc sessions attached to each datacenter
+ * @param keys size of the key space ({@code k0 .. k<keys-1>})
+ * @param getRatio fraction of plain operations that are gets (the rest are puts)
+ * @param rotxRatio fraction of operations that are read-only transactions (if the protocol offers them)
+ * @param rotxKeys keys per read-only transaction
+ * @param distribution {@code uniform} or {@code zipfian} (constant 0.99, as YCSB)
+ * @param thinkMicros maximum think time between two operations of a session (uniform in 0..max)
+ * @param custom optional protocol-specific operations (extension point), may be null
+ */
+public record Workload(int sessionsPerDc, int keys, double getRatio, double rotxRatio, int rotxKeys,
+    String distribution, long thinkMicros, CustomOperations custom) {
+
+  public Workload {
+    if (!distribution.equals("uniform") && !distribution.equals("zipfian")) {
+      throw new IllegalArgumentException("unknown key distribution '" + distribution + "': use uniform or zipfian");
+    }
+    if (keys < 1 || sessionsPerDc < 1) {
+      throw new IllegalArgumentException("a workload needs at least one key and one session per datacenter");
+    }
+  }
+
+  public static Workload defaults() {
+    return new Workload(2, 20, 0.5, 0.0, 3, "uniform", 2_000, null);
+  }
+
+  public Workload withKeys(int keys) {
+    return new Workload(sessionsPerDc, keys, getRatio, rotxRatio, rotxKeys, distribution, thinkMicros, custom);
+  }
+
+  public Workload withSessionsPerDc(int n) {
+    return new Workload(n, keys, getRatio, rotxRatio, rotxKeys, distribution, thinkMicros, custom);
+  }
+
+  public Workload withGetRatio(double r) {
+    return new Workload(sessionsPerDc, keys, r, rotxRatio, rotxKeys, distribution, thinkMicros, custom);
+  }
+
+  public Workload withRotx(double ratio, int keysPerTx) {
+    return new Workload(sessionsPerDc, keys, getRatio, ratio, keysPerTx, distribution, thinkMicros, custom);
+  }
+
+  public Workload withDistribution(String d) {
+    return new Workload(sessionsPerDc, keys, getRatio, rotxRatio, rotxKeys, d, thinkMicros, custom);
+  }
+
+  public Workload withThinkMicros(long t) {
+    return new Workload(sessionsPerDc, keys, getRatio, rotxRatio, rotxKeys, distribution, t, custom);
+  }
+
+  public Workload withCustom(CustomOperations c) {
+    return new Workload(sessionsPerDc, keys, getRatio, rotxRatio, rotxKeys, distribution, thinkMicros, c);
+  }
+
+  /**
+   * Extension point for protocol-specific operations (multi-key transactions, per-operation
+   * guarantees): given the session's client and random source, maybe start one operation.
+   */
+  public interface CustomOperations {
+    /** Returns null to fall back to the standard mix, or a description + future of a custom operation. */
+    java.util.concurrent.CompletableFuture<?> maybeStart(org.kvlab.api.Client client, Random random, KeyChooser keys);
+  }
+
+  /** Draws keys per the workload's distribution. */
+  public static final class KeyChooser {
+    private final int keys;
+    private final double[] cdf;
+
+    KeyChooser(Workload w) {
+      this.keys = w.keys();
+      if (w.distribution().equals("zipfian")) {
+        cdf = new double[keys];
+        double sum = 0;
+        for (int i = 0; i < keys; i++) {
+          sum += 1.0 / Math.pow(i + 1, 0.99);
+          cdf[i] = sum;
+        }
+        for (int i = 0; i < keys; i++) {
+          cdf[i] /= sum;
+        }
+      } else {
+        cdf = null;
+      }
+    }
+
+    public String next(Random random) {
+      if (cdf == null) {
+        return "k" + random.nextInt(keys);
+      }
+      double u = random.nextDouble();
+      int i = java.util.Arrays.binarySearch(cdf, u);
+      return "k" + Math.min(keys - 1, i >= 0 ? i : -i - 1);
+    }
+
+    /** {@code n} distinct keys. */
+    public List<String> distinct(Random random, int n) {
+      List<String> out = new ArrayList<>();
+      int guard = 0;
+      while (out.size() < Math.min(n, keys) && guard++ < 10 * n + 100) {
+        String k = next(random);
+        if (!out.contains(k)) {
+          out.add(k);
+        }
+      }
+      return out;
+    }
+  }
+}
