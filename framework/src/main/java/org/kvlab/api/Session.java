@@ -24,13 +24,52 @@ public final class Session implements AutoCloseable {
   private final Duration timeout;
   private final String protocol;
   private final Runnable onClose;
+  private final org.kvlab.history.History.Recorder recorder;
+  private final int sessionId;
+  private final int dc;
 
   public Session(Client client, Executor thread, Duration timeout, String protocol, Runnable onClose) {
+    this(client, thread, timeout, protocol, onClose, null, 0, 0);
+  }
+
+  /**
+   * A session that also records every operation into {@code recorder} (wall-clock microseconds), in
+   * the simulator's history format, so checkers can run on real runs.
+   */
+  public Session(Client client, Executor thread, Duration timeout, String protocol, Runnable onClose,
+      org.kvlab.history.History.Recorder recorder, int sessionId, int dc) {
     this.client = client;
     this.thread = thread;
     this.timeout = timeout;
     this.protocol = protocol;
     this.onClose = onClose;
+    this.recorder = recorder;
+    this.sessionId = sessionId;
+    this.dc = dc;
+  }
+
+  private static long micros() {
+    return java.util.concurrent.TimeUnit.NANOSECONDS.toMicros(System.nanoTime());
+  }
+
+  private <T> CompletableFuture<T> recorded(org.kvlab.history.Operation.Type type, String key, ByteString value,
+      CompletableFuture<T> op, long id, long invoked,
+      java.util.function.Function<T, Map<String, Optional<ByteString>>> reads) {
+    if (recorder == null) {
+      return op;
+    }
+    return op.whenComplete((r, e) -> {
+      Throwable cause = e;
+      while (cause instanceof CompletionException && cause.getCause() != null) {
+        cause = cause.getCause();
+      }
+      org.kvlab.history.Operation.Outcome outcome = e == null ? org.kvlab.history.Operation.Outcome.OK
+          : type != org.kvlab.history.Operation.Type.PUT ? org.kvlab.history.Operation.Outcome.FAIL
+          : org.kvlab.history.Operation.Outcome.INFO; // a failed write may still have taken effect
+      recorder.add(new org.kvlab.history.Operation(id, sessionId, dc, type, key, value,
+          e == null && reads != null ? reads.apply(r) : null, invoked, micros(), outcome,
+          e == null ? null : String.valueOf(cause.getMessage())));
+    });
   }
 
   public String protocol() {
@@ -42,11 +81,17 @@ public final class Session implements AutoCloseable {
   }
 
   public CompletableFuture<Optional<ByteString>> getAsync(String key) {
-    return onSessionThread(() -> client.get(key));
+    long id = recorder == null ? 0 : recorder.nextId();
+    long invoked = micros();
+    return recorded(org.kvlab.history.Operation.Type.GET, key, null, onSessionThread(() -> client.get(key)), id,
+        invoked, v -> Map.of(key, v));
   }
 
   public CompletableFuture<Void> putAsync(String key, ByteString value) {
-    return onSessionThread(() -> client.put(key, value));
+    long id = recorder == null ? 0 : recorder.nextId();
+    long invoked = micros();
+    return recorded(org.kvlab.history.Operation.Type.PUT, key, value, onSessionThread(() -> client.put(key, value)),
+        id, invoked, null);
   }
 
   public CompletableFuture<Map<String, Optional<ByteString>>> readOnlyTxAsync(Collection<String> keys) {
@@ -54,7 +99,10 @@ public final class Session implements AutoCloseable {
       return CompletableFuture.failedFuture(new OperationException("protocol '" + protocol
           + "' does not offer read-only transactions; use a protocol that does (e.g. gentlerain, causalspartanx)"));
     }
-    return onSessionThread(() -> rotx.readOnlyTx(keys));
+    long id = recorder == null ? 0 : recorder.nextId();
+    long invoked = micros();
+    return recorded(org.kvlab.history.Operation.Type.ROTX, null, null, onSessionThread(() -> rotx.readOnlyTx(keys)),
+        id, invoked, v -> new java.util.TreeMap<>(v));
   }
 
   public Optional<ByteString> get(String key) {

@@ -58,6 +58,15 @@ public final class ClientRuntime implements AutoCloseable {
   private final Clock clock = PhysicalClock.system();
   private final AtomicLong sessions = new AtomicLong();
   private volatile boolean closed;
+  private volatile org.kvlab.history.History.Recorder recorder;
+
+  /**
+   * Records every operation of sessions opened from now on into {@code recorder} (the simulator's
+   * history format), so the consistency checkers can judge a real run. Pass null to stop.
+   */
+  public void recordHistory(org.kvlab.history.History.Recorder recorder) {
+    this.recorder = recorder;
+  }
 
   public ClientRuntime(ClusterConfig config, Protocol protocol, int threads) {
     this.config = config;
@@ -98,7 +107,7 @@ public final class ClientRuntime implements AutoCloseable {
     } catch (Exception e) {
       throw new OperationException("cannot start a " + protocol.name() + " session: " + e, e);
     }
-    return new Session(client, thread, timeout, protocol.name(), null);
+    return new Session(client, thread, timeout, protocol.name(), null, recorder, (int) n, dc);
   }
 
   /**

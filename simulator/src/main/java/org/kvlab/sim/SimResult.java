@@ -11,7 +11,7 @@ import org.kvlab.history.History;
  * @param faults the faults that were injected
  * @param failures invariant violations or handler crashes (each fails the run)
  * @param trace the message trace (empty if tracing was off)
- * @param deliveries server-to-server messages delivered
+ * @param deliveries messages delivered: server to server, client requests and replies
  * @param events simulator events processed
  * @param virtualMicros simulated time at the end
  * @param wallNanos real time the run took

@@ -75,7 +75,18 @@ public final class Simulation {
   private boolean done;
   private int readersPending;
 
+  private final List<Script> scripts;
+
   public Simulation(SimSpec spec, Protocol protocol, long seed) {
+    this(spec, protocol, seed, List.of());
+  }
+
+  /**
+   * A run whose sessions follow {@code scripts} instead of the random workload (scenario tests). The
+   * run lasts until every script has finished and the settle time has passed.
+   */
+  public Simulation(SimSpec spec, Protocol protocol, long seed, List<Script> scripts) {
+    this.scripts = List.copyOf(scripts);
     this.spec = spec;
     this.protocol = protocol;
     this.types = protocol.messages();
@@ -140,10 +151,18 @@ public final class Simulation {
     }
     Workload.KeyChooser keys = new Workload.KeyChooser(spec.workload());
     int sessionId = 0;
-    for (int dc = 0; dc < topology.datacenters(); dc++) {
-      for (int s = 0; s < spec.workload().sessionsPerDc(); s++) {
-        SimSession session = new SimSession(sessionId++, dc, keys);
-        at(random.nextInt(1000), session::next);
+    if (scripts.isEmpty()) {
+      for (int dc = 0; dc < topology.datacenters(); dc++) {
+        for (int s = 0; s < spec.workload().sessionsPerDc(); s++) {
+          SimSession session = new SimSession(sessionId++, dc, keys);
+          at(random.nextInt(1000), session::next);
+        }
+      }
+    } else {
+      scriptsRunning = scripts.size();
+      for (Script script : scripts) {
+        SimSession session = new SimSession(sessionId++, script.dc(), keys);
+        at(script.startMicros(), () -> session.runScript(script.steps(), 0));
       }
     }
     long end = spec.durationMicros() + spec.settleMicros();
@@ -164,7 +183,13 @@ public final class Simulation {
         now, System.nanoTime() - wallStart);
   }
 
+  private int scriptsRunning;
+
   private void finalReads(int firstSessionId) {
+    if (scriptsRunning > 0) {
+      at(now + 100_000, () -> finalReads(firstSessionId)); // scripts still running: wait for them
+      return;
+    }
     // One reader per datacenter reads every key ever written, sequentially: the convergence check's input.
     int id = firstSessionId;
     readersPending = spec.topology().datacenters();
@@ -403,6 +428,7 @@ public final class Simulation {
           long t = now + spec.network().sample(id.dc(), session.dc, random);
           long replyTrace = trace.send(now, id.toString(), session.name(), r != null ? r : body);
           at(t, () -> {
+            deliveries++;
             trace.deliver(replyTrace, now);
             if (error != null) {
               reply.completeExceptionally(new OperationException(error));
@@ -558,6 +584,38 @@ public final class Simulation {
       at(now + think, this::next);
     }
 
+    void runScript(List<Script.Step> steps, int i) {
+      if (i >= steps.size() || stopped) {
+        scriptsRunning--;
+        return;
+      }
+      Runnable next = () -> runScript(steps, i + 1);
+      Script.Step step = steps.get(i);
+      if (step instanceof Script.Step.Put p) {
+        put(p.key(), ByteString.copyFromUtf8(p.value()), next);
+      } else if (step instanceof Script.Step.Get g) {
+        get(g.key(), next);
+      } else if (step instanceof Script.Step.Rotx r) {
+        rotx(r.keys(), next);
+      } else if (step instanceof Script.Step.Pause p) {
+        at(now + p.micros(), next);
+      } else if (step instanceof Script.Step.AwaitValue a) {
+        await(a, now + a.giveUpAfterMicros(), next);
+      }
+    }
+
+    private void await(Script.Step.AwaitValue a, long giveUp, Runnable next) {
+      get(a.key(), () -> {
+        Operation last = lastOp;
+        boolean seen = last != null && last.ok() && last.readValue().map(v -> v.toStringUtf8().equals(a.value())).orElse(false);
+        if (seen || now >= giveUp) {
+          next.run();
+        } else {
+          at(now + a.pollMicros(), () -> await(a, giveUp, next));
+        }
+      });
+    }
+
     void readAll(List<String> all, int from) {
       if (from >= all.size()) {
         if (--readersPending == 0) {
@@ -605,7 +663,10 @@ public final class Simulation {
       });
     }
 
+    private Operation lastOp;
+
     private void record(Operation op) {
+      lastOp = op;
       history.add(op);
       trace.op(now, name(), "complete " + op.describe(), op.id());
     }
@@ -652,6 +713,7 @@ public final class Simulation {
           trace.drop(traceId, now, "server down");
           return; // lost; the timeout below answers
         }
+        deliveries++;
         target.onRequest(request, this, reply, traceId);
       });
       at(now + SimSpec.CLIENT_TIMEOUT_MICROS, () -> reply.completeExceptionally(
