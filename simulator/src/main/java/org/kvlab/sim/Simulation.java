@@ -179,6 +179,15 @@ public final class Simulation {
       events++;
       e.action.run();
     }
+    if (!stopped && failures.isEmpty()) {
+      for (SimNode n : nodes.values()) {
+        for (Request<Message> r : n.pending.keySet()) {
+          failures.add("server " + n.id + " never answered a " + r.body().getClass().getSimpleName()
+              + " (a request must be answered exactly once, now or later)");
+          break;
+        }
+      }
+    }
     return new SimResult(seed, history.build(), List.copyOf(faults), List.copyOf(failures), trace, deliveries, events,
         now, System.nanoTime() - wallStart);
   }
@@ -197,6 +206,11 @@ public final class Simulation {
       SimSession reader = new SimSession(id++, dc, null);
       reader.readAll(new ArrayList<>(writtenKeys), 0);
     }
+  }
+
+  private void timeOut(CompletableFuture<Message> reply, NodeId server, long deadline) {
+    at(Math.max(now, deadline), () -> reply.completeExceptionally(
+        new OperationException("request to " + server + " timed out")));
   }
 
   private void fail(String what) {
@@ -255,7 +269,7 @@ public final class Simulation {
     lastDelivery[a][b] = t;
     long sent = now;
     int senderIncarnation = from.incarnation;
-    long traceId = trace.send(now, from.id.toString(), to.toString(), message);
+    long traceId = trace.enabled() ? trace.send(now, from.id.toString(), to.toString(), message) : -1;
     at(t, () -> deliver(from, senderIncarnation, target, message, sent, traceId));
   }
 
@@ -357,6 +371,12 @@ public final class Simulation {
       incarnation++;
       server = null;
       store.crash();
+      for (Object[] p : pending.values()) {
+        @SuppressWarnings("unchecked")
+        CompletableFuture<Message> reply = (CompletableFuture<Message>) p[0];
+        timeOut(reply, id, (Long) p[1]);
+      }
+      pending.clear();
       trace.note(now, id.toString(), "CRASH");
     }
 
@@ -394,8 +414,11 @@ public final class Simulation {
       guarded("handler of " + m.getClass().getSimpleName(), () -> h.handle(m, from));
     }
 
+    /** Requests received and not yet answered, with the client's deadline: lost if this server crashes. */
+    final java.util.LinkedHashMap<Request<Message>, Object[]> pending = new java.util.LinkedHashMap<>();
+
     @SuppressWarnings({"unchecked", "rawtypes"})
-    void onRequest(Message body, SimSession session, CompletableFuture<Message> reply, long traceId) {
+    void onRequest(Message body, SimSession session, CompletableFuture<Message> reply, long traceId, long deadline) {
       Handlers.RequestHandler h = requestHandlers[types.idOf(body.getClass())];
       int inc = incarnation;
       Request<Message> req = new Request<>() {
@@ -419,6 +442,7 @@ public final class Simulation {
         private void answer(Message r, String error) {
           Invariants.check(!answered, "request %s answered twice", body.getClass().getSimpleName());
           answered = true;
+          pending.remove(this);
           if (inc != incarnation || down) {
             return; // answered by a previous life of this server: lost with it
           }
@@ -426,7 +450,7 @@ public final class Simulation {
             types.idOf(r.getClass());
           }
           long t = now + spec.network().sample(id.dc(), session.dc, random);
-          long replyTrace = trace.send(now, id.toString(), session.name(), r != null ? r : body);
+          long replyTrace = trace.enabled() ? trace.send(now, id.toString(), session.name(), r != null ? r : body) : -1;
           at(t, () -> {
             deliveries++;
             trace.deliver(replyTrace, now);
@@ -447,6 +471,7 @@ public final class Simulation {
         req.fail("server " + id + " has no handler for " + body.getClass().getSimpleName());
         return;
       }
+      pending.put(req, new Object[] {reply, deadline});
       trace.deliver(traceId, now);
       guarded("handler of " + body.getClass().getSimpleName(), () -> h.handle(req));
     }
@@ -630,7 +655,9 @@ public final class Simulation {
       issued++;
       long opId = history.nextId();
       long invoked = now;
-      trace.op(now, name(), "invoke get(" + key + ")", opId);
+      if (trace.enabled()) {
+        trace.op(now, name(), "invoke get(" + key + ")", opId);
+      }
       client.get(key).whenComplete((v, e) -> {
         record(new Operation(opId, id, dc, Operation.Type.GET, key, null,
             e == null ? Map.of(key, v) : null, invoked, now, outcome(e), e == null ? null : message(e)));
@@ -643,7 +670,9 @@ public final class Simulation {
       writtenKeys.add(key);
       long opId = history.nextId();
       long invoked = now;
-      trace.op(now, name(), "invoke put(" + key + ")=" + value.toStringUtf8(), opId);
+      if (trace.enabled()) {
+        trace.op(now, name(), "invoke put(" + key + ")=" + value.toStringUtf8(), opId);
+      }
       client.put(key, value).whenComplete((v, e) -> {
         record(new Operation(opId, id, dc, Operation.Type.PUT, key, value, null, invoked, now, outcome(e),
             e == null ? null : message(e)));
@@ -655,7 +684,9 @@ public final class Simulation {
       issued++;
       long opId = history.nextId();
       long invoked = now;
-      trace.op(now, name(), "invoke rotx" + keyList, opId);
+      if (trace.enabled()) {
+        trace.op(now, name(), "invoke rotx" + keyList, opId);
+      }
       ((ReadOnlyTransactions) client).readOnlyTx(keyList).whenComplete((v, e) -> {
         record(new Operation(opId, id, dc, Operation.Type.ROTX, null, null,
             e == null ? new TreeMap<>(v) : null, invoked, now, outcome(e), e == null ? null : message(e)));
@@ -668,7 +699,9 @@ public final class Simulation {
     private void record(Operation op) {
       lastOp = op;
       history.add(op);
-      trace.op(now, name(), "complete " + op.describe(), op.id());
+      if (trace.enabled()) {
+        trace.op(now, name(), "complete " + op.describe(), op.id());
+      }
     }
 
     private Operation.Outcome outcome(Throwable e) {
@@ -707,29 +740,24 @@ public final class Simulation {
       types.idOf(request.getClass());
       SimNode target = nodes.get(server);
       long t = now + spec.network().sample(dc, server.dc(), random);
-      long traceId = trace.send(now, name(), server.toString(), request);
+      long traceId = trace.enabled() ? trace.send(now, name(), server.toString(), request) : -1;
+      long deadline = now + SimSpec.CLIENT_TIMEOUT_MICROS;
       at(t, () -> {
         if (target.down) {
           trace.drop(traceId, now, "server down");
-          return; // lost; the timeout below answers
+          timeOut(reply, server, deadline); // lost with the server: the client's timeout answers
+          return;
         }
         deliveries++;
-        target.onRequest(request, this, reply, traceId);
+        target.onRequest(request, this, reply, traceId, deadline);
       });
-      at(now + SimSpec.CLIENT_TIMEOUT_MICROS, () -> reply.completeExceptionally(
-          new OperationException("request to " + server + " timed out")));
-      CompletableFuture<R> typed = new CompletableFuture<>();
-      reply.whenComplete((r, e) -> {
-        if (e != null) {
-          typed.completeExceptionally(e);
-        } else if (!replyType.isInstance(r)) {
-          typed.completeExceptionally(new OperationException("server " + server + " answered "
-              + r.getClass().getSimpleName() + " where " + replyType.getSimpleName() + " was expected"));
-        } else {
-          typed.complete((R) r);
+      return reply.thenApply(r -> {
+        if (!replyType.isInstance(r)) {
+          throw new OperationException("server " + server + " answered " + r.getClass().getSimpleName()
+              + " where " + replyType.getSimpleName() + " was expected");
         }
+        return (R) r;
       });
-      return typed;
     }
 
     @Override

@@ -1,0 +1,239 @@
+package org.kvlab.check;
+
+import com.google.protobuf.ByteString;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import org.kvlab.history.History;
+import org.kvlab.history.Operation;
+import org.kvlab.history.Operation.Outcome;
+import org.kvlab.history.Operation.Type;
+
+/**
+ * What every checker needs from a history: the operations sorted by id (an operation is referred to by its index
+ * {@code i} in that order), the reads resolved to the writes they read from, and the operations that take part in
+ * the causal order.
+ *
+ * <p>Conventions (docs/checkers.md): values are unique per key, so a read of k returning v reads from the unique
+ * PUT that wrote v to k. FAIL operations have no effect and are ignored, except that reading a FAILed PUT's value
+ * is a violation. An INFO PUT may or may not have taken effect: it is a node of the causal order with an incoming
+ * session-order edge only (its session went on without knowing whether it happened). INFO reads are ignored.
+ */
+final class HistoryModel {
+  /** {@link Read#source} of a read that returned the initial state (no version). */
+  static final int INITIAL = -1;
+  /** {@link Read#source} of a read returning a value no PUT of that key wrote. */
+  static final int THIN_AIR = -2;
+  /** {@link Read#source} of a read returning a value only a FAILed PUT wrote. */
+  static final int FAILED = -3;
+
+  static final String THIN_AIR_KIND = "thin-air read (ThinAirRead)";
+  static final String FAILED_WRITE_KIND = "read of a failed write";
+  static final String DUPLICATE_KIND = "ill-formed history: value written twice";
+
+  /**
+   * One key read by a GET or ROTX.
+   *
+   * @param source index of the PUT it reads from, or {@link #INITIAL}, {@link #THIN_AIR}, {@link #FAILED}
+   * @param failedPut for {@link #FAILED}: index of the failed PUT, else -1
+   */
+  record Read(String key, Optional<ByteString> value, int source, int failedPut) {
+    boolean resolved() {
+      return source >= INITIAL;
+    }
+  }
+
+  /** A problem found while resolving reads, with the index of the operation it is about. */
+  record Problem(int op, Violation violation) {}
+
+  final List<Operation> ops;
+  final int n;
+  /** Reads of each completed GET/ROTX (null for other operations). */
+  final Read[][] reads;
+  /** Whether the operation is a node of the causal order: OK operations and INFO PUTs. */
+  final boolean[] inGraph;
+  /** Per key, in id order: PUTs of the key in the causal order (OK and INFO). */
+  final Map<String, List<Integer>> writesByKey = new TreeMap<>();
+  /** Per key, in id order: operations of the causal order that touch the key (PUTs, GETs, ROTXs reading it). */
+  final Map<String, List<Integer>> opsByKey = new TreeMap<>();
+  /** Whether some completed read returned this PUT's value. */
+  final boolean[] observed;
+  final List<Problem> problems = new ArrayList<>();
+
+  HistoryModel(History history) {
+    List<Operation> sorted = new ArrayList<>(history.operations());
+    sorted.sort(Comparator.comparingLong(Operation::id));
+    this.ops = Collections.unmodifiableList(sorted);
+    this.n = sorted.size();
+    this.reads = new Read[n][];
+    this.inGraph = new boolean[n];
+    this.observed = new boolean[n];
+
+    // (key, value) -> PUT; a PUT that did not FAIL wins over a FAILed one with the same value
+    Map<String, Map<ByteString, Integer>> writer = new HashMap<>();
+    for (int i = 0; i < n; i++) {
+      Operation op = ops.get(i);
+      if (op.type() != Type.PUT || op.key() == null || op.value() == null) {
+        continue;
+      }
+      Map<ByteString, Integer> byValue = writer.computeIfAbsent(op.key(), k -> new HashMap<>());
+      Integer prior = byValue.get(op.value());
+      if (prior == null) {
+        byValue.put(op.value(), i);
+      } else {
+        Operation p = ops.get(prior);
+        problems.add(new Problem(i, new Violation(DUPLICATE_KIND,
+            describe(i) + " wrote the same value to " + op.key() + " as " + describe(prior)
+                + "; checkers assume every value is written once, so which write a read saw is ambiguous",
+            List.of(op.id(), p.id()))));
+        if (p.outcome() == Outcome.FAIL && op.outcome() != Outcome.FAIL) {
+          byValue.put(op.value(), i);
+        }
+      }
+    }
+
+    for (int i = 0; i < n; i++) {
+      Operation op = ops.get(i);
+      boolean graph = op.ok() || (op.type() == Type.PUT && op.outcome() == Outcome.INFO);
+      if (op.type() == Type.PUT && op.key() == null) {
+        graph = false;
+      }
+      inGraph[i] = graph;
+      if (!graph) {
+        continue;
+      }
+      if (op.type() == Type.PUT) {
+        writesByKey.computeIfAbsent(op.key(), k -> new ArrayList<>()).add(i);
+        opsByKey.computeIfAbsent(op.key(), k -> new ArrayList<>()).add(i);
+        continue;
+      }
+      Map<String, Optional<ByteString>> returned = op.reads();
+      if (returned == null) {
+        continue;
+      }
+      List<Read> rs = new ArrayList<>();
+      if (op.type() == Type.GET) {
+        Optional<ByteString> v = op.key() == null ? null : returned.get(op.key());
+        if (v != null) {
+          rs.add(resolve(i, op.key(), v, writer));
+        }
+      } else {
+        for (Map.Entry<String, Optional<ByteString>> e : returned.entrySet()) {
+          if (e.getKey() != null && e.getValue() != null) {
+            rs.add(resolve(i, e.getKey(), e.getValue(), writer));
+          }
+        }
+      }
+      reads[i] = rs.toArray(new Read[0]);
+      for (Read r : rs) {
+        opsByKey.computeIfAbsent(r.key(), k -> new ArrayList<>()).add(i);
+        if (r.source() >= 0) {
+          observed[r.source()] = true;
+        }
+      }
+    }
+  }
+
+  private Read resolve(int i, String key, Optional<ByteString> v, Map<String, Map<ByteString, Integer>> writer) {
+    if (v.isEmpty()) {
+      return new Read(key, v, INITIAL, -1);
+    }
+    Integer w = writer.getOrDefault(key, Map.of()).get(v.get());
+    Operation op = ops.get(i);
+    if (w == null) {
+      problems.add(new Problem(i, new Violation(THIN_AIR_KIND,
+          describe(i) + " returned " + key + "=" + show(v) + ", a value no PUT of " + key + " ever wrote",
+          List.of(op.id()))));
+      return new Read(key, v, THIN_AIR, -1);
+    }
+    if (ops.get(w).outcome() == Outcome.FAIL) {
+      problems.add(new Problem(i, new Violation(FAILED_WRITE_KIND,
+          describe(i) + " returned " + key + "=" + show(v) + ", written only by " + describe(w)
+              + ", which FAILED (so it must not have taken effect)",
+          List.of(op.id(), ops.get(w).id()))));
+      return new Read(key, v, FAILED, w);
+    }
+    return new Read(key, v, w, -1);
+  }
+
+  Operation op(int i) {
+    return ops.get(i);
+  }
+
+  long id(int i) {
+    return ops.get(i).id();
+  }
+
+  String describe(int i) {
+    return ops.get(i).describe();
+  }
+
+  boolean isWrite(int i) {
+    return ops.get(i).type() == Type.PUT;
+  }
+
+  boolean isRead(int i) {
+    return reads[i] != null;
+  }
+
+  /** The read of {@code key} by operation {@code i}, or null. */
+  Read readOf(int i, String key) {
+    Read[] rs = reads[i];
+    if (rs == null) {
+      return null;
+    }
+    for (Read r : rs) {
+      if (r.key().equals(key)) {
+        return r;
+      }
+    }
+    return null;
+  }
+
+  /** Whether operation {@code reader} reads from PUT {@code write}. */
+  boolean readsFrom(int reader, int write) {
+    Read[] rs = reads[reader];
+    if (rs == null) {
+      return false;
+    }
+    for (Read r : rs) {
+      if (r.source() == write) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** A PUT that certainly took effect: OK, or INFO and read by someone. */
+  boolean happened(int w) {
+    Operation op = ops.get(w);
+    return op.type() == Type.PUT && (op.ok() || (op.outcome() == Outcome.INFO && observed[w]));
+  }
+
+  List<Violation> problems() {
+    List<Violation> out = new ArrayList<>();
+    for (Problem p : problems) {
+      out.add(p.violation());
+    }
+    return out;
+  }
+
+  /** How a read value is shown in explanations: the string, or nil for the initial state. */
+  static String show(Optional<ByteString> v) {
+    return v.map(HistoryModel::show).orElse("nil");
+  }
+
+  static String show(ByteString v) {
+    return v.isValidUtf8() ? "\"" + v.toStringUtf8() + "\"" : "<" + v.size() + " bytes>";
+  }
+
+  /** "x=\"a\"" or "x=nil" for a read. */
+  static String show(Read r) {
+    return r.key() + "=" + show(r.value());
+  }
+}
