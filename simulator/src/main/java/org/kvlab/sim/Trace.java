@@ -115,7 +115,7 @@ public final class Trace {
       }
     }
     List<String> columns = new ArrayList<>(cols);
-    int width = 30;
+    int width = 28;
     List<long[]> rows = new ArrayList<>(); // time, entry index, kind (0 send/op/note, 1 receive)
     for (int i = 0; i < entries.size(); i++) {
       Entry e = entries.get(i);
@@ -135,12 +135,12 @@ public final class Trace {
       out.append(" | ").append(pad(c, width));
     }
     out.append('\n');
-    int shown = 0;
+    if (rows.size() > maxRows) {
+      // The end of the window holds the violating operation: show the rows leading up to it.
+      out.append(String.format("... %d earlier rows%n", rows.size() - maxRows));
+      rows = rows.subList(rows.size() - maxRows, rows.size());
+    }
     for (long[] r : rows) {
-      if (shown++ >= maxRows) {
-        out.append(String.format("... %d more rows%n", rows.size() - maxRows));
-        break;
-      }
       Entry e = entries.get((int) r[1]);
       String col = r[2] == 0 ? e.from : e.to;
       String text;

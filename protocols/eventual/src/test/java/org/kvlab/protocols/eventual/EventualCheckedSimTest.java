@@ -1,0 +1,123 @@
+package org.kvlab.protocols.eventual;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+import org.kvlab.api.NodeId;
+import org.kvlab.api.Protocol;
+import org.kvlab.api.Topology;
+import org.kvlab.check.CausalChecker;
+import org.kvlab.check.Result;
+import org.kvlab.check.Violation;
+import org.kvlab.history.Operation;
+import org.kvlab.sim.Fault;
+import org.kvlab.sim.Script;
+import org.kvlab.sim.SimResult;
+import org.kvlab.sim.SimRunner;
+import org.kvlab.sim.SimRunner.SeedReport;
+import org.kvlab.sim.SimSpec;
+import org.kvlab.sim.Simulation;
+
+/** Eventual under the simulator with checkers: what it guarantees, what it does not, and mutants. */
+class EventualCheckedSimTest {
+  private static final SimSpec FAULTY = SimSpec.defaults()
+      .withFaultKinds(Set.of("partition", "skew", "crash", "slow")).withDuration(3_000_000);
+
+  @Test
+  void when_partitionsCrashesAndSlowNodesHitEventual_then_itConvergesAndKeepsPerKeySessionGuarantees() {
+    // Sticky sessions read one replica, and with synchronized clocks a later write gets a later timestamp.
+    SimSpec spec = FAULTY.withFaultKinds(Set.of("partition", "crash", "slow"));
+    for (long seed = 1; seed <= 30; seed++) {
+      SeedReport r = SimRunner.run(spec, new Eventual(), seed, List.of("convergence", "session"));
+      assertTrue(r.ok(), () -> "seed " + r.seed() + ": " + r.checks() + " " + r.result().failures());
+    }
+  }
+
+  /**
+   * With skewed clocks Eventual still converges, but last-writer-wins on physical time breaks
+   * read-your-writes: a session reads x from a datacenter whose clock is ahead, then writes x itself
+   * with a smaller timestamp, and its own write loses. The session checker must say so.
+   */
+  @Test
+  void when_clocksAreSkewed_then_eventualConvergesButBreaksReadYourWrites() {
+    boolean caught = false;
+    for (long seed = 1; seed <= 10 && !caught; seed++) {
+      SeedReport r = SimRunner.run(FAULTY, new Eventual(), seed, List.of("convergence", "session"));
+      assertTrue(r.checks().get(0).valid(), "convergence must hold under skew too: " + r.checks().get(0));
+      caught = r.checks().get(1).violations().stream().anyMatch(v -> v.kind().equals("read-your-writes"));
+    }
+    assertTrue(caught, "skew should expose the read-your-writes anomaly of last-writer-wins within 10 seeds");
+  }
+
+  /**
+   * The photo/album anomaly (seed 003 §2.3): Alice uploads a photo, then adds it to her album; Bob,
+   * in the other datacenter, sees the album entry but not the photo. Eventual makes each write visible
+   * on arrival, so when the photo's partition is slow, the album arrives first. The causal checker must
+   * name Bob's read of the photo.
+   */
+  @Test
+  void when_photoReplicatesAfterAlbum_then_causalCheckerCatchesTheAnomaly() {
+    Topology t = SimSpec.defaults().topology();
+    String photo = "photo";
+    String album = keyOnAnotherPartition(t, photo);
+    NodeId photoServer = t.serverFor(photo, 0);
+    SimSpec spec = SimSpec.defaults().withDuration(1_000_000)
+        .withFaults(List.of(new Fault.Slow(photoServer, 200_000, 0, 1_000_000)));
+    Script alice = Script.at(0).startingAt(10_000).put(photo, "beach.jpg").put(album, "album: beach.jpg");
+    Script bob = Script.at(1).startingAt(10_000).awaitValue(album, "album: beach.jpg").get(photo);
+    SimResult run = new Simulation(spec, new Eventual(), 7, List.of(alice, bob)).run();
+
+    Operation bobReadsPhoto = run.history().operations().stream()
+        .filter(op -> op.dc() == 1 && op.type() == Operation.Type.GET && op.key().equals(photo) && op.invokeMicros() < 1_000_000)
+        .findFirst().orElseThrow();
+    assertTrue(bobReadsPhoto.readValue().isEmpty(), "the anomaly should happen: Bob sees the album but not the photo");
+    Result causal = new CausalChecker().check(run.history());
+    assertFalse(causal.valid(), "the causal checker must catch photo/album");
+    assertTrue(causal.violations().stream().map(Violation::operations).anyMatch(ops -> ops.contains(bobReadsPhoto.id())),
+        "the violation must name Bob's read of the photo: " + causal.violations());
+  }
+
+  @Test
+  void when_replicasApplyWritesInArrivalOrder_then_convergenceCheckerCatchesItWithin20Seeds() {
+    assertCaught(new Mutants.LastArrivalWins(), "convergence", 20);
+  }
+
+  @Test
+  void when_readsSkipTheNewestVersion_then_sessionCheckerCatchesItWithin20Seeds() {
+    assertCaught(new Mutants.StaleReads(), "session", 20);
+  }
+
+  private static void assertCaught(Protocol mutant, String checker, int seeds) {
+    SimSpec spec = SimSpec.defaults().withDuration(2_000_000).withWorkload(
+        SimSpec.defaults().workload().withKeys(5));
+    for (long seed = 1; seed <= seeds; seed++) {
+      SeedReport r = SimRunner.run(spec, mutant, seed, List.of(checker));
+      if (!r.ok()) {
+        assertFalse(r.checks().get(0).violations().isEmpty());
+        return;
+      }
+    }
+    throw new AssertionError(mutant.name() + " was not caught by " + checker + " within " + seeds + " seeds");
+  }
+
+  private static String keyOnAnotherPartition(Topology t, String key) {
+    for (int i = 0; ; i++) {
+      String k = "album" + i;
+      if (t.partitionOf(k) != t.partitionOf(key)) {
+        return k;
+      }
+    }
+  }
+
+  @Test
+  void when_scriptsRun_then_theyAreReproducible() {
+    Script s = Script.at(0).put("a", "1").get("a");
+    SimResult a = new Simulation(SimSpec.defaults(), new Eventual(), 1, List.of(s)).run();
+    SimResult b = new Simulation(SimSpec.defaults(), new Eventual(), 1, List.of(s)).run();
+    assertEquals(a.history().operations(), b.history().operations());
+  }
+}
