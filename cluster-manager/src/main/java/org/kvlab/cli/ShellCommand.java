@@ -30,12 +30,17 @@ final class ShellCommand implements Callable<Integer> {
   @Option(names = "--dc", defaultValue = "0", description = "datacenter to talk to (default: ${DEFAULT-VALUE})")
   int dc;
 
+  @Option(names = "--history", description = "record every operation into this file (JSON lines) for ./kvlab check")
+  Path history;
+
   @Override
   public Integer call() throws Exception {
     ClusterConfig config = Clusters.load(file);
     boolean interactive = System.console() != null;
     boolean failed = false;
+    org.kvlab.history.History.Recorder recorder = history == null ? null : new org.kvlab.history.History.Recorder();
     try (ClientRuntime clients = new ClientRuntime(config, Clusters.protocol(config), 1)) {
+      clients.recordHistory(recorder);
       Session session;
       try {
         session = clients.openSession(dc);
@@ -71,6 +76,9 @@ final class ShellCommand implements Callable<Integer> {
           failed = true;
         }
       }
+    }
+    if (recorder != null) {
+      org.kvlab.history.HistoryFiles.write(recorder.build(), history);
     }
     return failed ? Main.FAILED : Main.OK;
   }

@@ -41,6 +41,8 @@ class EventualClusterTest {
     try (LocalCluster cluster = LocalCluster.start(config, new Eventual());
          ClientRuntime clients = new ClientRuntime(config, new Eventual(), 2)) {
       assertTrue(cluster.awaitConnected(Duration.ofSeconds(30)));
+      org.kvlab.history.History.Recorder recorder = new org.kvlab.history.History.Recorder();
+      clients.recordHistory(recorder); // the same history format as the simulator's
       int keys = 200;
       Map<String, List<String>> written = new HashMap<>();
       List<CompletableFuture<Void>> writers = new ArrayList<>();
@@ -89,6 +91,13 @@ class EventualClusterTest {
         assertTrue(v.isPresent() && e.getValue().contains(v.get().toStringUtf8()),
             e.getKey() + " holds " + v + ", which nobody wrote");
       }
+      // The recorded real-run history passes the checkers Eventual promises to pass.
+      org.kvlab.history.History history = recorder.build();
+      assertTrue(history.size() >= 4000 + written.size(), "history records every operation: " + history.size());
+      org.kvlab.check.Result convergence = new org.kvlab.check.ConvergenceChecker().check(history);
+      assertTrue(convergence.valid(), convergence.toString());
+      org.kvlab.check.Result session = new org.kvlab.check.SessionChecker().check(history);
+      assertTrue(session.valid(), session.toString());
       // Every replica stores exactly one version per key after pruning, and the same number of keys.
       for (NodeId id : config.topology().allNodes()) {
         NodeId peer = new NodeId(1 - id.dc(), id.partition());
