@@ -15,9 +15,10 @@ import org.kvlab.history.History;
  * @param events simulator events processed
  * @param virtualMicros simulated time at the end
  * @param wallNanos real time the run took
+ * @param cpuNanos CPU time of the simulating thread (robust on a shared, noisy machine)
  */
 public record SimResult(long seed, History history, List<Fault> faults, List<String> failures, Trace trace,
-    long deliveries, long events, long virtualMicros, long wallNanos) {
+    long deliveries, long events, long virtualMicros, long wallNanos, long cpuNanos) {
 
   public boolean failed() {
     return !failures.isEmpty();

@@ -129,6 +129,8 @@ public final class Simulation {
   /** Runs the whole simulation: workload, faults, settling, final reads; returns what happened. */
   public SimResult run() {
     long wallStart = System.nanoTime();
+    java.lang.management.ThreadMXBean mx = java.lang.management.ManagementFactory.getThreadMXBean();
+    long cpuStart = mx.getCurrentThreadCpuTime();
     Topology topology = spec.topology();
     for (NodeId id : topology.allNodes()) {
       nodes.put(id, new SimNode(id));
@@ -189,7 +191,7 @@ public final class Simulation {
       }
     }
     return new SimResult(seed, history.build(), List.copyOf(faults), List.copyOf(failures), trace, deliveries, events,
-        now, System.nanoTime() - wallStart);
+        now, System.nanoTime() - wallStart, mx.getCurrentThreadCpuTime() - cpuStart);
   }
 
   private int scriptsRunning;
