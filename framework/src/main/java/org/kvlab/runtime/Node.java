@@ -46,6 +46,7 @@ import org.kvlab.api.Topology;
 import org.kvlab.clock.PhysicalClock;
 import org.kvlab.config.ClusterConfig;
 import org.kvlab.config.ClusterConfig.ServerSpec;
+import org.kvlab.store.ChannelLog;
 import org.kvlab.store.Durability;
 import org.kvlab.store.Stores;
 import org.kvlab.store.VersionedStore;
@@ -83,6 +84,7 @@ public final class Node implements AutoCloseable {
   private final EventLoop loop;
   private final VersionedStore<Message> store;
   private final SyncBarrier sync;
+  private final ChannelLog channelLog; // null unless durability sync: durable channels
   private final Server<?> server;
   private final Clock clock;
   private final Random random;
@@ -104,10 +106,14 @@ public final class Node implements AutoCloseable {
 
   private record Periodic(Duration period, Runnable task) {}
 
-  /** What this node knows of one sender's channel: its incarnation and the last sequence delivered. */
+  /**
+   * What this node knows of one sender's channel: its incarnation and the last sequence delivered. Under
+   * durable channels {@code persisted} is the last delivered sequence written to the channel log.
+   */
   private static final class InboundState {
     long incarnation;
     long delivered;
+    long persisted;
     boolean known;
     Channel channel;
     boolean ackDue;
@@ -122,12 +128,25 @@ public final class Node implements AutoCloseable {
     this.loop = group.next();
     this.clock = new PhysicalClock(config.emulation().skewMillisOf(id));
     this.random = new Random(System.nanoTime() ^ ((long) id.hashCode() << 32));
-    this.incarnation = System.currentTimeMillis() * 1000 + random.nextInt(1000);
+    long freshIncarnation = System.currentTimeMillis() * 1000 + random.nextInt(1000);
     this.protocolLog = LoggerFactory.getLogger("kvlab." + protocol.name() + "." + id);
     @SuppressWarnings("unchecked")
     VersionedStore<Message> opened = (VersionedStore<Message>) Stores.open(protocol.record(), config.storage(), config.name(), id);
-    this.sync = config.storage().durability() == Durability.SYNC
-        ? new SyncBarrier(opened, loop, id.toString(), this::fatal) : null;
+    boolean durable = config.storage().durability() == Durability.SYNC;
+    try {
+      // Durable channels: the store's engine keeps the channel state, so one group fsync covers both.
+      this.channelLog = durable ? Stores.channelLog(opened).orElseThrow(() -> new IllegalStateException(
+          "durability sync needs a store that can keep channel state; " + opened + " cannot")) : null;
+      this.incarnation = channelLog == null ? freshIncarnation : channelLog.incarnation(() -> freshIncarnation);
+      if (channelLog != null) {
+        recoverInbound();
+      }
+    } catch (RuntimeException e) {
+      opened.close();
+      group.shutdownGracefully(0, 0, TimeUnit.SECONDS);
+      throw e;
+    }
+    this.sync = durable ? new SyncBarrier(opened, loop, id.toString(), this::fatal) : null;
     this.store = sync == null ? opened : new CountingStore(opened, sync);
     this.requestHandlers = new Handlers.RequestHandler<?>[types.size()];
     this.messageHandlers = new Handlers.MessageHandler<?>[types.size()];
@@ -137,6 +156,30 @@ public final class Node implements AutoCloseable {
       typeNames[i] = types.typeOf(i).getSimpleName();
     }
     this.server = protocol.newServer();
+  }
+
+  /**
+   * Durable channels: what this node delivered from each sender before it stopped, so that it answers a
+   * returning sender's Welcome with the right number and drops what it already delivered.
+   */
+  private void recoverInbound() {
+    for (Map.Entry<String, ChannelLog.Delivered> e : channelLog.deliveredMarkers().entrySet()) {
+      NodeId sender;
+      try {
+        sender = NodeId.parse(e.getKey());
+      } catch (IllegalArgumentException ex) {
+        continue;
+      }
+      if (sender.equals(id) || config.servers().stream().noneMatch(s -> s.id().equals(sender))) {
+        continue; // no longer a server of the cluster
+      }
+      InboundState state = new InboundState();
+      state.known = true;
+      state.incarnation = e.getValue().incarnation();
+      state.delivered = e.getValue().seq();
+      state.persisted = state.delivered;
+      inbound.put(sender, state);
+    }
   }
 
   /**
@@ -262,6 +305,21 @@ public final class Node implements AutoCloseable {
 
   long incarnation() {
     return incarnation;
+  }
+
+  /** The durable channel log, or null unless durability is sync. */
+  ChannelLog channelLog() {
+    return channelLog;
+  }
+
+  /** The group-commit barrier, or null unless durability is sync. */
+  SyncBarrier syncBarrier() {
+    return sync;
+  }
+
+  /** The outgoing channel to {@code peer} (tests; call only from the event loop). */
+  PeerLink link(NodeId peer) {
+    return links.get(peer);
   }
 
   public NodeMetrics metrics() {
@@ -556,6 +614,7 @@ public final class Node implements AutoCloseable {
           state.known = false;
           state.incarnation = hello.getIncarnation();
           state.delivered = 0;
+          state.persisted = 0;
         }
         if (state.channel != null && state.channel != ctx.channel()) {
           state.channel.close(); // the sender reconnected; the old connection is dead to it
@@ -565,7 +624,14 @@ public final class Node implements AutoCloseable {
       } else {
         clients.add(ctx.channel());
       }
-      ctx.writeAndFlush(Frame.newBuilder().setWelcome(welcome).build());
+      Frame answer = Frame.newBuilder().setWelcome(welcome).build();
+      if (role == Role.PEER && sync != null) {
+        // Welcome.delivered acknowledges like an Ack does, so it too waits until the delivered marker
+        // (and what the handlers wrote) is durable.
+        sync.afterSync(() -> ctx.writeAndFlush(answer));
+      } else {
+        ctx.writeAndFlush(answer);
+      }
     }
 
     private void onPeerData(ChannelHandlerContext ctx, Data data) {
@@ -592,6 +658,14 @@ public final class Node implements AutoCloseable {
 
     @Override
     public void channelReadComplete(ChannelHandlerContext ctx) {
+      if (role == Role.PEER && state != null && channelLog != null && state.delivered > state.persisted) {
+        // Durable channels: one marker per read batch, written after the handlers' writes (so a crash
+        // keeps the marker only with them) and before the ack is queued behind the group fsync (so the
+        // sender drops a message only once the marker covering it is durable).
+        channelLog.delivered(peer.toString(), state.incarnation, state.delivered);
+        sync.onWrite();
+        state.persisted = state.delivered;
+      }
       if (role == Role.PEER && state != null && state.ackDue && state.channel == ctx.channel()) {
         state.ackDue = false;
         Frame ack = Frame.newBuilder().setAck(Ack.newBuilder().setSeq(state.delivered)).build();

@@ -1,6 +1,7 @@
 package org.kvlab.runtime;
 
 import com.google.protobuf.ByteString;
+import com.google.protobuf.InvalidProtocolBufferException;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
@@ -16,6 +17,7 @@ import org.kvlab.api.BackPressureException;
 import org.kvlab.api.Invariants;
 import org.kvlab.api.NodeId;
 import org.kvlab.config.ClusterConfig.ServerSpec;
+import org.kvlab.store.ChannelLog;
 import org.kvlab.wire.Data;
 import org.kvlab.wire.Frame;
 import org.kvlab.wire.Hello;
@@ -32,6 +34,26 @@ import org.slf4j.LoggerFactory;
  * delivery is FIFO and exactly-once while both nodes stay up. The queue is bounded: when full,
  * {@link #send} throws {@link BackPressureException}. Optional emulated one-way delay holds each message
  * back before it is written. All methods run on the owning node's event loop.
+ *
+ * <p><b>Durable channels</b> (durability {@code sync} only; see docs/runtime.md, "Durability of
+ * channels"). The link keeps its messages in the node's {@link ChannelLog} too: {@link #send} appends the
+ * message to the outbox (a buffered JE put, no fsync on the event loop) and counts it as a write of the
+ * node's {@link SyncBarrier}, so a client reply that follows waits for the group fsync that makes the
+ * message durable. Acknowledgements record the acknowledged high-water mark and delete the acknowledged
+ * messages. The node's incarnation is persistent, so after a crash the link reloads its outbox, resumes
+ * its sequence numbers under the same incarnation and resends after the peer's Welcome. What keeps this
+ * correct:
+ * <ul>
+ *   <li><b>A message is written to the network only once it is durable</b> (its outbox put is covered by
+ *       a completed fsync). So a peer never sees a message the sender may forget in a crash.
+ *   <li><b>No sequence number is ever reused under one incarnation.</b> After a restart the next number
+ *       is one above {@link ChannelLog#highWater}: the largest number in the outbox or the acknowledged
+ *       mark, which {@link ChannelLog#acknowledged} writes before deleting the acknowledged messages. By
+ *       the first rule every number a peer saw was durably in the outbox, and it leaves the outbox only
+ *       after the mark covering it was written, so after any crash the high-water mark is at least every
+ *       number a peer saw. Checked on every Welcome: the peer cannot have delivered a number above it.
+ * </ul>
+ * Under durability {@code none} the log is not used and the link behaves as a purely in-memory channel.
  */
 final class PeerLink {
   private static final Logger LOG = LoggerFactory.getLogger(PeerLink.class);
@@ -39,13 +61,22 @@ final class PeerLink {
   private static final long BACKOFF_MAX_MILLIS = 1000;
   private static final long PING_INTERVAL_MILLIS = 1000;
 
-  private record Pending(Data data, long releaseNanos) {}
+  /**
+   * A message not yet written: it may go out once its emulated delay has passed ({@code releaseNanos})
+   * and, under durable channels, once the sync barrier has synced {@code durableAt} writes (0: already
+   * durable, or no durable channel).
+   */
+  private record Pending(Data data, long releaseNanos, long durableAt) {}
 
   private final Node node;
   private final NodeId peer;
   private final ServerSpec spec;
   private final long delayNanos;
   private final int queueMax;
+  private final ChannelLog log; // null unless durability sync
+  private final SyncBarrier sync; // null unless durability sync
+  private final String peerKey;
+  private boolean awaitingSync;
   private final ArrayDeque<Pending> unsent = new ArrayDeque<>();
   private final ArrayDeque<Data> unacked = new ArrayDeque<>();
   private long nextSeq = 1;
@@ -65,6 +96,38 @@ final class PeerLink {
     this.spec = spec;
     this.delayNanos = TimeUnit.MILLISECONDS.toNanos(delayMillis);
     this.queueMax = queueMax;
+    this.log = node.channelLog();
+    this.sync = log == null ? null : node.syncBarrier();
+    this.peerKey = peer.toString();
+    if (log != null) {
+      recover();
+    }
+  }
+
+  /**
+   * Durable channels: reloads the messages this node's previous run left unacknowledged (they are
+   * resent after the next Welcome) and resumes numbering above everything it ever handed out.
+   */
+  private void recover() {
+    long high = log.highWater(peerKey);
+    for (ChannelLog.Entry e : log.pending(peerKey)) {
+      Data d;
+      try {
+        d = Data.parseFrom(e.message());
+      } catch (InvalidProtocolBufferException ex) {
+        throw new IllegalStateException("channel " + node.id() + " -> " + peer + ": outbox message " + e.seq()
+            + " is corrupt: " + ex.getMessage(), ex);
+      }
+      Invariants.check(d.getSeq() == e.seq() && (unacked.isEmpty() || d.getSeq() == unacked.peekLast().getSeq() + 1),
+          "channel %s -> %s: outbox holds message %s under key %s after %s: the outbox must be a gap-free run",
+          node.id(), peer, d.getSeq(), e.seq(), unacked.isEmpty() ? "none" : unacked.peekLast().getSeq());
+      unacked.add(d);
+    }
+    nextSeq = high + 1;
+    if (!unacked.isEmpty()) {
+      LOG.info("{}: channel to {} holds {} unacknowledged messages from before the restart; resending them "
+          + "once connected", node.id(), peer, unacked.size());
+    }
   }
 
   NodeId peer() {
@@ -93,16 +156,23 @@ final class PeerLink {
           + " unacknowledged messages (limits.peerQueueMessagesMax = " + queueMax + "): the peer is down or too "
           + "slow; bring it back, slow the workload, or raise the limit");
     }
-    Data data = Data.newBuilder().setSeq(nextSeq++).setType(type).setBody(body).build();
+    Data data = Data.newBuilder().setSeq(nextSeq).setType(type).setBody(body).build();
+    long durableAt = 0;
+    if (log != null) {
+      log.append(peerKey, data.getSeq(), data.toByteArray()); // if this throws, the number stays unused
+      sync.onWrite();
+      durableAt = sync.written();
+    }
+    nextSeq++;
     sent++;
     if (delayNanos == 0) {
-      unsent.add(new Pending(data, 0));
+      unsent.add(new Pending(data, 0, durableAt));
       if (ready) {
         writeReleased();
       }
     } else {
       long release = System.nanoTime() + delayNanos;
-      unsent.add(new Pending(data, release));
+      unsent.add(new Pending(data, release, durableAt));
       if (ready && flushTask == null) {
         flushTask = node.loop().schedule(this::onFlushTimer, delayNanos, TimeUnit.NANOSECONDS);
       }
@@ -128,6 +198,10 @@ final class PeerLink {
         }
         break;
       }
+      if (next.durableAt() > 0 && next.durableAt() > sync.synced()) {
+        awaitSync(); // first rule of durable channels: nothing goes out before it is durable
+        break;
+      }
       unsent.pollFirst();
       unacked.add(next.data());
       channel.write(Frame.newBuilder().setData(next.data()).build(), channel.voidPromise());
@@ -138,10 +212,31 @@ final class PeerLink {
     }
   }
 
+  /** Durable channels: writes what is queued once the sync barrier has made it durable. */
+  private void awaitSync() {
+    if (!awaitingSync) {
+      awaitingSync = true;
+      sync.afterSync(() -> {
+        awaitingSync = false;
+        if (ready) {
+          writeReleased();
+        }
+      });
+    }
+  }
+
   /** The peer acknowledged every message up to {@code seq}. */
   private void onAck(long seq) {
+    Invariants.check(seq < nextSeq, "channel %s -> %s: peer acknowledged message %s, but the last one sent is %s",
+        node.id(), peer, seq, nextSeq - 1);
+    boolean removed = false;
     while (!unacked.isEmpty() && unacked.peekFirst().getSeq() <= seq) {
       unacked.pollFirst();
+      removed = true;
+    }
+    if (removed && log != null) {
+      // No fsync needed: losing this in a crash only means resending messages the peer will drop.
+      log.acknowledged(peerKey, seq);
     }
   }
 
@@ -183,6 +278,11 @@ final class PeerLink {
     if (channel != null) {
       channel.close();
     }
+  }
+
+  /** The current connection, or null (tests). */
+  Channel channel() {
+    return channel;
   }
 
   /** Drops the current connection (tests use it to force a reconnect). */
@@ -227,17 +327,18 @@ final class PeerLink {
         ctx.close();
         return;
       }
-      // Everything the peer delivered is done; everything else is resent in order, first.
+      // Everything the peer delivered is done; everything else is resent in order, first. (onAck checks
+      // the peer did not deliver a number this incarnation never handed out, e.g. reused after a crash.)
       onAck(welcome.getDelivered());
-      // delivered == 0: the peer has no record of this incarnation (it restarted): it takes the first
-      // message it gets as the start of the sequence.
+      // delivered == 0: the peer has no record of this incarnation (it restarted without a durable
+      // record of it): it takes the first message it gets as the start of the sequence.
       Invariants.check(welcome.getDelivered() == 0 || unacked.isEmpty()
               || unacked.peekFirst().getSeq() == welcome.getDelivered() + 1,
           "channel %s -> %s: peer delivered up to %s but the oldest unacknowledged message is %s",
           node.id(), peer, welcome.getDelivered(), unacked.isEmpty() ? -1 : unacked.peekFirst().getSeq());
       ArrayDeque<Pending> resend = new ArrayDeque<>(unacked.size() + unsent.size());
       for (Data d : unacked) {
-        resend.add(new Pending(d, 0));
+        resend.add(new Pending(d, 0, 0)); // was written, so it is durable
       }
       resend.addAll(unsent);
       unacked.clear();

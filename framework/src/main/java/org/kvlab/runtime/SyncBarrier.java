@@ -12,6 +12,12 @@ import org.kvlab.store.VersionedStore;
  * acknowledgements through {@link #afterSync(Runnable)}: an acknowledgement that follows unsynced
  * writes waits until a background thread has fsynced them. The thread syncs everything written so far
  * in one call, so many waiting replies share one fsync, and the event loop never blocks on the disk.
+ *
+ * <p>An acknowledgement covers the writes of the whole event-loop task that asked for it, including
+ * writes made after the {@code afterSync} call: a handler may reply first and then write (a protocol
+ * that answers a put and then sends the update to its peers puts the message in the durable outbox
+ * after its reply). So {@code afterSync} only queues the action; a task run right after the current
+ * one ("sealing") fixes the number of writes the queued actions wait for.
  */
 final class SyncBarrier implements AutoCloseable {
   private final VersionedStore<?> store;
@@ -23,6 +29,8 @@ final class SyncBarrier implements AutoCloseable {
 
   // event-loop state
   private long written;
+  private ArrayDeque<Runnable> unsealed = new ArrayDeque<>();
+  private boolean sealScheduled;
   private final ArrayDeque<Waiting> waiting = new ArrayDeque<>();
 
   // shared state (guarded by lock)
@@ -42,22 +50,51 @@ final class SyncBarrier implements AutoCloseable {
     this.thread.start();
   }
 
-  /** Event loop: a write was made to the store. */
+  /** Event loop: a write was made to the store (or to its channel log). */
   void onWrite() {
     written++;
   }
 
-  /** Event loop: runs {@code action} now if every write so far is synced, else after the next sync. */
+  /** Event loop: the number of writes made so far. */
+  long written() {
+    return written;
+  }
+
+  /** Any thread: the number of writes known to be durable (every write up to this count is). */
+  long synced() {
+    return synced;
+  }
+
+  /**
+   * Event loop: runs {@code action} once every write made so far, and every write made by the rest of
+   * the current event-loop task, is synced. Actions run in the order they were given.
+   */
   void afterSync(Runnable action) {
-    if (synced >= written) {
-      action.run();
+    unsealed.add(action);
+    if (!sealScheduled && !loop.isShuttingDown()) {
+      sealScheduled = true;
+      loop.execute(this::seal);
+    }
+  }
+
+  /** Event loop, after the task(s) that queued actions: they wait for every write made until now. */
+  private void seal() {
+    sealScheduled = false;
+    ArrayDeque<Runnable> batch = unsealed;
+    unsealed = new ArrayDeque<>();
+    long epoch = written;
+    if (synced >= epoch) {
+      release(); // earlier waiters first, so actions stay in order
+      batch.forEach(Runnable::run);
       return;
     }
-    waiting.add(new Waiting(written, action));
+    for (Runnable action : batch) {
+      waiting.add(new Waiting(epoch, action));
+    }
     lock.lock();
     try {
-      if (written > requested) {
-        requested = written;
+      if (epoch > requested) {
+        requested = epoch;
         wanted.signal();
       }
     } finally {
@@ -67,7 +104,7 @@ final class SyncBarrier implements AutoCloseable {
 
   /** Event loop: number of acknowledgements waiting for a sync. */
   int waiting() {
-    return waiting.size();
+    return waiting.size() + unsealed.size();
   }
 
   long syncCount() {

@@ -68,6 +68,7 @@ public final class JeStore<R extends Message> implements VersionedStore<R> {
   private final Database db;
   private final Object lifecycle = new Object();
   private volatile boolean closed;
+  private JeChannelLog channelLog; // opened on first use (durability sync only), guarded by lifecycle
 
   /**
    * Opens (creating if needed) the store in {@code dir}.
@@ -233,10 +234,30 @@ public final class JeStore<R extends Message> implements VersionedStore<R> {
       }
       closed = true;
       try {
+        if (channelLog != null) {
+          channelLog.close();
+        }
         db.close();
       } finally {
         env.close(); // checkpoints and fsyncs
       }
+    }
+  }
+
+  /**
+   * The durable channel state of the node that owns this store, in two more databases of the same
+   * environment ({@value JeChannelLog#OUTBOX} and {@value JeChannelLog#META}, see {@link JeChannelLog}),
+   * so {@link #sync()} makes it durable together with the store's versions, with the same crash
+   * semantics (a crash keeps a prefix of the writes). The databases are created on the first call; the
+   * runtime calls this only under durability {@code sync}.
+   */
+  public ChannelLog channelLog() {
+    synchronized (lifecycle) {
+      checkOpen();
+      if (channelLog == null) {
+        channelLog = new JeChannelLog(env, this::checkOpen);
+      }
+      return channelLog;
     }
   }
 

@@ -4,6 +4,7 @@ import com.google.protobuf.Message;
 import com.google.protobuf.TextFormat;
 import java.util.HexFormat;
 import java.util.Objects;
+import java.util.Optional;
 import org.kvlab.api.Invariants.InvariantViolation;
 import org.kvlab.api.NodeId;
 import org.kvlab.api.RecordType;
@@ -40,6 +41,14 @@ public final class Stores {
       default:
         throw new IllegalArgumentException("unknown storage.engine " + spec.engine());
     }
+  }
+
+  /**
+   * The durable channel log kept with {@code store}, if its engine has one ({@link JeStore#channelLog()});
+   * empty for engines that cannot make it durable ({@link InMemoryStore}).
+   */
+  public static Optional<ChannelLog> channelLog(VersionedStore<?> store) {
+    return store instanceof JeStore<?> je ? Optional.of(je.channelLog()) : Optional.empty();
   }
 
   /**

@@ -27,7 +27,16 @@ public final class TestClusters {
   }
 
   public static ClusterConfig loopback(String protocol, int dcs, int partitions, StorageSpec storage, Limits limits) {
-    int base = freeBasePort(dcs * partitions);
+    return loopbackAt(freeBasePort(dcs * partitions), protocol, dcs, partitions, storage, limits);
+  }
+
+  /**
+   * The loopback cluster whose servers listen on {@code base}, {@code base + 1}, ... (server d_p on
+   * {@code base + d * partitions + p}); the same arguments give the same configuration, so a child JVM
+   * can rebuild the configuration of its parent.
+   */
+  public static ClusterConfig loopbackAt(int base, String protocol, int dcs, int partitions, StorageSpec storage,
+      Limits limits) {
     List<ServerSpec> servers = new ArrayList<>();
     for (int d = 0; d < dcs; d++) {
       for (int p = 0; p < partitions; p++) {
