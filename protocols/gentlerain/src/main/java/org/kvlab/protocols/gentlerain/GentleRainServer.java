@@ -1,0 +1,285 @@
+package org.kvlab.protocols.gentlerain;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+import org.kvlab.api.Handlers;
+import org.kvlab.api.Invariants;
+import org.kvlab.api.NodeId;
+import org.kvlab.api.Request;
+import org.kvlab.api.Server;
+
+/**
+ * GentleRain, server p^m_n (Du et al., SoCC 2014; seed 003 §3, Alg 8.1). Conditions: C1, a version's
+ * ut exceeds the times of its dependencies; C2, when GST = T every version with ut <= T has arrived
+ * here. Together they make "newest version that is local or has ut <= GST" causally safe.
+ */
+class GentleRainServer extends Server<Record> {
+  private long[] vv;         // VV[k]: latest time heard from peer p^k_n; VV[m]: latest local update/clock time
+  private boolean[] heard;   // VV[k] set since this incarnation started (VV is volatile state)
+  private long gst;          // Global Stable Time of this datacenter, as known here; never decreases
+  private long lastSent;     // when the last replicate/heartbeat went to the peers
+  private long prunedBelow;  // versions older than the newest with ut <= prunedBelow may be gone
+  private long[][] childVv;  // GST tree: last VVMessage of each child (null until heard)
+  private final Map<Long, Rotx> rotxs = new HashMap<>();
+  private Duration heartbeat;
+  private long pruneLag;
+
+  /** A read-only transaction this server coordinates: the request, items so far, slices still out (partition to keys). */
+  private record Rotx(Request<RotxReq> req, List<Item> items, Map<Integer, List<String>> waiting, long snapshot, long gst) {}
+
+  @Override
+  protected void register(Handlers on) {
+    on.request(GetReq.class, this::onGet);
+    on.request(PutReq.class, this::onPut);
+    on.request(RotxReq.class, this::onRotx);
+    on.message(SliceReq.class, this::onSlice);
+    on.message(SliceReply.class, this::onSliceReply);
+    on.message(Replicate.class, this::onReplicate);
+    on.message(Heartbeat.class, (m, from) -> heardFrom(from.dc(), m.getTime()));
+    on.message(VVMessage.class, this::onVv);
+    on.message(GSTMessage.class, (m, from) -> adoptTreeGst(m.getGst()));
+    heartbeat = params().duration("heartbeat", Duration.ofMillis(10));
+    pruneLag = params().duration("pruneLag", Duration.ofSeconds(1)).toMillis();
+    on.every(heartbeat, this::onHeartbeatTimer);
+    on.every(params().duration("gstInterval", Duration.ofMillis(5)), this::onGstTimer);
+  }
+
+  @Override
+  protected void onStart() {
+    vv = new long[topology().datacenters()];
+    heard = new boolean[vv.length];
+    childVv = new long[children().size()][];
+    // After a crash VV[m] is lost: start it past anything this server may have promised before (a
+    // snapshot time may exceed the clock), so new versions still get fresh, larger update times.
+    vv[dc()] = now() + (store().keyCount() > 0 ? params().duration("recoveryMargin", Duration.ofMillis(250)).toMillis() : 0);
+  }
+
+  /** GET(k) (Alg 8.1): GST = max(GST, gst); newest version with sr == m or ut <= GST ("<=" per errata, §10). */
+  private void onGet(Request<GetReq> req) {
+    raiseGst(req.body().getGst());
+    GetReply.Builder reply = GetReply.newBuilder().setGst(gst);
+    store().newest(req.body().getKey(), this::visible)
+        .ifPresent(d -> reply.setFound(true).setValue(d.getValue()).setUt(d.getUt()));
+    req.reply(reply.build());
+  }
+
+  /** Alg 8.1's visibility rule (overridden only by the test's mutant). */
+  boolean visible(Record d) {
+    return d.getSr() == dc() || d.getUt() <= gst;
+  }
+
+  /**
+   * PUT(k, v, dt): wait until PC > dt (deferred, never sleeping), then ut = PC; store; reply; replicate.
+   * Deviations: ut is made strictly increasing per server (max(PC, VV[m] + 1)) so (ut, sr) is unique per
+   * key and later than any heartbeat or snapshot time promised; and the client's GST raises ours, so a
+   * reader of this local version learns a GST that covers the remote versions it depends on.
+   */
+  private void onPut(Request<PutReq> req) {
+    long dt = req.body().getDt();
+    long wait = dt - now();
+    if (wait >= 0) {
+      after(Duration.ofMillis(wait + 1), () -> onPut(req)); // "wait until PC > dt"
+      return;
+    }
+    raiseGst(req.body().getGst());
+    String key = req.body().getKey();
+    long ut = Math.max(now(), vv[dc()] + 1);
+    Invariants.check(ut > dt, "C1: version ut %s not above its dependency time %s", ut, dt);
+    vv[dc()] = ut;
+    heard[dc()] = true;
+    Record d = Record.newBuilder().setValue(req.body().getValue()).setUt(ut).setSr(dc()).build();
+    store().put(key, d);
+    prune(key);
+    req.reply(PutReply.newBuilder().setUt(ut).build());
+    sendToPeers(Replicate.newBuilder().setKey(key).setRecord(d).build());
+    lastSent = now();
+  }
+
+  /** Replicate(d) from p^k_n: insert d; VV[k] = d.ut. */
+  private void onReplicate(Replicate m, NodeId from) {
+    Invariants.check(m.getRecord().getSr() == from.dc(), "replicate from %s carries sr %s", from, m.getRecord().getSr());
+    store().put(m.getKey(), m.getRecord());
+    heardFrom(from.dc(), m.getRecord().getUt());
+    prune(m.getKey());
+  }
+
+  private void heardFrom(int k, long t) {
+    vv[k] = Math.max(vv[k], t);
+    heard[k] = true;
+  }
+
+  /** Every heartbeat period: if nothing went to the peers for that long, VV[m] = PC; send Heartbeat(VV[m]). */
+  private void onHeartbeatTimer() {
+    if (now() - lastSent < heartbeat.toMillis()) {
+      return;
+    }
+    vv[dc()] = Math.max(vv[dc()], now()); // later PUTs get ut > VV[m]
+    heard[dc()] = true;
+    sendToPeers(Heartbeat.newBuilder().setTime(vv[dc()]).build());
+    lastSent = now();
+  }
+
+  // ------------------------------------------------------------------------------------------------
+  // GST over a tree of the datacenter's partitions: parent of p is (p - 1) / 2, root is partition 0.
+
+  private List<Integer> children() {
+    List<Integer> out = new ArrayList<>();
+    for (int c = 2 * partition() + 1; c <= 2 * partition() + 2 && c < topology().partitions(); c++) {
+      out.add(c);
+    }
+    return out;
+  }
+
+  /** Every gstInterval: send the entry-wise min of the subtree's VVs up; the root turns it into GST. */
+  private void onGstTimer() {
+    long[] min = vv.clone();
+    for (long[] c : childVv) {
+      if (c == null) {
+        return; // a child not heard from yet: the subtree minimum is unknown
+      }
+      for (int i = 0; i < min.length; i++) {
+        min[i] = Math.min(min[i], c[i]);
+      }
+    }
+    if (partition() == 0) {
+      long newGst = Long.MAX_VALUE;
+      for (long t : min) {
+        newGst = Math.min(newGst, t);
+      }
+      adoptTreeGst(newGst);
+    } else {
+      VVMessage.Builder m = VVMessage.newBuilder();
+      for (long t : min) {
+        m.addVvItem(t);
+      }
+      send(new NodeId(dc(), (partition() - 1) / 2), m.build());
+    }
+  }
+
+  private void onVv(VVMessage m, NodeId from) {
+    childVv[children().indexOf(from.partition())] = m.getVvItemList().stream().mapToLong(Long::longValue).toArray();
+  }
+
+  /** GST from the tree: adopt it and push it down to the children. */
+  private void adoptTreeGst(long newGst) {
+    raiseGst(newGst);
+    for (int c : children()) {
+      send(new NodeId(dc(), c), GSTMessage.newBuilder().setGst(gst).build());
+    }
+  }
+
+  /** GST never decreases; GST <= min VV (C2) once every entry of VV was refreshed in this incarnation. */
+  private void raiseGst(long g) {
+    if (g <= gst) {
+      return;
+    }
+    gst = g;
+    boolean all = true;
+    long minVv = Long.MAX_VALUE;
+    for (int i = 0; i < vv.length; i++) {
+      all &= heard[i];
+      minVv = Math.min(minVv, vv[i]);
+    }
+    Invariants.check(!all || gst <= minVv, "C2: GST %s above min VV %s at %s", gst, minVv, self());
+  }
+
+  /** Keeps the newest version with ut <= GST - pruneLag and everything newer (readers may lag GST a bit). */
+  private void prune(String key) {
+    long bound = gst - pruneLag;
+    if (bound > 0) {
+      store().prune(key, d -> d.getUt() <= bound);
+      prunedBelow = Math.max(prunedBelow, bound);
+    }
+  }
+
+  // ------------------------------------------------------------------------------------------------
+  // Read-only transactions (GET-ROTX, seed 003 §3 / §5.5.5, without the Eiger fallback): the coordinator
+  // waits (deferred) until GST >= the client's DT, takes S = GST as the snapshot time, and every slice
+  // returns, per key, the newest version with ut <= S. C2 makes S complete at every slice; the slice's
+  // own VV check is a guard for slices whose VV restarted after a crash.
+
+  private void onRotx(Request<RotxReq> req) {
+    raiseGst(req.body().getGst());
+    if (gst < req.body().getDt()) {
+      after(Duration.ofMillis(1), () -> onRotx(req)); // "wait until GST >= dt"
+      return;
+    }
+    long snapshot = gst;
+    Map<Integer, List<String>> byPartition = new HashMap<>();
+    for (String k : req.body().getKeysList()) {
+      byPartition.computeIfAbsent(topology().partitionOf(k), p -> new ArrayList<>()).add(k);
+    }
+    long id = random().nextLong();
+    rotxs.put(id, new Rotx(req, new ArrayList<>(), byPartition, snapshot, gst));
+    sendSlices(id);
+  }
+
+  /** Asks every slice that has not answered; again after a while, as a slice's server may have crashed. */
+  private void sendSlices(long id) {
+    Rotx t = rotxs.get(id);
+    if (t == null) {
+      return;
+    }
+    for (Map.Entry<Integer, List<String>> e : new ArrayList<>(t.waiting().entrySet())) {
+      if (e.getKey() == partition()) {
+        slice(e.getValue(), t.snapshot(), items -> collect(id, partition(), items));
+      } else {
+        send(new NodeId(dc(), e.getKey()),
+            SliceReq.newBuilder().setId(id).addAllKeys(e.getValue()).setSnapshot(t.snapshot()).build());
+      }
+    }
+    after(Duration.ofMillis(500), () -> sendSlices(id));
+  }
+
+  private void onSlice(SliceReq m, NodeId from) {
+    slice(m.getKeysList(), m.getSnapshot(), items -> send(from,
+        SliceReply.newBuilder().setId(m.getId()).addAllItems(items == null ? List.of() : items).build()));
+  }
+
+  /** Slice: VV[m] = max(VV[m], S) so later local PUTs get ut > S; wait until every peer's VV >= S; read. */
+  private void slice(List<String> keys, long s, Consumer<List<Item>> done) {
+    vv[dc()] = Math.max(vv[dc()], s);
+    for (int k = 0; k < vv.length; k++) {
+      if (vv[k] < s) {
+        after(Duration.ofMillis(1), () -> slice(keys, s, done)); // "wait until VV >= S"
+        return;
+      }
+    }
+    if (s < prunedBelow) {
+      done.accept(null); // the snapshot may have been pruned: the coordinator fails the transaction
+      return;
+    }
+    List<Item> items = new ArrayList<>();
+    for (String key : keys) {
+      Item.Builder item = Item.newBuilder().setKey(key);
+      store().newest(key, d -> d.getUt() <= s).ifPresent(d -> item.setFound(true).setValue(d.getValue()).setUt(d.getUt()));
+      items.add(item.build());
+    }
+    done.accept(items);
+  }
+
+  private void onSliceReply(SliceReply m, NodeId from) {
+    collect(m.getId(), from.partition(), m.getItemsCount() == 0 ? null : m.getItemsList());
+  }
+
+  private void collect(long id, int slice, List<Item> items) {
+    Rotx t = rotxs.get(id);
+    if (t == null || t.waiting().remove(slice) == null) {
+      return; // coordinated by an earlier incarnation of this server, or already failed
+    }
+    if (items == null) {
+      rotxs.remove(id);
+      t.req().fail("snapshot older than pruned versions");
+      return;
+    }
+    t.items().addAll(items);
+    if (t.waiting().isEmpty()) {
+      rotxs.remove(id);
+      t.req().reply(RotxReply.newBuilder().addAllItems(t.items()).setGst(t.gst()).build());
+    }
+  }
+}

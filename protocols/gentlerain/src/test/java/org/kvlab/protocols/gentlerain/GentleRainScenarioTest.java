@@ -1,0 +1,169 @@
+package org.kvlab.protocols.gentlerain;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.google.protobuf.ByteString;
+import com.google.protobuf.Message;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import org.kvlab.api.Client;
+import org.kvlab.api.MessageTypes;
+import org.kvlab.api.NodeId;
+import org.kvlab.api.Protocol;
+import org.kvlab.api.RecordType;
+import org.kvlab.api.Server;
+import org.kvlab.api.Topology;
+import org.junit.jupiter.api.Test;
+import org.kvlab.check.CausalChecker;
+import org.kvlab.check.Result;
+import org.kvlab.history.Operation;
+import org.kvlab.sim.Fault;
+import org.kvlab.sim.Script;
+import org.kvlab.sim.SimResult;
+import org.kvlab.sim.SimRunner;
+import org.kvlab.sim.SimRunner.SeedReport;
+import org.kvlab.sim.SimSpec;
+import org.kvlab.sim.Simulation;
+
+/** GentleRain on the seed's scenarios (photo/album, Fig 2.2), determinism, and a mutant the checker must catch. */
+class GentleRainScenarioTest {
+
+  /**
+   * Photo/album (seed 003 §2.3): Alice uploads a photo, then adds it to her album; the photo's partition is
+   * slow. Eventual lets Bob see the album without the photo; GentleRain keeps the album invisible in Bob's
+   * datacenter until GST passes it, and by C2 the photo has arrived by then.
+   */
+  @Test
+  void when_photoReplicatesAfterAlbum_then_bobNeverSeesTheAlbumWithoutThePhoto() {
+    Topology t = SimSpec.defaults().topology();
+    String photo = "photo";
+    String album = keyOnAnotherPartition(t, photo);
+    NodeId photoServer = t.serverFor(photo, 0);
+    SimSpec spec = SimSpec.defaults().withDuration(1_000_000)
+        .withFaults(List.of(new Fault.Slow(photoServer, 200_000, 0, 1_000_000)));
+    Script alice = Script.at(0).startingAt(10_000).put(photo, "beach.jpg").put(album, "album: beach.jpg");
+    Script bob = Script.at(1).startingAt(10_000).awaitValue(album, "album: beach.jpg").get(photo);
+    SimResult run = new Simulation(spec, new GentleRain(), 7, List.of(alice, bob)).run();
+
+    assertEquals(List.of(), run.failures());
+    Operation bobReadsPhoto = run.history().operations().stream()
+        .filter(op -> op.dc() == 1 && op.type() == Operation.Type.GET && op.key().equals(photo) && op.invokeMicros() < 1_000_000)
+        .findFirst().orElseThrow();
+    assertEquals(Optional.of(ByteString.copyFromUtf8("beach.jpg")), bobReadsPhoto.readValue(),
+        "Bob saw the album entry, so he must see the photo");
+    Result causal = new CausalChecker().check(run.history());
+    assertTrue(causal.valid(), causal.toString());
+  }
+
+  /**
+   * Fig 2.2: Alice blocks Bob, then changes her photo to a private one. Bob, in the other datacenter, reads
+   * both with read-only transactions while Alice's writes replicate; he must never see the private photo
+   * together with the old (unblocked) permission, and he eventually sees both new values.
+   */
+  @Test
+  void when_aliceBlocksBobThenPostsAPhoto_then_bobsRotxNeverShowsThePhotoUnblocked() {
+    Topology t = SimSpec.defaults().topology();
+    String acl = "acl";
+    String photo = keyOnAnotherPartition(t, acl);
+    SimSpec spec = SimSpec.defaults().withDuration(2_000_000).withFaultKinds(Set.of("skew"))
+        .withFaults(List.of(new Fault.Slow(t.serverFor(acl, 0), 150_000, 0, 2_000_000)));
+    Script alice = Script.at(0).startingAt(10_000).put(acl, "bob allowed").put(photo, "public.jpg").pause(300_000)
+        .put(acl, "bob blocked").put(photo, "private.jpg");
+    Script bob = Script.at(1).startingAt(10_000);
+    for (int i = 0; i < 60; i++) {
+      bob = bob.rotx(acl, photo).pause(20_000);
+    }
+    bob = bob.pause(500_000).rotx(acl, photo);
+    for (long seed = 1; seed <= 5; seed++) {
+      SimResult run = new Simulation(spec, new GentleRain(), seed, List.of(alice, bob)).run();
+      assertEquals(List.of(), run.failures());
+      List<Operation> txs = run.history().operations().stream()
+          .filter(op -> op.dc() == 1 && op.type() == Operation.Type.ROTX && op.ok()).toList();
+      assertTrue(txs.size() >= 61, "Bob's transactions: " + txs.size());
+      for (Operation tx : txs) {
+        boolean privatePhoto = tx.reads().get(photo).map(ByteString::toStringUtf8).orElse("").equals("private.jpg");
+        boolean blocked = tx.reads().get(acl).map(ByteString::toStringUtf8).orElse("").equals("bob blocked");
+        assertFalse(privatePhoto && !blocked, "seed " + seed + ": Bob sees the private photo unblocked: " + tx.describe());
+      }
+      Operation last = txs.get(txs.size() - 1);
+      assertEquals("private.jpg", last.reads().get(photo).orElseThrow().toStringUtf8(), "the new photo becomes visible");
+      SeedReport checked = new SeedReport(seed, run, SimRunner.checkers(spec, List.of("causal", "rotx")).stream()
+          .map(c -> c.check(run.history())).toList());
+      assertTrue(checked.ok(), checked.checks().toString());
+    }
+  }
+
+  @Test
+  void when_sameSeedRunsTwice_then_runsAreIdentical() {
+    SimSpec spec = GentleRainCheckedSimTest.FAULTY;
+    SimResult a = new Simulation(spec, new GentleRain(), 42).run();
+    SimResult b = new Simulation(spec, new GentleRain(), 42).run();
+    assertTrue(a.history().size() > 100, "the run should do work: " + a.history().size());
+    assertEquals(a.history().operations(), b.history().operations());
+    assertEquals(a.trace().fingerprint(), b.trace().fingerprint());
+    assertEquals(a.deliveries(), b.deliveries());
+    SimResult c = new Simulation(spec, new GentleRain(), 43).run();
+    assertFalse(a.history().operations().equals(c.history().operations()), "another seed gives another run");
+  }
+
+  /** Mutant: GET ignores GST and returns the newest version (Alg 8.1's visibility rule dropped). */
+  @Test
+  void when_getIgnoresGst_then_causalCheckerCatchesItWithin20Seeds() {
+    Protocol mutant = new Protocol() {
+      @Override
+      public String name() {
+        return "gentlerain-get-ignores-gst";
+      }
+
+      @Override
+      public String summary() {
+        return "broken on purpose";
+      }
+
+      @Override
+      public MessageTypes messages() {
+        return GentleRain.MESSAGES;
+      }
+
+      @Override
+      public RecordType<? extends Message> record() {
+        return GentleRain.RECORD;
+      }
+
+      @Override
+      public Server<? extends Message> newServer() {
+        return new GentleRainServer() {
+          @Override
+          boolean visible(org.kvlab.protocols.gentlerain.Record d) {
+            return true; // BUG: remote versions visible before their dependencies have arrived
+          }
+        };
+      }
+
+      @Override
+      public Client newClient() {
+        return new GentleRainClient();
+      }
+    };
+    SimSpec spec = GentleRainCheckedSimTest.FAULTY.withWorkload(GentleRainCheckedSimTest.FAULTY.workload().withKeys(5));
+    for (long seed = 1; seed <= 20; seed++) {
+      SeedReport r = SimRunner.run(spec, mutant, seed, List.of("causal"));
+      if (!r.checks().get(0).valid()) {
+        return;
+      }
+    }
+    throw new AssertionError("the GST-ignoring GET was not caught by the causal checker within 20 seeds");
+  }
+
+  private static String keyOnAnotherPartition(Topology t, String key) {
+    for (int i = 0; ; i++) {
+      String k = "other" + i;
+      if (t.partitionOf(k) != t.partitionOf(key)) {
+        return k;
+      }
+    }
+  }
+}
