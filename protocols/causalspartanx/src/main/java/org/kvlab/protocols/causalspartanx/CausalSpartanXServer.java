@@ -1,0 +1,337 @@
+package org.kvlab.protocols.causalspartanx;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.function.Predicate;
+import org.kvlab.api.Handlers;
+import org.kvlab.api.Invariants;
+import org.kvlab.api.NodeId;
+import org.kvlab.api.Request;
+import org.kvlab.api.Server;
+import org.kvlab.clock.HybridLogicalClock;
+
+/**
+ * CausalSpartanX, server p^m_n (seed 003 ch. 5): Alg 5.2 (GET, PUT, replicate), Alg 5.3 (heartbeats, DSV),
+ * Alg 5.4 (ROTX coordinator and slices). Line numbers below cite the algorithms.
+ *
+ * <p><b>DSV computation (Alg 5.3).</b> All-to-all inside the datacenter instead of the paper's tree: every θ
+ * ({@code dsvInterval}) each partition sends its VV to the other partitions of its datacenter and sets
+ * DSV ← max(DSV, entry-wise min of the latest VV of every partition, its own included). With few partitions per
+ * datacenter this is one intra-datacenter hop of latency and N·(N−1) small messages per θ.
+ *
+ * <p><b>Decision on §4.6 (Alg 5.2 line 7 / Alg 5.4 line 10 vs Obs 10 DSV_n ≤ DSV_real).</b> We keep the DSV merging of
+ * line 7 (PUT) and line 10 (ROTX) exactly as in the paper, and instead make GET line 3 also require
+ * {@code d.ut ≤ DSV[d.sr]} for a remote version (the condition a ROTX slice already applies, Alg 5.4 line 22). Then
+ * every remote entry ⟨j, h⟩ a client can learn (GET line 4, slice line 23) is ≤ the DSV of the server that returned
+ * it, hence (by induction over DSV_c, DS_c, sv and the merges of line 2, 7, 10, 21) ≤ DSV_real[j] of the client's
+ * datacenter, so the merges can never raise a DSV above DSV_real and Obs 10 holds. The literal line 3 breaks Obs 10
+ * (scenario in CausalSpartanXSafetyTest, where the literal variant returns a causally inconsistent read). The cost:
+ * a dependency-free remote version becomes visible to GET only once DSV[sr] ≥ its ut (≈ one heartbeat + θ later),
+ * instead of on arrival. Local versions stay immediately visible (Lemma 2, causal++).
+ */
+final class CausalSpartanXServer extends Server<Record> {
+  /** Which GET visibility rule to use: the correct one, or deliberately different ones for tests. */
+  enum Variant { CORRECT, PAPER_LITERAL_GET, NO_VISIBILITY_RULE }
+
+  private final Variant variant;
+  private HybridLogicalClock hlc; // VV[m]: the server's HLC, the highest timestamp it assigned
+  private long[] vv;              // VV[k], k ≠ m: latest timestamp received from peer p^k_n
+  private long[] dsv;             // DSV^m_n
+  private long[][] partitionVv;   // latest VV of each partition of this datacenter (Alg 5.3 DSV computation)
+  private long[][] partitionDsv;  // latest DSV of each partition of this datacenter (for pruning only)
+  private long lastReplicateSentMillis; // 0: send a heartbeat at the first tick
+  private long lastIssued;        // for the HLC-monotone invariant
+  private long pruneLagTs;
+  private final Map<Long, PendingTx> pending = new HashMap<>();
+  private long nextTx;
+
+  /** A ROTX this server coordinates: Alg 5.4 lines 11–18 state. */
+  private static final class PendingTx {
+    final Request<RotxReq> req;
+    final Map<String, KeyValue> vset = new HashMap<>();
+    final TreeMap<Integer, Long> ds;
+    int waiting;
+
+    PendingTx(Request<RotxReq> req, TreeMap<Integer, Long> ds) {
+      this.req = req;
+      this.ds = ds;
+    }
+  }
+
+  CausalSpartanXServer(Variant variant) {
+    this.variant = variant;
+  }
+
+  @Override
+  protected void register(Handlers on) {
+    on.request(GetReq.class, this::onGet);
+    on.request(PutReq.class, this::onPut);
+    on.request(RotxReq.class, this::onRotx);
+    on.message(Replicate.class, this::onReplicate);
+    on.message(Heartbeat.class, this::onHeartbeat);
+    on.message(VvReport.class, this::onVvReport);
+    on.message(SliceReq.class, this::onSliceReq);
+    on.message(SliceReply.class, this::onSliceReply);
+    Duration delta = params().duration("heartbeat", Duration.ofMillis(10));
+    on.every(delta, () -> heartbeat(delta.toMillis()));
+    on.every(params().duration("dsvInterval", Duration.ofMillis(5)), this::computeDsv);
+  }
+
+  @Override
+  protected void onStart() {
+    int m = topology().datacenters();
+    hlc = new HybridLogicalClock(clock());
+    vv = new long[m];
+    dsv = new long[m];
+    partitionVv = new long[topology().partitions()][m];
+    partitionDsv = new long[topology().partitions()][m];
+    pruneLagTs = params().duration("pruneLag", Duration.ofSeconds(1)).toMillis() << HybridLogicalClock.C_BITS;
+    nextTx = random().nextLong() & Long.MAX_VALUE;
+    recover();
+  }
+
+  // ---------------------------------------------------------------- crash recovery (not in the paper)
+
+  /** Store key of this node's own state: a Record whose ut is a sequence number, ds holds DSV, vv the HLC. */
+  static final String STATE_KEY = "\u0000causalspartanx/node-state";
+  private static final long PERSIST_EVERY_MILLIS = 50;
+  private long lastPersistMillis;
+  private long persistSeq;
+
+  /**
+   * A restarted node resumes from its last persisted DSV (at most 50 ms old), taking DSV[k] as a lower bound of
+   * VV[k] and the persisted HLC as its HLC floor. Without it a restarted coordinator's DSV would start at 0, its
+   * ROTX snapshots would lag the other partitions' DSV by a whole partition's length, and a slice could have pruned
+   * the versions such a snapshot needs. (Safe: every version counted in the persisted DSV was durably stored.)
+   */
+  private void recover() {
+    store().newest(STATE_KEY).ifPresent(st -> {
+      persistSeq = st.getUt();
+      st.getDsList().forEach(e -> dsv[e.getDc()] = Math.max(dsv[e.getDc()], e.getTime()));
+      for (int k = 0; k < vv.length; k++) {
+        vv[k] = dsv[k];
+      }
+      hlc = new HybridLogicalClock(clock(), Math.max(st.getVv(), dsv[dc()]));
+      lastIssued = hlc.current();
+    });
+  }
+
+  private void persistState() {
+    if (now() - lastPersistMillis < PERSIST_EVERY_MILLIS) {
+      return;
+    }
+    lastPersistMillis = now();
+    TreeMap<Integer, Long> v = new TreeMap<>();
+    for (int i = 0; i < dsv.length; i++) {
+      v.put(i, dsv[i]);
+    }
+    persistSeq = Math.max(persistSeq + 1, hlc.current());
+    store().put(STATE_KEY, Record.newBuilder().setUt(persistSeq).setSr(dc()).setVv(hlc.current())
+        .addAllDs(Deps.toProto(v)).build());
+    store().prune(STATE_KEY, r -> true);
+  }
+
+  /** Every HLC tick goes through here: asserts HLC monotonicity (§2.5). */
+  private long issued(long ts) {
+    Invariants.check(ts > lastIssued, "HLC not monotone at %s: %s after %s", self(), ts, lastIssued);
+    lastIssued = ts;
+    vv[dc()] = ts;
+    return ts;
+  }
+
+  // ---------------------------------------------------------------- Alg 5.2: GET, PUT, replicate
+
+  /** GET: Alg 5.2 lines 1–5. */
+  private void onGet(Request<GetReq> req) {
+    Deps.maxInto(dsv, req.body().getDsvList());                                           // line 2
+    Optional<Record> d = store().newest(req.body().getKey(), this::visibleToGet);        // line 3
+    GetReply.Builder reply = GetReply.newBuilder();
+    d.ifPresent(r -> reply.setFound(true).setValue(r.getValue()).addAllDs(Deps.toProto(Deps.withSelf(r)))); // 4
+    req.reply(reply.addAllDsv(Deps.toList(dsv)).build());                                 // line 5
+  }
+
+  /** Line 3: local versions always; remote ones when every dependency (and, §4.6 decision, d itself) is stable. */
+  private boolean visibleToGet(Record d) {
+    if (d.getSr() == dc() || variant == Variant.NO_VISIBILITY_RULE) {
+      return true;
+    }
+    boolean selfStable = variant == Variant.PAPER_LITERAL_GET || d.getUt() <= dsv[d.getSr()];
+    return selfStable && d.getDsList().stream().allMatch(e -> e.getTime() <= dsv[e.getDc()]);
+  }
+
+  /** PUT: Alg 5.2 lines 6–19. Wait-free: never waits on the physical clock. */
+  private void onPut(Request<PutReq> req) {
+    PutReq p = req.body();
+    Deps.checkOnePerDc(p.getDsList(), dsv.length);
+    long dt = dsv[dc()];
+    for (DcTime e : p.getDsList()) {
+      dsv[e.getDc()] = Math.max(dsv[e.getDc()], e.getTime());                            // line 7
+      dt = Math.max(dt, e.getTime());                                                     // line 8
+    }
+    long ut = issued(hlc.updateForPut(dt));                                               // line 9
+    Invariants.check(ut > dt, "Obs 7: new version's ut %s not above its dependencies %s", ut, dt);
+    Record d = Record.newBuilder().setValue(p.getValue()).setUt(ut).setSr(dc()).addAllDs(p.getDsList()).build(); // 10-15
+    store().put(p.getKey(), d);                                                           // line 16
+    prune(p.getKey());
+    req.reply(PutReply.newBuilder().setUt(ut).setSr(dc()).build());                      // line 17
+    sendToPeers(Replicate.newBuilder().setKey(p.getKey()).setRecord(d).build());          // lines 18–19
+    lastReplicateSentMillis = now();
+  }
+
+  /** Replicate from p^k_n: Alg 5.2 lines 20–22. */
+  private void onReplicate(Replicate m, NodeId from) {
+    Record d = m.getRecord();
+    Invariants.check(d.getSr() == from.dc(), "replicate from %s carries source replica %s", from, d.getSr());
+    Deps.checkOnePerDc(d.getDsList(), dsv.length);
+    store().put(m.getKey(), d);                                                           // line 21
+    vv[from.dc()] = Math.max(vv[from.dc()], d.getUt());                                   // line 22 (FIFO: monotone)
+    prune(m.getKey());
+  }
+
+  // ---------------------------------------------------------------- Alg 5.3: heartbeats and DSV
+
+  /** Every Δ: if no replicate was sent in the past Δ, updateHLC() and send ⟨Heartbeat VV[m]⟩ to the peers. */
+  private void heartbeat(long deltaMillis) {
+    if (now() - lastReplicateSentMillis >= deltaMillis) {
+      long t = issued(hlc.now());                                                         // updateHLC(), lines 10–14
+      sendToPeers(Heartbeat.newBuilder().setTime(t).build());
+    }
+  }
+
+  /** ⟨Heartbeat hlc⟩ from p^k_n: VV[k] ← hlc. */
+  private void onHeartbeat(Heartbeat h, NodeId from) {
+    vv[from.dc()] = Math.max(vv[from.dc()], h.getTime());
+  }
+
+  /** Every θ: DSV ← max(DSV, entry-wise min over the partitions of DC m of their VV) (all-to-all exchange). */
+  private void computeDsv() {
+    vv[dc()] = hlc.current();
+    partitionVv[partition()] = vv.clone();
+    for (int i = 0; i < dsv.length; i++) {
+      long min = Long.MAX_VALUE;
+      for (long[] pv : partitionVv) {
+        min = Math.min(min, pv[i]);
+      }
+      long before = dsv[i];
+      dsv[i] = Math.max(dsv[i], min);
+      Invariants.check(dsv[i] >= before, "DSV not monotone at %s", self());
+    }
+    partitionDsv[partition()] = dsv.clone();
+    VvReport report = VvReport.newBuilder().addAllVv(Deps.toList(vv)).addAllDsv(Deps.toList(dsv)).build();
+    for (NodeId other : topology().datacenter(dc())) {
+      if (!other.equals(self())) {
+        send(other, report);
+      }
+    }
+    persistState();
+  }
+
+  private void onVvReport(VvReport r, NodeId from) {
+    Invariants.check(from.dc() == dc(), "VV report from another datacenter: %s", from);
+    long[] pv = partitionVv[from.partition()];
+    for (int i = 0; i < pv.length; i++) {
+      pv[i] = Math.max(pv[i], r.getVv(i));
+    }
+    partitionDsv[from.partition()] = r.getDsvList().stream().mapToLong(Long::longValue).toArray(); // FIFO: latest
+  }
+
+  // ---------------------------------------------------------------- Alg 5.4: read-only transactions
+
+  /** Coordinator: Alg 5.4 lines 9–18. One client round trip; slices answered in parallel, nothing blocks. */
+  private void onRotx(Request<RotxReq> req) {
+    RotxReq q = req.body();
+    Deps.maxInto(dsv, q.getDsvList());                                                   // line 10: max(DSV, dsv,
+    for (DcTime e : q.getDsList()) {
+      dsv[e.getDc()] = Math.max(dsv[e.getDc()], e.getTime());                            //          ds)
+    }
+    long[] sv = dsv.clone();                                                              // line 12
+    PendingTx tx = new PendingTx(req, Deps.of(q.getDsList()));                           // lines 11, 17: ds starts at client's
+    Map<Integer, List<String>> byPartition = new TreeMap<>();
+    for (String k : q.getKeysList()) {
+      byPartition.computeIfAbsent(topology().partitionOf(k), p -> new ArrayList<>()).add(k);
+    }
+    long id = nextTx++;
+    tx.waiting = byPartition.size();
+    pending.put(id, tx);
+    for (Map.Entry<Integer, List<String>> e : byPartition.entrySet()) {                 // line 13, in parallel
+      SliceReq s = SliceReq.newBuilder().setTx(id).addAllKeys(e.getValue()).addAllSv(Deps.toList(sv)).build();
+      if (e.getKey() == partition()) {
+        onSliceReply(slice(s), self());
+      } else {
+        send(topology().node(dc(), e.getKey()), s);                                       // line 14
+      }
+    }
+  }
+
+  /** Lines 15–18: collect a slice's versions; when all are in, answer the client. */
+  private void onSliceReply(SliceReply r, NodeId from) {
+    PendingTx tx = pending.get(r.getTx());
+    if (tx == null) {
+      return; // a transaction of this node's previous incarnation (its client timed out)
+    }
+    r.getValuesList().forEach(kv -> tx.vset.put(kv.getKey(), kv));                     // line 16
+    Deps.maxDS(tx.ds, r.getDsList());                                                     // line 17
+    if (--tx.waiting == 0) {
+      pending.remove(r.getTx());
+      RotxReply.Builder reply = RotxReply.newBuilder();
+      tx.req.body().getKeysList().stream().distinct().forEach(k -> reply.addValues(tx.vset.get(k)));
+      tx.req.reply(reply.addAllDsv(Deps.toList(dsv)).addAllDs(Deps.toProto(tx.ds)).build()); // line 18
+    }
+  }
+
+  private void onSliceReq(SliceReq s, NodeId from) {
+    send(from, slice(s));
+  }
+
+  /** Slice: Alg 5.4 lines 20–24, for every key of the request hosted here. */
+  private SliceReply slice(SliceReq s) {
+    long[] sv = s.getSvList().stream().mapToLong(Long::longValue).toArray();
+    dsv[dc()] = Math.max(dsv[dc()], sv[dc()]);                                            // line 21
+    SliceReply.Builder reply = SliceReply.newBuilder().setTx(s.getTx());
+    TreeMap<Integer, Long> ds = new TreeMap<>();
+    for (String k : s.getKeysList()) {
+      Optional<Record> d = store().newest(k, r -> stableUnder(r, sv));                   // line 22
+      KeyValue.Builder kv = KeyValue.newBuilder().setKey(k);
+      d.ifPresent(r -> {
+        kv.setFound(true).setValue(r.getValue());
+        Deps.withSelf(r).forEach((dc, h) -> ds.merge(dc, h, Math::max));                // line 23
+      });
+      reply.addValues(kv);
+    }
+    return reply.addAllDs(Deps.toProto(ds)).build();                                     // line 24
+  }
+
+  /** Every ⟨i, h⟩ ∈ maxDS(d.ds, {⟨d.sr, d.ut⟩}) has h ≤ v[i] (local versions are not exempt). */
+  private static boolean stableUnder(Record d, long[] v) {
+    return d.getUt() <= v[d.getSr()] && d.getDsList().stream().allMatch(e -> e.getTime() <= v[e.getDc()]);
+  }
+
+  // ---------------------------------------------------------------- garbage collection
+
+  /**
+   * Drops versions older than the newest one stable under floor = (entry-wise min of the latest DSV reported by
+   * every partition of this datacenter, its own included) − {@code pruneLag} (default 1 s). GET reads at or above
+   * what is stable under this node's DSV (monotone, ≥ floor). A ROTX snapshot sv is ≥ its coordinator's DSV when
+   * taken, and a coordinator's later (higher) reports travel behind its SliceReq on the same FIFO channel, so
+   * sv ≥ the coordinator's row of the min here; the lag covers a restarted node resuming from a DSV persisted
+   * up to 50 ms earlier. (A first version pruned on each node's own DSV − 1 s failed: DSVs of a datacenter can
+   * differ by the whole length of a healed inter-datacenter partition for a moment, e.g. behind a slow partition.)
+   */
+  private void prune(String key) {
+    long[] floor = new long[dsv.length];
+    for (int i = 0; i < floor.length; i++) {
+      long min = dsv[i];
+      for (long[] pd : partitionDsv) {
+        min = Math.min(min, pd.length > i ? pd[i] : 0);
+      }
+      floor[i] = min - pruneLagTs;
+    }
+    Predicate<Record> stable = r -> stableUnder(r, floor);
+    store().prune(key, stable);
+  }
+}

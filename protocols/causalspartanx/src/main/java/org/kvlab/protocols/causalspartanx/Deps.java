@@ -1,0 +1,52 @@
+package org.kvlab.protocols.causalspartanx;
+
+import java.util.List;
+import java.util.TreeMap;
+import org.kvlab.api.Invariants;
+
+/** Dependency sets (DS: at most one ⟨dc, time⟩ per datacenter) and stable vectors (one time per datacenter). */
+final class Deps {
+  private Deps() {}
+
+  /** maxDS(ds1, ds2) of Alg 5.1: entry-wise max, adding entries of ds2 missing from ds1. Mutates and returns ds1. */
+  static TreeMap<Integer, Long> maxDS(TreeMap<Integer, Long> ds1, List<DcTime> ds2) {
+    for (DcTime e : ds2) {
+      ds1.merge(e.getDc(), e.getTime(), Math::max);
+    }
+    return ds1;
+  }
+
+  static TreeMap<Integer, Long> of(List<DcTime> ds) {
+    return maxDS(new TreeMap<>(), ds);
+  }
+
+  static List<DcTime> toProto(TreeMap<Integer, Long> ds) {
+    return ds.entrySet().stream()
+        .map(e -> DcTime.newBuilder().setDc(e.getKey()).setTime(e.getValue()).build()).toList();
+  }
+
+  /** maxDS(d.ds, {⟨d.sr, d.ut⟩}): the dependencies a reader of d takes on (Alg 5.2 line 4, Alg 5.4 line 23). */
+  static TreeMap<Integer, Long> withSelf(Record d) {
+    TreeMap<Integer, Long> ds = of(d.getDsList());
+    ds.merge(d.getSr(), d.getUt(), Math::max);
+    return ds;
+  }
+
+  /** Invariant (§5.2.1): a DS has at most one entry per datacenter. */
+  static void checkOnePerDc(List<DcTime> ds, int datacenters) {
+    long distinct = ds.stream().mapToInt(DcTime::getDc).distinct().count();
+    Invariants.check(distinct == ds.size() && ds.size() <= datacenters,
+        "DS has more than one entry per datacenter or too many entries: %s", ds);
+  }
+
+  /** DSV ← max(DSV, v) entry-wise (Alg 5.2 line 2, Alg 5.4 line 10); a short or empty v changes nothing. */
+  static void maxInto(long[] dsv, List<Long> v) {
+    for (int i = 0; i < Math.min(dsv.length, v.size()); i++) {
+      dsv[i] = Math.max(dsv[i], v.get(i));
+    }
+  }
+
+  static List<Long> toList(long[] v) {
+    return java.util.Arrays.stream(v).boxed().toList();
+  }
+}
