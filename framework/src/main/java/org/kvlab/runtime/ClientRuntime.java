@@ -57,7 +57,7 @@ public final class ClientRuntime implements AutoCloseable {
   /**
    * One connection per (server, client event loop): a session's requests are written and its replies
    * completed on the session's own thread, with no hand-off between threads (the RPC benchmark showed
-   * the hand-offs cost half the throughput of a single session).
+   * the hand-offs cost 20-40% of the throughput of a single session).
    */
   private final ConcurrentHashMap<ConnectionKey, Connection> connections = new ConcurrentHashMap<>();
   private final EventLoop toolLoop;

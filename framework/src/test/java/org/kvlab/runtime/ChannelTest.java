@@ -43,17 +43,22 @@ class ChannelTest {
         client.call(A, SendSeq.newBuilder().setTo(B.toString()).setCount(perBatch).build(), SendSeqReply.class)
             .get(10, TimeUnit.SECONDS);
         if (i % 2 == 1) {
-          // Alternate the side that breaks the A -> B connection: the sender, then the receiver.
+          // Alternate the side that breaks the A -> B connection: the sender, then the receiver; then wait
+          // until A's channel to B is re-established (its reconnect count goes up) before going on.
+          long before = reconnects(cluster);
           cluster.node(i % 4 == 1 ? A : B).dropPeerConnections().get(5, TimeUnit.SECONDS);
-          assertTrue(cluster.awaitConnected(Duration.ofSeconds(20)));
+          long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+          while (reconnects(cluster) == before && System.nanoTime() < deadline) {
+            Thread.sleep(5);
+          }
+          assertEquals(before + 1, reconnects(cluster), "the A -> B channel must be re-established after drop " + i);
         }
       }
       long expected = (long) batches * perBatch;
       List<Long> got = awaitReceived(client, expected);
       assertEquals(LongStream.rangeClosed(1, expected).boxed().toList(), got,
           "messages must arrive exactly once and in order");
-      long reconnects = cluster.node(A).metrics().counters().getOrDefault("channel.reconnects", 0L);
-      assertEquals(batches / 2, reconnects, "the A -> B channel must have been re-established after every drop");
+      assertEquals(batches / 2, reconnects(cluster), "the A -> B channel must have been re-established after every drop");
     }
   }
 
@@ -81,6 +86,10 @@ class ChannelTest {
     } finally {
       a.close();
     }
+  }
+
+  private static long reconnects(LocalCluster cluster) {
+    return cluster.node(A).metrics().counters().getOrDefault("channel.reconnects", 0L);
   }
 
   private static List<Long> awaitReceived(ClientRuntime client, long expected) throws Exception {
