@@ -1,10 +1,8 @@
 package org.kvlab.protocols.causalspartanx;
 
-import org.kvlab.api.Client;
 import org.kvlab.api.MessageTypes;
-import org.kvlab.api.Protocol;
+import org.kvlab.api.BaseProtocol;
 import org.kvlab.api.RecordType;
-import org.kvlab.api.Server;
 import org.kvlab.api.VersionKey;
 
 /**
@@ -12,39 +10,16 @@ import org.kvlab.api.VersionKey;
  * datacenter stable vectors and one-round non-blocking read-only transactions.
  * Parameters: {@code heartbeat} (Δ, default 10ms), {@code dsvInterval} (θ, default 5ms), {@code pruneLag} (1s).
  */
-public final class CausalSpartanX implements Protocol {
+public final class CausalSpartanX extends BaseProtocol {
+
   static final MessageTypes MESSAGES = MessageTypes.of(GetReq.class, GetReply.class, PutReq.class, PutReply.class,
       RotxReq.class, RotxReply.class, Replicate.class, Heartbeat.class, VvReport.class, SliceReq.class,
       SliceReply.class);
   static final RecordType<Record> RECORD = RecordType.of(Record.class, r -> VersionKey.of(r.getUt(), r.getSr()));
 
-  @Override
-  public String name() {
-    return "causalspartanx";
-  }
-
-  @Override
-  public String summary() {
-    return "causal++ consistency: HLC (wait-free PUT), datacenter stable vectors, one-round read-only transactions";
-  }
-
-  @Override
-  public MessageTypes messages() {
-    return MESSAGES;
-  }
-
-  @Override
-  public RecordType<Record> record() {
-    return RECORD;
-  }
-
-  @Override
-  public Server<Record> newServer() {
-    return new CausalSpartanXServer(CausalSpartanXServer.Variant.CORRECT);
-  }
-
-  @Override
-  public Client newClient() {
-    return new CausalSpartanXClient();
+  public CausalSpartanX() {
+    super("causalspartanx",
+        "causal++ consistency: HLC (wait-free PUT), datacenter stable vectors, one-round read-only transactions",
+        MESSAGES, RECORD, () -> new CausalSpartanXServer(CausalSpartanXServer.Variant.CORRECT), CausalSpartanXClient::new);
   }
 }
