@@ -1,0 +1,285 @@
+package org.kvlab.protocols.causalspartanx;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import org.kvlab.api.NodeId;
+import org.kvlab.api.Protocol;
+import org.kvlab.api.Topology;
+import org.kvlab.history.Operation;
+import org.kvlab.protocols.gentlerain.GentleRain;
+import org.kvlab.sim.Fault;
+import org.kvlab.sim.NetworkModel;
+import org.kvlab.sim.Script;
+import org.kvlab.sim.SimResult;
+import org.kvlab.sim.SimSpec;
+import org.kvlab.sim.Simulation;
+import org.kvlab.sim.Workload;
+
+/**
+ * Seed 003 §8.2 (dissertation §5.5) experiments re-run in the deterministic simulator, GentleRain vs
+ * CausalSpartanX, every number measured from the simulator's operation history (virtual time):
+ *
+ * <ol>
+ *   <li>Fig 5.1a: mean PUT latency vs clock skew (1 DC x 2 partitions, partition 1 ahead by the skew, sessions
+ *       alternating PUTs between the two partitions).
+ *   <li>Fig 5.4: update visibility latency. DCs A (dc0) and B (dc1) close together, DC C (dc2) at the Table 5.1
+ *       RTTs; a writer in A, a reader in B polling every 1 ms; latency = first GET in B returning the value minus
+ *       the PUT's completion in A.
+ *   <li>Fig 5.6: ROTX latency p90 with one partition (of 6, in every DC) slowed by 100 ms; 50% ROTX of 3 keys,
+ *       25% GET, 25% PUT on 12 hot keys; ROTX split into "touching the slow partition" or not.
+ * </ol>
+ *
+ * Run: {@code mvn -B -o -q -pl protocols/causalspartanx -am test-compile} then {@code java -cp ... SeedComparisons
+ * [out.md]} (see docs/benchmarks/seed-003-comparisons.md).
+ */
+public final class SeedComparisons {
+  static final long[] SEEDS = {1, 2, 3};
+  static final Protocol[] PROTOCOLS = {new GentleRain(), new CausalSpartanX()};
+
+  private SeedComparisons() {}
+
+  // ---------------------------------------------------------------------------------------------
+  // helpers
+
+  static double median(double[] xs) {
+    double[] s = xs.clone();
+    Arrays.sort(s);
+    int n = s.length;
+    return n % 2 == 1 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+  }
+
+  static double percentile(List<Double> xs, double p) {
+    if (xs.isEmpty()) {
+      return Double.NaN;
+    }
+    double[] s = xs.stream().mapToDouble(Double::doubleValue).sorted().toArray();
+    int i = (int) Math.ceil(p * s.length) - 1;
+    return s[Math.max(0, Math.min(s.length - 1, i))];
+  }
+
+  static double mean(List<Double> xs) {
+    return xs.stream().mapToDouble(Double::doubleValue).average().orElse(Double.NaN);
+  }
+
+  static SimResult run(SimSpec spec, Protocol protocol, long seed, List<Script> scripts) {
+    SimResult r = new Simulation(spec, protocol, seed, scripts).run();
+    if (r.failed()) {
+      throw new IllegalStateException(protocol.name() + " seed " + seed + " failed: " + r.failures());
+    }
+    return r;
+  }
+
+  /** A key named prefix+i held by partition {@code p}. */
+  static String keyOn(Topology t, String prefix, int p) {
+    for (int i = 0; ; i++) {
+      if (t.partitionOf(prefix + i) == p) {
+        return prefix + i;
+      }
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // (1) PUT latency vs clock skew (Fig 5.1a)
+
+  /** Mean PUT latency in ms, one seed. */
+  static double putLatencyMillis(Protocol protocol, long skewMillis, long seed, int putsPerSession) {
+    Topology t = new Topology(1, 2);
+    String k0 = keyOn(t, "a", 0);
+    String k1 = keyOn(t, "b", 1);
+    List<Fault> faults = skewMillis == 0 ? List.of()
+        : List.of(new Fault.Skew(new NodeId(0, 1), skewMillis * 1000, 0));
+    SimSpec spec = SimSpec.defaults().withTopology(1, 2).withNetwork(NetworkModel.uniform(1, 0))
+        .withTrace(false).withDuration(1_000_000).withFaults(faults);
+    List<Script> scripts = new ArrayList<>();
+    for (int s = 0; s < 4; s++) {
+      Script sc = Script.at(0).startingAt(10_000 + 137L * s);
+      for (int i = 0; i < putsPerSession; i++) {
+        sc = sc.put(i % 2 == 0 ? k0 : k1, "s" + s + "." + i);
+      }
+      scripts.add(sc);
+    }
+    SimResult r = run(spec, protocol, seed, scripts);
+    List<Double> lat = new ArrayList<>();
+    for (Operation op : r.history().operations()) {
+      if (op.type() == Operation.Type.PUT && op.ok()) {
+        lat.add((op.completeMicros() - op.invokeMicros()) / 1000.0);
+      }
+    }
+    return mean(lat);
+  }
+
+  static double putLatency(Protocol protocol, long skewMillis, long[] seeds, int putsPerSession) {
+    double[] per = new double[seeds.length];
+    for (int i = 0; i < seeds.length; i++) {
+      per[i] = putLatencyMillis(protocol, skewMillis, seeds[i], putsPerSession);
+    }
+    return median(per);
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // (2) update visibility latency (Fig 5.4, Table 5.1)
+
+  /** Table 5.1: location of DC C and its RTT (ms) to A and to B. */
+  static final String[] C_LOCATIONS = {"California", "Oregon", "Virginia", "Ireland", "Sydney", "Singapore"};
+  static final double[][] C_RTTS = {
+      {1.17, 0.32}, {21.87, 20.61}, {67.05, 61.23}, {138.28, 139.32}, {159.09, 158.40}, {175.64, 175.60}};
+  /** A-B RTT is not given by the seed; both are in California: assume 1 ms. */
+  static final double AB_RTT = 1.0;
+
+  static NetworkModel threeDcs(double[] cRtt) {
+    double[][] rtt = {
+        {0, AB_RTT, cRtt[0]},
+        {AB_RTT, 0, cRtt[1]},
+        {cRtt[0], cRtt[1], 0}};
+    return NetworkModel.fromRttMillis(rtt);
+  }
+
+  /** Mean visibility latency in ms (PUT completion in dc0 to first GET in dc1 returning it), one seed. */
+  static double visibilityMillis(Protocol protocol, double[] cRtt, long seed, int updates) {
+    SimSpec spec = SimSpec.defaults().withTopology(3, 2).withNetwork(threeDcs(cRtt)).withTrace(false)
+        .withDuration(1_000_000);
+    Topology t = spec.topology();
+    List<Script> scripts = new ArrayList<>();
+    long start = 300_000; // let heartbeats/stable times warm up
+    long gap = 400_000; // > any visibility latency, so each reader poll targets one update
+    for (int p = 0; p < t.partitions(); p++) {
+      String key = keyOn(t, "v", p);
+      Script writer = Script.at(0).startingAt(start + p * 50_000L);
+      Script reader = Script.at(1).startingAt(start + p * 50_000L);
+      for (int i = 0; i < updates; i++) {
+        String value = key + "#" + i;
+        writer = writer.put(key, value).pause(gap);
+        reader = reader.awaitValue(key, value);
+      }
+      scripts.add(writer);
+      scripts.add(reader);
+    }
+    SimResult r = run(spec, protocol, seed, scripts);
+    Map<String, Long> written = new HashMap<>();
+    Map<String, Long> firstSeen = new HashMap<>();
+    for (Operation op : r.history().operations()) {
+      if (!op.ok()) {
+        continue;
+      }
+      if (op.type() == Operation.Type.PUT && op.dc() == 0) {
+        written.put(op.value().toStringUtf8(), op.completeMicros());
+      } else if (op.type() == Operation.Type.GET && op.dc() == 1) {
+        op.readValue().ifPresent(v -> firstSeen.merge(v.toStringUtf8(), op.completeMicros(), Math::min));
+      }
+    }
+    List<Double> lat = new ArrayList<>();
+    for (Map.Entry<String, Long> e : written.entrySet()) {
+      Long seen = firstSeen.get(e.getKey());
+      if (seen == null) {
+        throw new IllegalStateException(protocol.name() + ": update " + e.getKey() + " never seen in dc1");
+      }
+      lat.add(Math.max(0, seen - e.getValue()) / 1000.0);
+    }
+    return mean(lat);
+  }
+
+  static double visibility(Protocol protocol, double[] cRtt, long[] seeds, int updates) {
+    double[] per = new double[seeds.length];
+    for (int i = 0; i < seeds.length; i++) {
+      per[i] = visibilityMillis(protocol, cRtt, seeds[i], updates);
+    }
+    return median(per);
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // (3) ROTX latency with one slow partition (Fig 5.6)
+
+  static final int SLOW_PARTITION = 0;
+
+  /** {p90 not touching, p90 touching, mean not touching, mean touching} in ms, one seed. */
+  static double[] rotxMillis(Protocol protocol, long slowMillis, long seed, long durationMicros) {
+    int dcs = 2;
+    Topology t = new Topology(dcs, 6);
+    List<Fault> faults = new ArrayList<>();
+    for (int dc = 0; dc < dcs; dc++) {
+      faults.add(new Fault.Slow(t.node(dc, SLOW_PARTITION), slowMillis * 1000, 0, durationMicros));
+    }
+    Workload w = new Workload(4, 12, 0.5, 0.5, 3, "uniform", 2_000, null);
+    SimSpec spec = SimSpec.defaults().withTopology(dcs, 6).withNetwork(NetworkModel.uniform(dcs, 20))
+        .withTrace(false).withDuration(durationMicros).withWorkload(w).withFaults(faults);
+    SimResult r = run(spec, protocol, seed, List.of());
+    List<Double> clean = new ArrayList<>();
+    List<Double> touching = new ArrayList<>();
+    for (Operation op : r.history().operations()) {
+      if (op.type() != Operation.Type.ROTX || !op.ok() || op.invokeMicros() < 500_000) {
+        continue; // skip warm-up
+      }
+      boolean touches = op.reads().keySet().stream().anyMatch(k -> t.partitionOf(k) == SLOW_PARTITION);
+      (touches ? touching : clean).add((op.completeMicros() - op.invokeMicros()) / 1000.0);
+    }
+    return new double[] {percentile(clean, 0.9), percentile(touching, 0.9), mean(clean), mean(touching)};
+  }
+
+  static double[] rotx(Protocol protocol, long slowMillis, long[] seeds, long durationMicros) {
+    double[][] per = new double[4][seeds.length];
+    for (int i = 0; i < seeds.length; i++) {
+      double[] one = rotxMillis(protocol, slowMillis, seeds[i], durationMicros);
+      for (int j = 0; j < 4; j++) {
+        per[j][i] = one[j];
+      }
+    }
+    return new double[] {median(per[0]), median(per[1]), median(per[2]), median(per[3])};
+  }
+
+  // ---------------------------------------------------------------------------------------------
+
+  static String f(double x) {
+    return String.format(Locale.ROOT, "%.1f", x);
+  }
+
+  public static void main(String[] args) throws Exception {
+    StringBuilder out = new StringBuilder();
+    String seeds = Arrays.toString(SEEDS);
+
+    out.append("### (1) Mean PUT latency vs clock skew (Fig 5.1a), ms, median of seeds ").append(seeds).append("\n\n");
+    out.append("| skew (ms) | GentleRain (sim) | CausalSpartanX (sim) | GR − CSX (sim) | GentleRain (seed) | CausalSpartanX (seed) |\n");
+    out.append("|---|---|---|---|---|---|\n");
+    for (long skew : new long[] {0, 5, 10, 15}) {
+      double gr = putLatency(PROTOCOLS[0], skew, SEEDS, 200);
+      double csx = putLatency(PROTOCOLS[1], skew, SEEDS, 200);
+      out.append("| ").append(skew).append(" | ").append(f(gr)).append(" | ").append(f(csx)).append(" | ")
+          .append(f(gr - csx)).append(" | ").append(skew == 10 ? "7.6" : "–").append(" | ")
+          .append(skew == 10 ? "4.5" : "–").append(" |\n");
+    }
+
+    out.append("\n### (2) Update visibility latency A→B vs location of DC C (Fig 5.4, Table 5.1 RTTs), ms, median of seeds ")
+        .append(seeds).append("\n\n");
+    out.append("| C in | RTT C–A / C–B | GentleRain (sim) | CausalSpartanX (sim) | CSX lower by (sim) | GentleRain (seed) | CSX lower by (seed) |\n");
+    out.append("|---|---|---|---|---|---|---|\n");
+    for (int i = 0; i < C_LOCATIONS.length; i++) {
+      double gr = visibility(PROTOCOLS[0], C_RTTS[i], SEEDS, 10);
+      double csx = visibility(PROTOCOLS[1], C_RTTS[i], SEEDS, 10);
+      String seedGr = i == 1 ? "46" : i == 5 ? "88" : "–";
+      String seedPct = i == 1 ? "83%" : i == 5 ? "92%" : "–";
+      out.append("| ").append(C_LOCATIONS[i]).append(" | ").append(C_RTTS[i][0]).append(" / ").append(C_RTTS[i][1])
+          .append(" | ").append(f(gr)).append(" | ").append(f(csx)).append(" | ")
+          .append(String.format(Locale.ROOT, "%.0f%%", 100 * (1 - csx / gr))).append(" | ").append(seedGr)
+          .append(" | ").append(seedPct).append(" |\n");
+    }
+
+    out.append("\n### (3) ROTX latency with one of 6 partitions slowed by 100 ms (Fig 5.6/5.7a), ms, median of seeds ")
+        .append(seeds).append("\n\n");
+    out.append("| ROTX | metric | GentleRain (sim) | CausalSpartanX (sim) | GentleRain (seed) | CausalSpartanX (seed) |\n");
+    out.append("|---|---|---|---|---|---|\n");
+    double[] gr = rotx(PROTOCOLS[0], 100, SEEDS, 5_000_000);
+    double[] csx = rotx(PROTOCOLS[1], 100, SEEDS, 5_000_000);
+    out.append("| not touching slow partition | p90 | ").append(f(gr[0])).append(" | ").append(f(csx[0])).append(" | 129 | 18 |\n");
+    out.append("| not touching slow partition | mean | ").append(f(gr[2])).append(" | ").append(f(csx[2])).append(" | 29 | 8 |\n");
+    out.append("| touching slow partition | p90 | ").append(f(gr[1])).append(" | ").append(f(csx[1])).append(" | 289 | 203 |\n");
+    out.append("| touching slow partition | mean | ").append(f(gr[3])).append(" | ").append(f(csx[3])).append(" | 169 | 142 |\n");
+
+    System.out.print(out);
+    if (args.length > 0) {
+      java.nio.file.Files.writeString(java.nio.file.Path.of(args[0]), out.toString());
+    }
+  }
+}
