@@ -11,13 +11,13 @@ import java.util.Optional;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.kvlab.api.NodeId;
-import org.kvlab.api.Protocol;
 import org.kvlab.api.Topology;
 import org.kvlab.check.CausalChecker;
 import org.kvlab.check.Result;
 import org.kvlab.check.RotxChecker;
 import org.kvlab.history.Operation;
 import org.kvlab.sim.Fault;
+import org.kvlab.sim.Scenarios;
 import org.kvlab.sim.Script;
 import org.kvlab.sim.SimResult;
 import org.kvlab.sim.SimRunner;
@@ -29,13 +29,8 @@ import org.kvlab.sim.Simulation;
 class CausalSpartanXScenarioTest {
   private static final Topology T = SimSpec.defaults().topology();
 
-  /** A key named prefix+i on partition {@code p}. */
   private static String keyOn(String prefix, int p) {
-    for (int i = 0; ; i++) {
-      if (T.partitionOf(prefix + i) == p) {
-        return prefix + i;
-      }
-    }
+    return Scenarios.keyOn(T, prefix, p);
   }
 
   private static List<Operation> ops(SimResult r, int dc, Operation.Type type, String key) {
@@ -55,15 +50,10 @@ class CausalSpartanXScenarioTest {
   /** Photo/album (§2.3): Bob sees the album entry, so he must see the photo, even with the photo's partition slow. */
   @Test
   void when_photoReplicatesAfterAlbum_then_bobStillSeesThePhoto() {
-    String photo = keyOn("photo", 0);
-    String album = keyOn("album", 1);
-    SimSpec spec = SimSpec.defaults().withDuration(1_000_000)
-        .withFaults(List.of(new Fault.Slow(T.serverFor(photo, 0), 200_000, 0, 1_000_000)));
-    Script alice = Script.at(0).startingAt(10_000).put(photo, "beach.jpg").put(album, "album: beach.jpg");
-    Script bob = Script.at(1).startingAt(10_000).awaitValue(album, "album: beach.jpg").get(photo);
-    SimResult run = new Simulation(spec, new CausalSpartanX(), 7, List.of(alice, bob)).run();
+    Scenarios.PhotoAlbum scenario = Scenarios.photoAlbum(new CausalSpartanX(), 7);
+    SimResult run = scenario.run();
     assertEquals(List.of(), run.failures());
-    List<Operation> bobPhoto = ops(run, 1, Operation.Type.GET, photo);
+    List<Operation> bobPhoto = ops(run, 1, Operation.Type.GET, scenario.photo());
     assertEquals(v("beach.jpg"), bobPhoto.get(0).readValue(), "the anomaly must not happen");
     assertTrue(new CausalChecker().check(run.history()).valid());
   }

@@ -1,26 +1,21 @@
 package org.kvlab.protocols.eventual;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
-import org.kvlab.api.NodeId;
 import org.kvlab.api.Protocol;
-import org.kvlab.api.Topology;
 import org.kvlab.check.CausalChecker;
 import org.kvlab.check.Result;
 import org.kvlab.check.Violation;
 import org.kvlab.history.Operation;
-import org.kvlab.sim.Fault;
-import org.kvlab.sim.Script;
+import org.kvlab.sim.Scenarios;
 import org.kvlab.sim.SimResult;
 import org.kvlab.sim.SimRunner;
 import org.kvlab.sim.SimRunner.SeedReport;
 import org.kvlab.sim.SimSpec;
-import org.kvlab.sim.Simulation;
 
 /** Eventual under the simulator with checkers: what it guarantees, what it does not, and mutants. */
 class EventualCheckedSimTest {
@@ -61,19 +56,9 @@ class EventualCheckedSimTest {
    */
   @Test
   void when_photoReplicatesAfterAlbum_then_causalCheckerCatchesTheAnomaly() {
-    Topology t = SimSpec.defaults().topology();
-    String photo = "photo";
-    String album = keyOnAnotherPartition(t, photo);
-    NodeId photoServer = t.serverFor(photo, 0);
-    SimSpec spec = SimSpec.defaults().withDuration(1_000_000)
-        .withFaults(List.of(new Fault.Slow(photoServer, 200_000, 0, 1_000_000)));
-    Script alice = Script.at(0).startingAt(10_000).put(photo, "beach.jpg").put(album, "album: beach.jpg");
-    Script bob = Script.at(1).startingAt(10_000).awaitValue(album, "album: beach.jpg").get(photo);
-    SimResult run = new Simulation(spec, new Eventual(), 7, List.of(alice, bob)).run();
-
-    Operation bobReadsPhoto = run.history().operations().stream()
-        .filter(op -> op.dc() == 1 && op.type() == Operation.Type.GET && op.key().equals(photo) && op.invokeMicros() < 1_000_000)
-        .findFirst().orElseThrow();
+    Scenarios.PhotoAlbum scenario = Scenarios.photoAlbum(new Eventual(), 7);
+    SimResult run = scenario.run();
+    Operation bobReadsPhoto = scenario.bobReadsPhoto();
     assertTrue(bobReadsPhoto.readValue().isEmpty(), "the anomaly should happen: Bob sees the album but not the photo");
     Result causal = new CausalChecker().check(run.history());
     assertFalse(causal.valid(), "the causal checker must catch photo/album");
@@ -104,20 +89,4 @@ class EventualCheckedSimTest {
     throw new AssertionError(mutant.name() + " was not caught by " + checker + " within " + seeds + " seeds");
   }
 
-  private static String keyOnAnotherPartition(Topology t, String key) {
-    for (int i = 0; ; i++) {
-      String k = "album" + i;
-      if (t.partitionOf(k) != t.partitionOf(key)) {
-        return k;
-      }
-    }
-  }
-
-  @Test
-  void when_scriptsRun_then_theyAreReproducible() {
-    Script s = Script.at(0).put("a", "1").get("a");
-    SimResult a = new Simulation(SimSpec.defaults(), new Eventual(), 1, List.of(s)).run();
-    SimResult b = new Simulation(SimSpec.defaults(), new Eventual(), 1, List.of(s)).run();
-    assertEquals(a.history().operations(), b.history().operations());
-  }
 }

@@ -11,7 +11,6 @@ import java.util.Optional;
 import java.util.Set;
 import org.kvlab.api.Client;
 import org.kvlab.api.MessageTypes;
-import org.kvlab.api.NodeId;
 import org.kvlab.api.Protocol;
 import org.kvlab.api.RecordType;
 import org.kvlab.api.Server;
@@ -21,6 +20,7 @@ import org.kvlab.check.CausalChecker;
 import org.kvlab.check.Result;
 import org.kvlab.history.Operation;
 import org.kvlab.sim.Fault;
+import org.kvlab.sim.Scenarios;
 import org.kvlab.sim.Script;
 import org.kvlab.sim.SimResult;
 import org.kvlab.sim.SimRunner;
@@ -38,20 +38,10 @@ class GentleRainScenarioTest {
    */
   @Test
   void when_photoReplicatesAfterAlbum_then_bobNeverSeesTheAlbumWithoutThePhoto() {
-    Topology t = SimSpec.defaults().topology();
-    String photo = "photo";
-    String album = keyOnAnotherPartition(t, photo);
-    NodeId photoServer = t.serverFor(photo, 0);
-    SimSpec spec = SimSpec.defaults().withDuration(1_000_000)
-        .withFaults(List.of(new Fault.Slow(photoServer, 200_000, 0, 1_000_000)));
-    Script alice = Script.at(0).startingAt(10_000).put(photo, "beach.jpg").put(album, "album: beach.jpg");
-    Script bob = Script.at(1).startingAt(10_000).awaitValue(album, "album: beach.jpg").get(photo);
-    SimResult run = new Simulation(spec, new GentleRain(), 7, List.of(alice, bob)).run();
-
+    Scenarios.PhotoAlbum scenario = Scenarios.photoAlbum(new GentleRain(), 7);
+    SimResult run = scenario.run();
     assertEquals(List.of(), run.failures());
-    Operation bobReadsPhoto = run.history().operations().stream()
-        .filter(op -> op.dc() == 1 && op.type() == Operation.Type.GET && op.key().equals(photo) && op.invokeMicros() < 1_000_000)
-        .findFirst().orElseThrow();
+    Operation bobReadsPhoto = scenario.bobReadsPhoto();
     assertEquals(Optional.of(ByteString.copyFromUtf8("beach.jpg")), bobReadsPhoto.readValue(),
         "Bob saw the album entry, so he must see the photo");
     Result causal = new CausalChecker().check(run.history());
@@ -67,7 +57,7 @@ class GentleRainScenarioTest {
   void when_aliceBlocksBobThenPostsAPhoto_then_bobsRotxNeverShowsThePhotoUnblocked() {
     Topology t = SimSpec.defaults().topology();
     String acl = "acl";
-    String photo = keyOnAnotherPartition(t, acl);
+    String photo = Scenarios.keyOn(t, "photo", (t.partitionOf(acl) + 1) % t.partitions()); // another partition
     SimSpec spec = SimSpec.defaults().withDuration(2_000_000).withFaultKinds(Set.of("skew"))
         .withFaults(List.of(new Fault.Slow(t.serverFor(acl, 0), 150_000, 0, 2_000_000)));
     Script alice = Script.at(0).startingAt(10_000).put(acl, "bob allowed").put(photo, "public.jpg").pause(300_000)
@@ -158,12 +148,4 @@ class GentleRainScenarioTest {
     throw new AssertionError("the GST-ignoring GET was not caught by the causal checker within 20 seeds");
   }
 
-  private static String keyOnAnotherPartition(Topology t, String key) {
-    for (int i = 0; ; i++) {
-      String k = "other" + i;
-      if (t.partitionOf(k) != t.partitionOf(key)) {
-        return k;
-      }
-    }
-  }
 }
