@@ -1,5 +1,6 @@
 package org.kvlab.protocols.eventual;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -12,10 +13,12 @@ import org.kvlab.check.Result;
 import org.kvlab.check.Violation;
 import org.kvlab.history.Operation;
 import org.kvlab.sim.Scenarios;
+import org.kvlab.sim.Script;
 import org.kvlab.sim.SimResult;
 import org.kvlab.sim.SimRunner;
 import org.kvlab.sim.SimRunner.SeedReport;
 import org.kvlab.sim.SimSpec;
+import org.kvlab.sim.Simulation;
 
 /** Eventual under the simulator with checkers: what it guarantees, what it does not, and mutants. */
 class EventualCheckedSimTest {
@@ -89,4 +92,11 @@ class EventualCheckedSimTest {
     throw new AssertionError(mutant.name() + " was not caught by " + checker + " within " + seeds + " seeds");
   }
 
+  @Test
+  void when_scriptsRun_then_theyAreReproducible() {
+    Script s = Script.at(0).put("a", "1").get("a");
+    SimResult a = new Simulation(SimSpec.defaults(), new Eventual(), 1, List.of(s)).run();
+    SimResult b = new Simulation(SimSpec.defaults(), new Eventual(), 1, List.of(s)).run();
+    assertEquals(a.history().operations(), b.history().operations());
+  }
 }
