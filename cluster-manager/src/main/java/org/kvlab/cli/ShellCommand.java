@@ -5,6 +5,7 @@ import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -20,14 +21,14 @@ import picocli.CommandLine.Parameters;
 
 /** An interactive (or scripted, from standard input) get/put console against one datacenter. */
 @Command(name = "shell", mixinStandardHelpOptions = true,
-    description = "Read and write keys against one datacenter of a running cluster. Commands: get <key>, "
-        + "put <key> <value>, rotx <key>..., help, quit. Reads standard input, so it can be scripted; "
-        + "exit code 1 if any operation failed.")
+    description = "Read and write keys against a running cluster. Commands: get <key>, put <key> <value>, "
+        + "rotx <key>..., dc <n> (switch to this shell's session in datacenter n), sleep <duration>, help, quit. "
+        + "Reads standard input, so it can be scripted; exit code 1 if any operation failed.")
 final class ShellCommand implements Callable<Integer> {
   @Parameters(index = "0", description = "the cluster file")
   Path file;
 
-  @Option(names = "--dc", defaultValue = "0", description = "datacenter to talk to (default: ${DEFAULT-VALUE})")
+  @Option(names = "--dc", defaultValue = "0", description = "datacenter to talk to first (default: ${DEFAULT-VALUE})")
   int dc;
 
   @Option(names = "--history", description = "record every operation into this file (JSON lines) for ./kvlab check")
@@ -41,9 +42,9 @@ final class ShellCommand implements Callable<Integer> {
     org.kvlab.history.History.Recorder recorder = history == null ? null : new org.kvlab.history.History.Recorder();
     try (ClientRuntime clients = new ClientRuntime(config, Clusters.protocol(config), 1)) {
       clients.recordHistory(recorder);
-      Session session;
+      Map<Integer, Session> sessions = new java.util.HashMap<>(); // one session per datacenter, opened on first use
       try {
-        session = clients.openSession(dc);
+        sessions.put(dc, clients.openSession(dc));
       } catch (IllegalArgumentException e) {
         throw new Main.CliException(Main.USAGE, e.getMessage());
       }
@@ -70,7 +71,11 @@ final class ShellCommand implements Callable<Integer> {
           break;
         }
         try {
-          failed |= !execute(session, cmd, words, line);
+          if (cmd.equals("dc")) {
+            failed |= !switchDc(clients, sessions, words);
+          } else {
+            failed |= !execute(sessions.get(dc), cmd, words, line);
+          }
         } catch (OperationException e) {
           System.out.println("error: " + e.getMessage());
           failed = true;
@@ -81,6 +86,21 @@ final class ShellCommand implements Callable<Integer> {
       org.kvlab.history.HistoryFiles.write(recorder.build(), history);
     }
     return failed ? Main.FAILED : Main.OK;
+  }
+
+  /** {@code dc <n>}: later commands go to this shell's session in datacenter n (a new session on first use). */
+  private boolean switchDc(ClientRuntime clients, Map<Integer, Session> sessions, List<String> words) {
+    int n;
+    try {
+      n = Integer.parseInt(words.size() == 2 ? words.get(1) : "");
+      sessions.computeIfAbsent(n, clients::openSession);
+    } catch (IllegalArgumentException e) {
+      System.out.println("usage: dc <n>, n from 0 to " + (clients.config().topology().datacenters() - 1));
+      return false;
+    }
+    dc = n;
+    System.out.println("datacenter " + dc);
+    return true;
   }
 
   private static boolean execute(Session session, String cmd, List<String> words, String line) {
@@ -112,7 +132,22 @@ final class ShellCommand implements Callable<Integer> {
         values.forEach((k, v) -> System.out.printf("%s = %s%n", k, v.map(ShellCommand::show).orElse("(not found)")));
         System.out.printf("(%.2f ms)%n", ms(start));
       }
-      case "help" -> System.out.println("get <key> | put <key> <value> | rotx <key>... | quit");
+      case "sleep" -> {
+        Duration d;
+        try {
+          d = org.kvlab.api.Params.parseDuration(words.size() == 2 ? words.get(1) : "", "sleep");
+        } catch (IllegalArgumentException e) {
+          System.out.println("usage: sleep <duration>, e.g. sleep 500ms");
+          return false;
+        }
+        try {
+          Thread.sleep(Math.max(0, d.toMillis()));
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          return false;
+        }
+      }
+      case "help" -> System.out.println("get <key> | put <key> <value> | rotx <key>... | dc <n> | sleep <duration> | quit");
       default -> {
         System.out.println("unknown command '" + cmd + "'; type help");
         return false;
