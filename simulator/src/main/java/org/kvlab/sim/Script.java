@@ -38,7 +38,12 @@ public record Script(int dc, long startMicros, List<Step> steps) {
 
   /** Reads {@code key} every millisecond until it returns {@code value} (each read is in the history). */
   public Script awaitValue(String key, String value) {
-    return then(new Step.AwaitValue(key, value, 1_000, 10_000_000));
+    return awaitValue(key, value, 10_000_000);
+  }
+
+  /** As {@link #awaitValue(String, String)}, but moves on to the next step after {@code giveUpAfterMicros}. */
+  public Script awaitValue(String key, String value, long giveUpAfterMicros) {
+    return then(new Step.AwaitValue(key, value, 1_000, giveUpAfterMicros));
   }
 
   public Script rotx(String... keys) {

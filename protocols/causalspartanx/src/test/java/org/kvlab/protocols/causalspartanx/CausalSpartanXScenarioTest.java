@@ -93,6 +93,26 @@ class CausalSpartanXScenarioTest {
   }
 
   /**
+   * Odd/even increments (seed 003 §5.5.3, §9 item 3) with B's clocks 20 ms behind A's: every increment is made after
+   * reading the previous count (seeds 1-3), the causal and session checkers pass, and C's distance does not matter: B sees A's
+   * updates through DSV[A], which does not wait for C (Fig 5.4).
+   */
+  @Test
+  void when_clientsInTwoDatacentersIncrementOddAndEvenCounts_then_everyIncrementFollowsThePreviousCount() {
+    for (long seed = 1; seed <= 3; seed++) {
+      for (double[] cRtt : List.of(Scenarios.C_RTTS.get(1), Scenarios.C_RTTS.get(5))) {
+        assertEquals(List.of(), Scenarios.oddEven(new CausalSpartanX(), seed, 20, cRtt, 20_000).problems());
+      }
+    }
+    Scenarios.OddEven near = Scenarios.oddEven(new CausalSpartanX(), 1, 20, Scenarios.C_RTTS.get(1), 20_000);
+    Scenarios.OddEven far = Scenarios.oddEven(new CausalSpartanX(), 1, 20, Scenarios.C_RTTS.get(5), 20_000);
+    System.out.printf("causalspartanx odd/even: %.1f ms per increment with C in Oregon, %.1f ms with C in Singapore%n",
+        near.meanIncrementMillis(), far.meanIncrementMillis());
+    assertTrue(far.meanIncrementMillis() < 1.2 * near.meanIncrementMillis(),
+        near.meanIncrementMillis() + " vs " + far.meanIncrementMillis());
+  }
+
+  /**
    * §4.6 of the digest: Alg 5.2 line 7 (DSV ← maxDS(DSV, ds) on PUT) can raise a DSV above DSV_real when a client's
    * DS holds a remote entry above DSV_real. In DC 1, Bob writes y=g then z=h (h depends on g) while y's partition is
    * slow; Carol then writes x=d′ (no dependencies, later timestamp). In DC 0, Alice reads d′, then writes w on z's

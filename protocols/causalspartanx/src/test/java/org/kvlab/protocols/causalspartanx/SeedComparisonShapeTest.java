@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Test;
 import org.kvlab.protocols.gentlerain.GentleRain;
+import org.kvlab.sim.Scenarios;
 
 /**
  * The qualitative shapes of seed 003 Figs 5.1a, 5.4 and 5.6 in the simulator (virtual time only, ratios only;
@@ -30,8 +31,8 @@ class SeedComparisonShapeTest {
 
   @Test
   void visibility_followsTheFarthestDcForGentleRain_only() {
-    double[] oregon = SeedComparisons.C_RTTS[1];
-    double[] singapore = SeedComparisons.C_RTTS[5];
+    double[] oregon = Scenarios.C_RTTS.get(1);
+    double[] singapore = Scenarios.C_RTTS.get(5);
     double grNear = SeedComparisons.visibility(gr, oregon, SEED, 5);
     double grFar = SeedComparisons.visibility(gr, singapore, SEED, 5);
     double csxNear = SeedComparisons.visibility(csx, oregon, SEED, 5);

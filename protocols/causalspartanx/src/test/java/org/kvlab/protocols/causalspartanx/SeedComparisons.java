@@ -13,6 +13,7 @@ import org.kvlab.history.Operation;
 import org.kvlab.protocols.gentlerain.GentleRain;
 import org.kvlab.sim.Fault;
 import org.kvlab.sim.NetworkModel;
+import org.kvlab.sim.Scenarios;
 import org.kvlab.sim.Script;
 import org.kvlab.sim.SimResult;
 import org.kvlab.sim.SimSpec;
@@ -73,23 +74,14 @@ public final class SeedComparisons {
     return r;
   }
 
-  /** A key named prefix+i held by partition {@code p}. */
-  static String keyOn(Topology t, String prefix, int p) {
-    for (int i = 0; ; i++) {
-      if (t.partitionOf(prefix + i) == p) {
-        return prefix + i;
-      }
-    }
-  }
-
   // ---------------------------------------------------------------------------------------------
   // (1) PUT latency vs clock skew (Fig 5.1a)
 
   /** Mean PUT latency in ms, one seed. */
   static double putLatencyMillis(Protocol protocol, long skewMillis, long seed, int putsPerSession) {
     Topology t = new Topology(1, 2);
-    String k0 = keyOn(t, "a", 0);
-    String k1 = keyOn(t, "b", 1);
+    String k0 = Scenarios.keyOn(t, "a", 0);
+    String k1 = Scenarios.keyOn(t, "b", 1);
     List<Fault> faults = skewMillis == 0 ? List.of()
         : List.of(new Fault.Skew(new NodeId(0, 1), skewMillis * 1000, 0));
     SimSpec spec = SimSpec.defaults().withTopology(1, 2).withNetwork(NetworkModel.uniform(1, 0))
@@ -123,31 +115,16 @@ public final class SeedComparisons {
   // ---------------------------------------------------------------------------------------------
   // (2) update visibility latency (Fig 5.4, Table 5.1)
 
-  /** Table 5.1: location of DC C and its RTT (ms) to A and to B. */
-  static final String[] C_LOCATIONS = {"California", "Oregon", "Virginia", "Ireland", "Sydney", "Singapore"};
-  static final double[][] C_RTTS = {
-      {1.17, 0.32}, {21.87, 20.61}, {67.05, 61.23}, {138.28, 139.32}, {159.09, 158.40}, {175.64, 175.60}};
-  /** A-B RTT is not given by the seed; both are in California: assume 1 ms. */
-  static final double AB_RTT = 1.0;
-
-  static NetworkModel threeDcs(double[] cRtt) {
-    double[][] rtt = {
-        {0, AB_RTT, cRtt[0]},
-        {AB_RTT, 0, cRtt[1]},
-        {cRtt[0], cRtt[1], 0}};
-    return NetworkModel.fromRttMillis(rtt);
-  }
-
   /** Mean visibility latency in ms (PUT completion in dc0 to first GET in dc1 returning it), one seed. */
   static double visibilityMillis(Protocol protocol, double[] cRtt, long seed, int updates) {
-    SimSpec spec = SimSpec.defaults().withTopology(3, 2).withNetwork(threeDcs(cRtt)).withTrace(false)
+    SimSpec spec = SimSpec.defaults().withTopology(3, 2).withNetwork(Scenarios.threeDcs(cRtt)).withTrace(false)
         .withDuration(1_000_000);
     Topology t = spec.topology();
     List<Script> scripts = new ArrayList<>();
     long start = 300_000; // let heartbeats/stable times warm up
     long gap = 400_000; // > any visibility latency, so each reader poll targets one update
     for (int p = 0; p < t.partitions(); p++) {
-      String key = keyOn(t, "v", p);
+      String key = Scenarios.keyOn(t, "v", p);
       Script writer = Script.at(0).startingAt(start + p * 50_000L);
       Script reader = Script.at(1).startingAt(start + p * 50_000L);
       for (int i = 0; i < updates; i++) {
@@ -255,12 +232,13 @@ public final class SeedComparisons {
         .append(seeds).append("\n\n");
     out.append("| C in | RTT C–A / C–B | GentleRain (sim) | CausalSpartanX (sim) | CSX lower by (sim) | GentleRain (seed) | CSX lower by (seed) |\n");
     out.append("|---|---|---|---|---|---|---|\n");
-    for (int i = 0; i < C_LOCATIONS.length; i++) {
-      double gr = visibility(PROTOCOLS[0], C_RTTS[i], SEEDS, 10);
-      double csx = visibility(PROTOCOLS[1], C_RTTS[i], SEEDS, 10);
+    for (int i = 0; i < Scenarios.C_LOCATIONS.size(); i++) {
+      double[] cRtt = Scenarios.C_RTTS.get(i);
+      double gr = visibility(PROTOCOLS[0], cRtt, SEEDS, 10);
+      double csx = visibility(PROTOCOLS[1], cRtt, SEEDS, 10);
       String seedGr = i == 1 ? "46" : i == 5 ? "88" : "–";
       String seedPct = i == 1 ? "83%" : i == 5 ? "92%" : "–";
-      out.append("| ").append(C_LOCATIONS[i]).append(" | ").append(C_RTTS[i][0]).append(" / ").append(C_RTTS[i][1])
+      out.append("| ").append(Scenarios.C_LOCATIONS.get(i)).append(" | ").append(cRtt[0]).append(" / ").append(cRtt[1])
           .append(" | ").append(f(gr)).append(" | ").append(f(csx)).append(" | ")
           .append(String.format(Locale.ROOT, "%.0f%%", 100 * (1 - csx / gr))).append(" | ").append(seedGr)
           .append(" | ").append(seedPct).append(" |\n");

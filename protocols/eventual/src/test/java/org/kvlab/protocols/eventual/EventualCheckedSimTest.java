@@ -69,6 +69,27 @@ class EventualCheckedSimTest {
         "the violation must name Bob's read of the photo: " + causal.violations());
   }
 
+  /**
+   * Odd/even increments (seed 003 §9 item 3) with B's clocks 20 ms behind A's: c2 in B reads count 2 (written in A)
+   * and writes 3, stamped earlier than 2, so last-writer-wins keeps 2; c2 then reads 2 after its own 3 and c1 never
+   * sees 3. The scenario stalls and the session and causal checkers catch the count going back. Without skew,
+   * Eventual gets through, which is why the scenario skews the clocks.
+   */
+  @Test
+  void when_oddEvenIncrementsRunWithBBehind_then_theCountGoesBackAndTheCheckersCatchIt() {
+    Scenarios.OddEven skewed = Scenarios.oddEven(new Eventual(), 1, 20, Scenarios.C_RTTS.get(1), 20_000);
+    assertEquals(List.of(), skewed.run().failures());
+    assertFalse(skewed.completed(), "Eventual should lose c2's increments");
+    List<Result> checks = skewed.checks("causal", "session");
+    assertFalse(checks.get(0).valid(), "causal should catch it");
+    assertTrue(checks.get(0).violations().stream().anyMatch(v -> v.kind().equals(CausalChecker.WRITE_CO_READ)),
+        checks.get(0).violations().toString());
+    assertFalse(checks.get(1).valid(), "session (read-your-writes) should catch it");
+
+    Scenarios.OddEven synced = Scenarios.oddEven(new Eventual(), 1, 20, Scenarios.C_RTTS.get(1), 0);
+    assertTrue(synced.completed(), "stalls without skew: " + synced.stalls());
+  }
+
   @Test
   void when_replicasApplyWritesInArrivalOrder_then_convergenceCheckerCatchesItWithin20Seeds() {
     assertCaught(new Mutants.LastArrivalWins(), "convergence", 20);

@@ -86,6 +86,26 @@ class GentleRainScenarioTest {
     }
   }
 
+  /**
+   * Odd/even increments (seed 003 §5.5.3, §9 item 3) with B's clocks 20 ms behind A's: every increment is made after
+   * reading the previous count (no stalls), the causal and session checkers pass, and C's distance slows the ping-pong
+   * down, because GST waits for C (Fig 5.4). B's PUTs wait out the skew (PUT waits until the clock passes dt).
+   */
+  @Test
+  void when_clientsInTwoDatacentersIncrementOddAndEvenCounts_then_everyIncrementFollowsThePreviousCount() {
+    for (long seed = 1; seed <= 3; seed++) {
+      for (double[] cRtt : List.of(Scenarios.C_RTTS.get(1), Scenarios.C_RTTS.get(5))) {
+        assertEquals(List.of(), Scenarios.oddEven(new GentleRain(), seed, 20, cRtt, 20_000).problems());
+      }
+    }
+    Scenarios.OddEven near = Scenarios.oddEven(new GentleRain(), 1, 20, Scenarios.C_RTTS.get(1), 20_000);
+    Scenarios.OddEven far = Scenarios.oddEven(new GentleRain(), 1, 20, Scenarios.C_RTTS.get(5), 20_000);
+    System.out.printf("gentlerain odd/even: %.1f ms per increment with C in Oregon, %.1f ms with C in Singapore%n",
+        near.meanIncrementMillis(), far.meanIncrementMillis());
+    assertTrue(far.meanIncrementMillis() > 1.5 * near.meanIncrementMillis(),
+        near.meanIncrementMillis() + " vs " + far.meanIncrementMillis());
+  }
+
   @Test
   void when_sameSeedRunsTwice_then_runsAreIdentical() {
     SimSpec spec = GentleRainCheckedSimTest.FAULTY;
