@@ -96,6 +96,11 @@ public record SimSpec(
         settleMicros, trace, maxSkewMillis);
   }
 
+  public SimSpec withSettle(long settleMicros) {
+    return new SimSpec(topology, params, durability, network, faultKinds, faults, workload, durationMicros,
+        settleMicros, trace, maxSkewMillis);
+  }
+
   public SimSpec withTrace(boolean trace) {
     return new SimSpec(topology, params, durability, network, faultKinds, faults, workload, durationMicros,
         settleMicros, trace, maxSkewMillis);

@@ -46,9 +46,13 @@ class SeedComparisonShapeTest {
   void rotxNotTouchingASlowPartition_isDelayedForGentleRain_only() {
     double[] g = SeedComparisons.rotx(gr, 100, SEED, 2_000_000);
     double[] c = SeedComparisons.rotx(csx, 100, SEED, 2_000_000);
-    // index 0: p90 of ROTX not touching the slow partition; 1: p90 of ROTX touching it
-    assertTrue(c[0] < 0.25 * g[0], msg("p90 ROTX not touching the slow partition, CausalSpartanX vs GentleRain", c[0], g[0]));
-    assertTrue(c[0] < 0.25 * c[1], msg("CausalSpartanX p90 ROTX not touching vs touching the slow partition", c[0], c[1]));
-    assertTrue(g[0] > 0.5 * g[1], msg("GentleRain p90 ROTX not touching vs touching the slow partition", g[0], g[1]));
+    int clean = SeedComparisons.P90;
+    int touching = SeedComparisons.TOUCHING + SeedComparisons.P90;
+    assertTrue(c[clean] < 0.25 * g[clean],
+        msg("p90 ROTX not touching the slow partition, CausalSpartanX vs GentleRain", c[clean], g[clean]));
+    assertTrue(c[clean] < 0.25 * c[touching],
+        msg("CausalSpartanX p90 ROTX not touching vs touching the slow partition", c[clean], c[touching]));
+    assertTrue(g[clean] > 0.5 * g[touching],
+        msg("GentleRain p90 ROTX not touching vs touching the slow partition", g[clean], g[touching]));
   }
 }

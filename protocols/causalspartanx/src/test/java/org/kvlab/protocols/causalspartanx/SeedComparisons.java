@@ -167,13 +167,28 @@ public final class SeedComparisons {
     return median(per);
   }
 
+  /** Mean time per increment of the odd/even scenario (the seed's own Fig 5.4 experiment), median over seeds. */
+  static double oddEven(Protocol protocol, double[] cRtt, long[] seeds, int increments) {
+    double[] per = new double[seeds.length];
+    for (int i = 0; i < seeds.length; i++) {
+      Scenarios.OddEven run = Scenarios.oddEven(protocol, seeds[i], increments, cRtt, 0);
+      if (!run.problems().isEmpty()) {
+        throw new IllegalStateException(protocol.name() + " odd/even seed " + seeds[i] + ": " + run.problems());
+      }
+      per[i] = run.meanIncrementMillis();
+    }
+    return median(per);
+  }
+
   // ---------------------------------------------------------------------------------------------
   // (3) ROTX latency with one slow partition (Fig 5.6)
 
   static final int SLOW_PARTITION = 0;
 
-  /** {p90 not touching, p90 touching, mean not touching, mean touching} in ms, one seed. */
-  static double[] rotxMillis(Protocol protocol, long slowMillis, long seed, long durationMicros) {
+  /** ROTX latencies (ms) of one run after warm-up, split by whether a key lives on the slow partition. */
+  record RotxLatencies(List<Double> notTouching, List<Double> touching) {}
+
+  static RotxLatencies rotxLatencies(Protocol protocol, long slowMillis, long seed, long durationMicros) {
     int dcs = 2;
     Topology t = new Topology(dcs, 6);
     List<Fault> faults = new ArrayList<>();
@@ -193,19 +208,61 @@ public final class SeedComparisons {
       boolean touches = op.reads().keySet().stream().anyMatch(k -> t.partitionOf(k) == SLOW_PARTITION);
       (touches ? touching : clean).add((op.completeMicros() - op.invokeMicros()) / 1000.0);
     }
-    return new double[] {percentile(clean, 0.9), percentile(touching, 0.9), mean(clean), mean(touching)};
+    return new RotxLatencies(clean, touching);
+  }
+
+  static List<RotxLatencies> rotxRuns(Protocol protocol, long slowMillis, long[] seeds, long durationMicros) {
+    List<RotxLatencies> out = new ArrayList<>();
+    for (long seed : seeds) {
+      out.add(rotxLatencies(protocol, slowMillis, seed, durationMicros));
+    }
+    return out;
+  }
+
+  /** Indexes of {@link #rotx}'s result: {p90, mean, p50, p99} of ROTX not touching, then touching the slow partition. */
+  static final int P90 = 0;
+  static final int MEAN = 1;
+  static final int P50 = 2;
+  static final int P99 = 3;
+  static final int TOUCHING = 4;
+
+  /** Per statistic (index {@link #P90} ... {@link #TOUCHING} + {@link #P99}), the median over the runs. */
+  static double[] rotx(List<RotxLatencies> runs) {
+    double[][] per = new double[8][runs.size()];
+    for (int i = 0; i < runs.size(); i++) {
+      List<List<Double>> both = List.of(runs.get(i).notTouching(), runs.get(i).touching());
+      for (int side = 0; side < 2; side++) {
+        List<Double> xs = both.get(side);
+        per[side * TOUCHING + P90][i] = percentile(xs, 0.9);
+        per[side * TOUCHING + MEAN][i] = mean(xs);
+        per[side * TOUCHING + P50][i] = percentile(xs, 0.5);
+        per[side * TOUCHING + P99][i] = percentile(xs, 0.99);
+      }
+    }
+    double[] out = new double[8];
+    for (int j = 0; j < 8; j++) {
+      out[j] = median(per[j]);
+    }
+    return out;
   }
 
   static double[] rotx(Protocol protocol, long slowMillis, long[] seeds, long durationMicros) {
-    double[][] per = new double[4][seeds.length];
-    for (int i = 0; i < seeds.length; i++) {
-      double[] one = rotxMillis(protocol, slowMillis, seeds[i], durationMicros);
-      for (int j = 0; j < 4; j++) {
-        per[j][i] = one[j];
-      }
-    }
-    return new double[] {median(per[0]), median(per[1]), median(per[2]), median(per[3])};
+    return rotx(rotxRuns(protocol, slowMillis, seeds, durationMicros));
   }
+
+  // ---------------------------------------------------------------------------------------------
+  // The seed's numbers (digest §8.2)
+
+  /** Fig 5.1a: PUT latency (ms) at 10 ms of skew, {GentleRain, CausalSpartanX}. */
+  static final double SEED_SKEW = 10;
+  static final double[] SEED_PUT_AT_10MS = {7.6, 4.5};
+  /** Fig 5.4: GentleRain visibility (ms) and CausalSpartanX's reduction, with C in Oregon (index 1) and Singapore (5). */
+  static final Map<Integer, Double> SEED_GR_VISIBILITY = Map.of(1, 46.0, 5, 88.0);
+  static final Map<Integer, Double> SEED_CSX_LOWER_BY = Map.of(1, 0.83, 5, 0.92);
+  /** Fig 5.6/5.7a, 100 ms slowdown: {GentleRain, CausalSpartanX} per statistic index of {@link #rotx}. */
+  static final Map<Integer, double[]> SEED_ROTX = Map.of(
+      P90, new double[] {129, 18}, MEAN, new double[] {29, 8},
+      TOUCHING + P90, new double[] {289, 203}, TOUCHING + MEAN, new double[] {169, 142});
 
   // ---------------------------------------------------------------------------------------------
 
@@ -213,47 +270,84 @@ public final class SeedComparisons {
     return String.format(Locale.ROOT, "%.1f", x);
   }
 
+  static String seedCell(Map<Integer, Double> seed, int i, String format) {
+    return seed.containsKey(i) ? String.format(Locale.ROOT, format, seed.get(i)) : "–";
+  }
+
+  /**
+   * Prints the three tables; {@code args[0]}, if given, is a file to write them to, and {@code args[1]} a directory to
+   * draw the charts into (SVG, see {@link SeedComparisonCharts}).
+   */
   public static void main(String[] args) throws Exception {
     StringBuilder out = new StringBuilder();
     String seeds = Arrays.toString(SEEDS);
+    SeedComparisonCharts charts = args.length > 1 ? new SeedComparisonCharts(java.nio.file.Path.of(args[1])) : null;
 
     out.append("### (1) Mean PUT latency vs clock skew (Fig 5.1a), ms, median of seeds ").append(seeds).append("\n\n");
     out.append("| skew (ms) | GentleRain (sim) | CausalSpartanX (sim) | GR − CSX (sim) | GentleRain (seed) | CausalSpartanX (seed) |\n");
     out.append("|---|---|---|---|---|---|\n");
-    for (long skew : new long[] {0, 5, 10, 15}) {
-      double gr = putLatency(PROTOCOLS[0], skew, SEEDS, 200);
-      double csx = putLatency(PROTOCOLS[1], skew, SEEDS, 200);
-      out.append("| ").append(skew).append(" | ").append(f(gr)).append(" | ").append(f(csx)).append(" | ")
-          .append(f(gr - csx)).append(" | ").append(skew == 10 ? "7.6" : "–").append(" | ")
-          .append(skew == 10 ? "4.5" : "–").append(" |\n");
+    double[] skews = {0, 5, 10, 15};
+    double[][] put = new double[2][skews.length];
+    for (int i = 0; i < skews.length; i++) {
+      put[0][i] = putLatency(PROTOCOLS[0], (long) skews[i], SEEDS, 200);
+      put[1][i] = putLatency(PROTOCOLS[1], (long) skews[i], SEEDS, 200);
+      boolean seedPoint = skews[i] == SEED_SKEW;
+      out.append("| ").append((long) skews[i]).append(" | ").append(f(put[0][i])).append(" | ").append(f(put[1][i]))
+          .append(" | ").append(f(put[0][i] - put[1][i])).append(" | ")
+          .append(seedPoint ? f(SEED_PUT_AT_10MS[0]) : "–").append(" | ")
+          .append(seedPoint ? f(SEED_PUT_AT_10MS[1]) : "–").append(" |\n");
+    }
+    if (charts != null) {
+      charts.putLatencyVsSkew(skews, put);
     }
 
     out.append("\n### (2) Update visibility latency A→B vs location of DC C (Fig 5.4, Table 5.1 RTTs), ms, median of seeds ")
         .append(seeds).append("\n\n");
-    out.append("| C in | RTT C–A / C–B | GentleRain (sim) | CausalSpartanX (sim) | CSX lower by (sim) | GentleRain (seed) | CSX lower by (seed) |\n");
-    out.append("|---|---|---|---|---|---|---|\n");
-    for (int i = 0; i < Scenarios.C_LOCATIONS.size(); i++) {
+    out.append("| C in | RTT C–A / C–B | GentleRain (sim) | CausalSpartanX (sim) | CSX lower by (sim) | GentleRain (seed) | CSX lower by (seed) | GentleRain odd/even (sim) | CausalSpartanX odd/even (sim) |\n");
+    out.append("|---|---|---|---|---|---|---|---|---|\n");
+    int locations = Scenarios.C_LOCATIONS.size();
+    double[][] vis = new double[2][locations];
+    double[][] oddEven = new double[2][locations];
+    for (int i = 0; i < locations; i++) {
       double[] cRtt = Scenarios.C_RTTS.get(i);
-      double gr = visibility(PROTOCOLS[0], cRtt, SEEDS, 10);
-      double csx = visibility(PROTOCOLS[1], cRtt, SEEDS, 10);
-      String seedGr = i == 1 ? "46" : i == 5 ? "88" : "–";
-      String seedPct = i == 1 ? "83%" : i == 5 ? "92%" : "–";
+      for (int p = 0; p < 2; p++) {
+        vis[p][i] = visibility(PROTOCOLS[p], cRtt, SEEDS, 10);
+        oddEven[p][i] = oddEven(PROTOCOLS[p], cRtt, SEEDS, 20);
+      }
       out.append("| ").append(Scenarios.C_LOCATIONS.get(i)).append(" | ").append(cRtt[0]).append(" / ").append(cRtt[1])
-          .append(" | ").append(f(gr)).append(" | ").append(f(csx)).append(" | ")
-          .append(String.format(Locale.ROOT, "%.0f%%", 100 * (1 - csx / gr))).append(" | ").append(seedGr)
-          .append(" | ").append(seedPct).append(" |\n");
+          .append(" | ").append(f(vis[0][i])).append(" | ").append(f(vis[1][i])).append(" | ")
+          .append(String.format(Locale.ROOT, "%.0f%%", 100 * (1 - vis[1][i] / vis[0][i]))).append(" | ")
+          .append(seedCell(SEED_GR_VISIBILITY, i, "%.0f")).append(" | ")
+          .append(SEED_CSX_LOWER_BY.containsKey(i) ? String.format(Locale.ROOT, "%.0f%%", 100 * SEED_CSX_LOWER_BY.get(i))
+              : "–")
+          .append(" | ").append(f(oddEven[0][i])).append(" | ").append(f(oddEven[1][i])).append(" |\n");
+    }
+    if (charts != null) {
+      charts.visibilityVsThirdDc(vis, oddEven);
     }
 
     out.append("\n### (3) ROTX latency with one of 6 partitions slowed by 100 ms (Fig 5.6/5.7a), ms, median of seeds ")
         .append(seeds).append("\n\n");
     out.append("| ROTX | metric | GentleRain (sim) | CausalSpartanX (sim) | GentleRain (seed) | CausalSpartanX (seed) |\n");
     out.append("|---|---|---|---|---|---|\n");
-    double[] gr = rotx(PROTOCOLS[0], 100, SEEDS, 5_000_000);
-    double[] csx = rotx(PROTOCOLS[1], 100, SEEDS, 5_000_000);
-    out.append("| not touching slow partition | p90 | ").append(f(gr[0])).append(" | ").append(f(csx[0])).append(" | 129 | 18 |\n");
-    out.append("| not touching slow partition | mean | ").append(f(gr[2])).append(" | ").append(f(csx[2])).append(" | 29 | 8 |\n");
-    out.append("| touching slow partition | p90 | ").append(f(gr[1])).append(" | ").append(f(csx[1])).append(" | 289 | 203 |\n");
-    out.append("| touching slow partition | mean | ").append(f(gr[3])).append(" | ").append(f(csx[3])).append(" | 169 | 142 |\n");
+    List<RotxLatencies> grRuns = rotxRuns(PROTOCOLS[0], 100, SEEDS, 5_000_000);
+    List<RotxLatencies> csxRuns = rotxRuns(PROTOCOLS[1], 100, SEEDS, 5_000_000);
+    double[] gr = rotx(grRuns);
+    double[] csx = rotx(csxRuns);
+    String[] metric = {"p90", "mean", "p50", "p99"};
+    for (int side = 0; side < 2; side++) {
+      for (int m : new int[] {P50, P90, P99, MEAN}) {
+        int j = side * TOUCHING + m;
+        double[] seed = SEED_ROTX.get(j);
+        out.append("| ").append(side == 0 ? "not touching" : "touching").append(" slow partition | ").append(metric[m])
+            .append(" | ").append(f(gr[j])).append(" | ").append(f(csx[j])).append(" | ")
+            .append(seed == null ? "–" : String.format(Locale.ROOT, "%.0f", seed[0])).append(" | ")
+            .append(seed == null ? "–" : String.format(Locale.ROOT, "%.0f", seed[1])).append(" |\n");
+      }
+    }
+    if (charts != null) {
+      charts.rotxCdf(grRuns, csxRuns);
+    }
 
     System.out.print(out);
     if (args.length > 0) {
