@@ -30,7 +30,7 @@ import org.kvlab.clock.HybridLogicalClock;
  * every remote entry ⟨j, h⟩ a client can learn (GET line 4, slice line 23) is ≤ the DSV of the server that returned
  * it, hence (by induction over DSV_c, DS_c, sv and the merges of line 2, 7, 10, 21) ≤ DSV_real[j] of the client's
  * datacenter, so the merges can never raise a DSV above DSV_real and Obs 10 holds. The literal line 3 breaks Obs 10
- * (scenario in CausalSpartanXSafetyTest, where the literal variant returns a causally inconsistent read). The cost:
+ * (scenario in CausalSpartanXScenarioTest, where the literal variant returns a causally inconsistent read). The cost:
  * a dependency-free remote version becomes visible to GET only once DSV[sr] ≥ its ut (≈ one heartbeat + θ later),
  * instead of on arrival. Local versions stay immediately visible (Lemma 2, causal++).
  */
