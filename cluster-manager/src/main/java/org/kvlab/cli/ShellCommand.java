@@ -19,7 +19,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-/** An interactive (or scripted, from standard input) get/put console against one datacenter. */
+/** An interactive (or scripted, from standard input) get/put/rotx console, with one session per datacenter used. */
 @Command(name = "shell", mixinStandardHelpOptions = true,
     description = "Read and write keys against a running cluster. Commands: get <key>, put <key> <value>, "
         + "rotx <key>..., dc <n> (switch to this shell's session in datacenter n), sleep <duration>, help, quit. "
