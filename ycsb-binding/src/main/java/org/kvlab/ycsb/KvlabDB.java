@@ -1,0 +1,279 @@
+package org.kvlab.ycsb;
+
+import com.google.protobuf.ByteString;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.Vector;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import org.kvlab.api.BackPressureException;
+import org.kvlab.api.Session;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import site.ycsb.ByteIterator;
+import site.ycsb.DB;
+import site.ycsb.DBException;
+import site.ycsb.Status;
+
+/**
+ * A YCSB {@link DB} for any kvlab protocol, on stock {@code site.ycsb:core} 0.17.0. See docs/ycsb.md.
+ *
+ * <p>All YCSB threads of a JVM share one {@link org.kvlab.runtime.ClientRuntime}; each thread has its own
+ * {@link Session}. {@link #init()} returns only once the session has reached every server of its
+ * datacenter. A YCSB record (field name -> bytes) is one kvlab value ({@link FieldCodec}).
+ *
+ * <p>Update semantics ({@code kvlab.update}): {@code auto} (default) writes the given fields as the whole
+ * record when they are all {@code fieldcount} fields of a record (YCSB's default workload with
+ * fieldcount=1, or writeallfields=true): one PUT. Otherwise it reads the record, replaces the given fields
+ * and writes it back (GET + PUT in the session, not atomic: concurrent updates of different fields of one
+ * key may lose one of them). {@code merge} always reads first; {@code overwrite} never does (the record
+ * becomes exactly the given fields).
+ *
+ * <p>Statuses: NOT_FOUND for a missing key, SERVICE_UNAVAILABLE when a server or the client refuses
+ * because a queue is full (back-pressure), ERROR for every other failure (counted; the first few are
+ * logged with their cause), NOT_IMPLEMENTED for scan and delete, which no kvlab protocol offers.
+ */
+public class KvlabDB extends DB {
+  private static final Logger LOG = LoggerFactory.getLogger(KvlabDB.class);
+  static final String UPDATE = "kvlab.update";
+  private static final int ERRORS_LOGGED = 5;
+
+  private static final ThreadLocal<KvlabDB> CURRENT = new ThreadLocal<>();
+  private static final AtomicLong ERRORS = new AtomicLong();
+  private static final AtomicLong UNAVAILABLE = new AtomicLong();
+  private static final AtomicInteger INIT_FAILURES = new AtomicInteger();
+  private static final AtomicReference<String> LAST_INIT_FAILURE = new AtomicReference<>();
+  private static final Map<String, AtomicBoolean> UNSUPPORTED_LOGGED = new java.util.concurrent.ConcurrentHashMap<>();
+
+  enum UpdateMode { AUTO, MERGE, OVERWRITE }
+
+  private KvlabClients.Shared shared;
+  private Session session;
+  private UpdateMode updateMode;
+  private long fieldcount;
+  /** Operations of this thread that did not return OK or NOT_FOUND, and the last such status. */
+  private long failures;
+  private Status lastFailure = Status.OK;
+
+  /** The KvlabDB initialised on the calling YCSB thread (YCSB runs init and the workload on one thread). */
+  public static KvlabDB current() {
+    return CURRENT.get();
+  }
+
+  @Override
+  public void init() throws DBException {
+    try {
+      KvlabClients.Target target = KvlabClients.target(getProperties());
+      updateMode = updateMode(getProperties().getProperty(UPDATE, "auto"));
+      fieldcount = Long.parseLong(getProperties().getProperty("fieldcount", "10").trim());
+      shared = KvlabClients.acquire(target);
+      try {
+        session = shared.openProbedSession();
+      } catch (KvlabClients.SetupException | RuntimeException e) {
+        shared.release();
+        shared = null;
+        throw e;
+      }
+    } catch (KvlabClients.SetupException | RuntimeException e) {
+      String message = "kvlab YCSB binding: " + e.getMessage();
+      INIT_FAILURES.incrementAndGet();
+      LAST_INIT_FAILURE.set(message);
+      throw new DBException(message, e);
+    }
+    CURRENT.set(this);
+  }
+
+  private static UpdateMode updateMode(String text) throws KvlabClients.SetupException {
+    try {
+      return UpdateMode.valueOf(text.trim().toUpperCase(Locale.ROOT));
+    } catch (IllegalArgumentException e) {
+      throw new KvlabClients.SetupException(UPDATE + "=" + text + " is not an update mode. Fix: use auto, merge or "
+          + "overwrite (docs/ycsb.md)");
+    }
+  }
+
+  @Override
+  public void cleanup() throws DBException {
+    if (CURRENT.get() == this) {
+      CURRENT.remove();
+    }
+    if (session != null) {
+      session.close();
+      session = null;
+    }
+    if (shared != null) {
+      KvlabClients.Shared s = shared;
+      shared = null;
+      s.release();
+    }
+  }
+
+  /** The protocol this thread's session runs. */
+  public String protocol() {
+    return session.protocol();
+  }
+
+  public boolean supportsReadOnlyTx() {
+    return session.supportsReadOnlyTx();
+  }
+
+  /** Multi-key (read-write) transactions: no kvlab protocol offers them yet (CaMu will). */
+  public boolean supportsTransactions() {
+    return false;
+  }
+
+  @Override
+  public Status read(String table, String key, Set<String> fields, Map<String, ByteIterator> result) {
+    try {
+      Optional<ByteString> value = session.get(key);
+      if (value.isEmpty()) {
+        return Status.NOT_FOUND;
+      }
+      FieldCodec.decode(value.get(), fields, result);
+      return Status.OK;
+    } catch (RuntimeException e) {
+      return failed("read", key, e);
+    }
+  }
+
+  @Override
+  public Status insert(String table, String key, Map<String, ByteIterator> values) {
+    try {
+      session.put(key, FieldCodec.encode(values));
+      return Status.OK;
+    } catch (RuntimeException e) {
+      return failed("insert", key, e);
+    }
+  }
+
+  @Override
+  public Status update(String table, String key, Map<String, ByteIterator> values) {
+    try {
+      boolean whole = updateMode == UpdateMode.OVERWRITE || (updateMode == UpdateMode.AUTO && values.size() >= fieldcount);
+      if (whole) {
+        session.put(key, FieldCodec.encode(values));
+        return Status.OK;
+      }
+      Map<String, ByteIterator> record = new LinkedHashMap<>();
+      Optional<ByteString> old = session.get(key);
+      if (old.isPresent()) {
+        FieldCodec.decode(old.get(), null, record);
+      }
+      record.putAll(values);
+      session.put(key, FieldCodec.encode(record));
+      return Status.OK;
+    } catch (RuntimeException e) {
+      return failed("update", key, e);
+    }
+  }
+
+  @Override
+  public Status scan(String table, String startkey, int recordcount, Set<String> fields,
+      Vector<HashMap<String, ByteIterator>> result) {
+    return unsupported("scan", "set scanproportion=0");
+  }
+
+  @Override
+  public Status delete(String table, String key) {
+    return unsupported("delete", "do not use delete operations");
+  }
+
+  /**
+   * Reads {@code keys} in one read-only transaction (one causally consistent snapshot); {@code result}
+   * gets an entry for each key that exists. NOT_IMPLEMENTED if the protocol has no read-only transactions.
+   */
+  public Status readOnlyTx(String table, Collection<String> keys, Set<String> fields,
+      Map<String, Map<String, ByteIterator>> result) {
+    if (!session.supportsReadOnlyTx()) {
+      return unsupported("read-only transaction", "set rotxproportion=0 or use a protocol with read-only "
+          + "transactions: " + KvlabClients.Target.protocolsWithReadOnlyTx());
+    }
+    try {
+      for (Map.Entry<String, Optional<ByteString>> e : session.readOnlyTx(keys).entrySet()) {
+        if (e.getValue().isPresent()) {
+          Map<String, ByteIterator> record = new HashMap<>();
+          FieldCodec.decode(e.getValue().get(), fields, record);
+          result.put(e.getKey(), record);
+        }
+      }
+      return Status.OK;
+    } catch (RuntimeException e) {
+      return failed("read-only transaction", keys.toString(), e);
+    }
+  }
+
+  /** Hook for multi-key transactions (reads {@code reads}, writes {@code writes}); none offers them yet. */
+  public Status transaction(String table, Collection<String> reads, Map<String, Map<String, ByteIterator>> writes,
+      Map<String, Map<String, ByteIterator>> result) {
+    return unsupported("transaction", "set txproportion=0");
+  }
+
+  private Status unsupported(String op, String fix) {
+    if (UNSUPPORTED_LOGGED.computeIfAbsent(op, k -> new AtomicBoolean()).compareAndSet(false, true)) {
+      LOG.warn("{} is not supported by protocol '{}': YCSB counts it as NOT_IMPLEMENTED. Fix: {}", op,
+          session == null ? "?" : session.protocol(), fix);
+    }
+    return note(Status.NOT_IMPLEMENTED);
+  }
+
+  private Status failed(String op, String key, RuntimeException e) {
+    boolean backPressure = isBackPressure(e);
+    long n = (backPressure ? UNAVAILABLE : ERRORS).incrementAndGet();
+    if (n <= ERRORS_LOGGED) {
+      LOG.warn("{} {} failed ({} #{}{}): {}", op, key, backPressure ? "SERVICE_UNAVAILABLE" : "ERROR", n,
+          n == ERRORS_LOGGED ? ", further ones are only counted" : "", e.toString(), e.getCause());
+    }
+    return note(backPressure ? Status.SERVICE_UNAVAILABLE : Status.ERROR);
+  }
+
+  private Status note(Status s) {
+    failures++;
+    lastFailure = s;
+    return s;
+  }
+
+  /** A full queue on the server (it answers "is overloaded") or in the client (too many requests in flight). */
+  static boolean isBackPressure(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      String m = String.valueOf(t.getMessage());
+      if (t instanceof BackPressureException || m.contains(" is overloaded: ") || m.contains("too many requests in flight")) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Failed operations (not OK, not NOT_FOUND) of this thread so far; the workload uses it for bursts. */
+  long failures() {
+    return failures;
+  }
+
+  Status lastFailure() {
+    return lastFailure;
+  }
+
+  /** Operations of this JVM that failed with ERROR / SERVICE_UNAVAILABLE. */
+  public static long errors() {
+    return ERRORS.get();
+  }
+
+  public static long unavailable() {
+    return UNAVAILABLE.get();
+  }
+
+  /** YCSB threads of this JVM whose init failed, and the last failure's message (null if none). */
+  static int initFailures() {
+    return INIT_FAILURES.get();
+  }
+
+  static String lastInitFailure() {
+    return LAST_INIT_FAILURE.get();
+  }
+}

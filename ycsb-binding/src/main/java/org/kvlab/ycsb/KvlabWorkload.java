@@ -1,0 +1,255 @@
+package org.kvlab.ycsb;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import org.kvlab.api.Session;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import site.ycsb.ByteIterator;
+import site.ycsb.DB;
+import site.ycsb.Status;
+import site.ycsb.WorkloadException;
+import site.ycsb.generator.ExponentialGenerator;
+import site.ycsb.measurements.Measurements;
+import site.ycsb.workloads.CoreWorkload;
+
+/**
+ * YCSB's core workload plus kvlab's operations, on stock YCSB 0.17.0 (see docs/ycsb.md):
+ * <ul>
+ *   <li>{@code ampinsertproportion}, {@code ampfactor} (default 100): an amplified insert, a burst of
+ *       {@code ampfactor} core inserts of fresh keys, measured as one "AMP-INSERT" (each insert is also
+ *       measured as an INSERT by YCSB);
+ *   <li>{@code rotxproportion}, {@code rotxkeys} (default 10): a read-only transaction over
+ *       {@code rotxkeys} distinct keys chosen by the request distribution, measured as "ROTX";
+ *   <li>{@code txproportion}, {@code txkeys} (default 4): a multi-key transaction, measured as "TX", for
+ *       protocols that offer them (none yet: init refuses txproportion > 0 with a clear message).
+ * </ul>
+ * All proportions, core and kvlab, are weights of one choice: an operation's share is its proportion
+ * divided by the sum of all proportions (as in YCSB, which does not require them to add up to 1).
+ *
+ * <p>YCSB hands the workload its {@code DBWrapper}, not the binding; the thread's {@link KvlabDB} is
+ * found through {@link KvlabDB#current()} (YCSB runs {@code DB.init} and {@code doTransaction} on the
+ * same thread). Custom operations are recorded in YCSB's {@link Measurements} like DBWrapper records
+ * its own, so they appear in the summary, the exporter and the HdrHistogram files.
+ */
+public class KvlabWorkload extends CoreWorkload {
+  private static final Logger LOG = LoggerFactory.getLogger(KvlabWorkload.class);
+  public static final String AMP_INSERT = "AMP-INSERT";
+  public static final String ROTX = "ROTX";
+  public static final String TX = "TX";
+
+  private Measurements measurements;
+  private int ampfactor;
+  private int rotxkeys;
+  private int txkeys;
+  private boolean reportLatencyForEachError;
+  private KvlabClients.Shared preflight;
+  private int initFailuresBefore;
+  private long errorsBefore;
+
+  @Override
+  public void init(Properties p) throws WorkloadException {
+    super.init(p);
+    measurements = Measurements.getMeasurements();
+    reportLatencyForEachError = Boolean.parseBoolean(p.getProperty("reportlatencyforeacherror", "false"));
+    double amp = proportion(p, "ampinsertproportion");
+    double rotx = proportion(p, "rotxproportion");
+    double tx = proportion(p, "txproportion");
+    ampfactor = count(p, "ampfactor", 100);
+    rotxkeys = count(p, "rotxkeys", 10);
+    txkeys = count(p, "txkeys", 4);
+    if (rotxkeys > recordcount && rotx > 0) {
+      throw new WorkloadException("rotxkeys=" + rotxkeys + " is more than recordcount=" + recordcount
+          + ": a read-only transaction reads distinct keys. Fix: lower rotxkeys");
+    }
+
+    // Everything the binding needs is checked here, on YCSB's main thread, before any client thread
+    // starts: a WorkloadException stops YCSB with one message instead of one stack trace per thread.
+    KvlabClients.Target target;
+    try {
+      target = KvlabClients.target(p);
+    } catch (KvlabClients.SetupException e) {
+      throw new WorkloadException("kvlab YCSB binding: " + e.getMessage());
+    }
+    String protocol = target.protocol().name();
+    if (rotx > 0 && !target.offersReadOnlyTx()) {
+      throw new WorkloadException("rotxproportion=" + rotx + " asks for read-only transactions, which protocol '"
+          + protocol + "' does not offer. Fix: set rotxproportion=0, or use a protocol that offers them: "
+          + KvlabClients.Target.protocolsWithReadOnlyTx());
+    }
+    if (tx > 0 && !target.offersTransactions()) {
+      throw new WorkloadException("txproportion=" + tx + " asks for multi-key transactions, which protocol '"
+          + protocol + "' does not offer (no installed kvlab protocol does yet). Fix: set txproportion=0");
+    }
+    preflight = KvlabClients.acquire(target); // also keeps the runtime open across the threads' start-up
+    try {
+      Session probe = preflight.openProbedSession();
+      probe.close();
+    } catch (KvlabClients.SetupException | RuntimeException e) {
+      preflight.release();
+      preflight = null;
+      throw new WorkloadException("kvlab YCSB binding: " + e.getMessage());
+    }
+
+    if (amp > 0) {
+      operationchooser.addValue(amp, AMP_INSERT);
+    }
+    if (rotx > 0) {
+      operationchooser.addValue(rotx, ROTX);
+    }
+    if (tx > 0) {
+      operationchooser.addValue(tx, TX);
+    }
+    initFailuresBefore = KvlabDB.initFailures();
+    errorsBefore = KvlabDB.errors() + KvlabDB.unavailable();
+  }
+
+  private static double proportion(Properties p, String name) throws WorkloadException {
+    String text = p.getProperty(name, "0").trim();
+    try {
+      double v = Double.parseDouble(text);
+      if (v >= 0 && Double.isFinite(v)) {
+        return v;
+      }
+    } catch (NumberFormatException e) {
+      // reported below
+    }
+    throw new WorkloadException(name + "=" + text + " is not a proportion. Fix: use a number >= 0, e.g. 0.1");
+  }
+
+  private static int count(Properties p, String name, int fallback) throws WorkloadException {
+    String text = p.getProperty(name, String.valueOf(fallback)).trim();
+    try {
+      int v = Integer.parseInt(text);
+      if (v >= 1) {
+        return v;
+      }
+    } catch (NumberFormatException e) {
+      // reported below
+    }
+    throw new WorkloadException(name + "=" + text + " is not a count. Fix: use a whole number >= 1");
+  }
+
+  @Override
+  public boolean doTransaction(DB db, Object threadstate) {
+    String op = operationchooser.nextString();
+    if (op == null) {
+      return false;
+    }
+    switch (op) {
+      case "READ" -> doTransactionRead(db);
+      case "UPDATE" -> doTransactionUpdate(db);
+      case "INSERT" -> doTransactionInsert(db);
+      case "SCAN" -> doTransactionScan(db);
+      case AMP_INSERT -> doTransactionAmpInsert(db);
+      case ROTX -> doTransactionRotx();
+      case TX -> doTransactionTx();
+      default -> doTransactionReadModifyWrite(db);
+    }
+    return true;
+  }
+
+  /** {@code ampfactor} core inserts of fresh keys; AMP-INSERT fails if any of them failed. */
+  public void doTransactionAmpInsert(DB db) {
+    KvlabDB kvlab = kvlab();
+    long failuresBefore = kvlab.failures();
+    long intended = measurements.getIntendedtartTimeNs();
+    long start = System.nanoTime();
+    for (int i = 0; i < ampfactor; i++) {
+      doTransactionInsert(db);
+    }
+    long end = System.nanoTime();
+    measure(AMP_INSERT, kvlab.failures() == failuresBefore ? Status.OK : kvlab.lastFailure(), intended, start, end);
+  }
+
+  /** A read-only transaction over {@code rotxkeys} distinct keys. */
+  public void doTransactionRotx() {
+    KvlabDB kvlab = kvlab();
+    List<String> keys = distinctKeys(rotxkeys);
+    Map<String, Map<String, ByteIterator>> result = new HashMap<>();
+    long intended = measurements.getIntendedtartTimeNs();
+    long start = System.nanoTime();
+    Status status = kvlab.readOnlyTx(table, keys, null, result);
+    long end = System.nanoTime();
+    measure(ROTX, status, intended, start, end);
+  }
+
+  /** Hook: a multi-key transaction reading and writing {@code txkeys} keys (init refuses it for now). */
+  public void doTransactionTx() {
+    KvlabDB kvlab = kvlab();
+    List<String> keys = distinctKeys(txkeys);
+    long intended = measurements.getIntendedtartTimeNs();
+    long start = System.nanoTime();
+    Status status = kvlab.transaction(table, keys, Map.of(), new HashMap<>());
+    long end = System.nanoTime();
+    measure(TX, status, intended, start, end);
+  }
+
+  private KvlabDB kvlab() {
+    KvlabDB kvlab = KvlabDB.current();
+    if (kvlab == null) {
+      throw new IllegalStateException(getClass().getName() + " needs -db " + KvlabDB.class.getName()
+          + " (no KvlabDB was initialised on this YCSB thread)");
+    }
+    return kvlab;
+  }
+
+  /** {@code n} distinct existing keys from the request distribution (as CoreWorkload chooses one). */
+  private List<String> distinctKeys(int n) {
+    Set<String> keys = new LinkedHashSet<>();
+    while (keys.size() < n) {
+      keys.add(buildKeyName(nextExistingKeynum()));
+    }
+    return new ArrayList<>(keys);
+  }
+
+  private long nextExistingKeynum() {
+    long keynum;
+    if (keychooser instanceof ExponentialGenerator) {
+      do {
+        keynum = transactioninsertkeysequence.lastValue() - keychooser.nextValue().intValue();
+      } while (keynum < 0);
+    } else {
+      do {
+        keynum = keychooser.nextValue().intValue();
+      } while (keynum > transactioninsertkeysequence.lastValue());
+    }
+    return keynum;
+  }
+
+  /** Records one operation the way YCSB's DBWrapper records its own. */
+  private void measure(String op, Status status, long intendedStart, long start, long end) {
+    String name = status.isOk() ? op : op + "-" + (reportLatencyForEachError ? status.getName() : "FAILED");
+    measurements.measure(name, (int) ((end - start) / 1000));
+    measurements.measureIntended(name, (int) ((end - intendedStart) / 1000));
+    measurements.reportStatus(op, status);
+  }
+
+  /**
+   * Makes failures impossible to miss: YCSB carries on when a client thread's {@code DB.init} fails and
+   * prints a normal summary for the threads left. If any failed, this throws, and YCSB then stops
+   * without exporting measurements.
+   */
+  @Override
+  public void cleanup() throws WorkloadException {
+    super.cleanup();
+    if (preflight != null) {
+      preflight.release();
+      preflight = null;
+    }
+    long failed = KvlabDB.errors() + KvlabDB.unavailable() - errorsBefore;
+    if (failed > 0) {
+      LOG.warn("{} operations failed (ERROR or SERVICE_UNAVAILABLE; the first ones are logged above)", failed);
+    }
+    int initFailures = KvlabDB.initFailures() - initFailuresBefore;
+    if (initFailures > 0) {
+      throw new WorkloadException(initFailures + " YCSB client thread(s) could not start, so the results "
+          + "are incomplete and were not exported. Last failure: " + KvlabDB.lastInitFailure());
+    }
+  }
+}
