@@ -49,6 +49,8 @@ public class KvlabWorkload extends CoreWorkload {
   private int txkeys;
   private boolean reportLatencyForEachError;
   private KvlabClients.Shared preflight;
+  private boolean kvlabOperations;
+  private final java.util.concurrent.atomic.AtomicInteger threadInitFailures = new java.util.concurrent.atomic.AtomicInteger();
   private int initFailuresBefore;
   private long errorsBefore;
 
@@ -96,6 +98,7 @@ public class KvlabWorkload extends CoreWorkload {
       throw new WorkloadException("kvlab YCSB binding: " + e.getMessage());
     }
 
+    kvlabOperations = amp > 0 || rotx > 0 || tx > 0;
     if (amp > 0) {
       operationchooser.addValue(amp, AMP_INSERT);
     }
@@ -107,6 +110,17 @@ public class KvlabWorkload extends CoreWorkload {
     }
     initFailuresBefore = KvlabDB.initFailures();
     errorsBefore = KvlabDB.errors() + KvlabDB.unavailable();
+  }
+
+  /** Runs on the YCSB client thread right after {@code DB.init()}: kvlab operations need a KvlabDB there. */
+  @Override
+  public Object initThread(Properties p, int mythreadid, int threadcount) throws WorkloadException {
+    if (kvlabOperations && KvlabDB.current() == null) {
+      threadInitFailures.incrementAndGet();
+      throw new WorkloadException("ampinsertproportion, rotxproportion and txproportion need -db "
+          + KvlabDB.class.getName() + " (no KvlabDB was initialised on YCSB client thread " + mythreadid + ")");
+    }
+    return super.initThread(p, mythreadid, threadcount);
   }
 
   private static double proportion(Properties p, String name) throws WorkloadException {
@@ -246,10 +260,11 @@ public class KvlabWorkload extends CoreWorkload {
     if (failed > 0) {
       LOG.warn("{} operations failed (ERROR or SERVICE_UNAVAILABLE; the first ones are logged above)", failed);
     }
-    int initFailures = KvlabDB.initFailures() - initFailuresBefore;
+    int initFailures = KvlabDB.initFailures() - initFailuresBefore + threadInitFailures.get();
     if (initFailures > 0) {
       throw new WorkloadException(initFailures + " YCSB client thread(s) could not start, so the results "
-          + "are incomplete and were not exported. Last failure: " + KvlabDB.lastInitFailure());
+          + "are incomplete and were not exported. Last failure: "
+          + (KvlabDB.initFailures() > initFailuresBefore ? KvlabDB.lastInitFailure() : "-db is not KvlabDB"));
     }
   }
 }

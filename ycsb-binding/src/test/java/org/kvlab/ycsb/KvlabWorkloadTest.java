@@ -1,6 +1,7 @@
 package org.kvlab.ycsb;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
@@ -79,6 +80,25 @@ class KvlabWorkloadTest {
       }
       db.cleanup();
       workload.cleanup();
+    }
+  }
+
+  @Test
+  void when_aClientThreadCouldNotStart_then_theWorkloadFailsTheRunAtCleanup(@TempDir Path dir) throws Exception {
+    try (YcsbClusters c = YcsbClusters.start("eventual", 1, 1, dir)) {
+      Properties p = c.props();
+      p.setProperty("recordcount", "10");
+      Measurements.setProperties(p);
+      KvlabWorkload workload = new KvlabWorkload();
+      workload.init(p);
+      Properties wrongDc = c.props();
+      wrongDc.setProperty(KvlabClients.DC, "1");
+      KvlabDB db = new KvlabDB();
+      db.setProperties(wrongDc);
+      assertThrows(site.ycsb.DBException.class, db::init); // what one of YCSB's threads would hit
+      site.ycsb.WorkloadException e = assertThrows(site.ycsb.WorkloadException.class, workload::cleanup);
+      assertTrue(e.getMessage().contains("1 YCSB client thread(s) could not start") && e.getMessage().contains("kvlab.dc=1"),
+          e.getMessage());
     }
   }
 
