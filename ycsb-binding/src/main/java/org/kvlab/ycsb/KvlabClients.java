@@ -118,7 +118,7 @@ final class KvlabClients {
     int threads = intOrMinusOne(threadsText);
     if (threads < 0 || threads > 256) {
       throw new SetupException(CLIENT_THREADS + "=" + threadsText + " is not a thread count. Fix: use 1 to 256, or 0 "
-          + "for the default (min(4, cores))");
+          + "for the runtime's default (one per two cores, 1 to 4)");
     }
     return new Target(path, config, protocol, dc, timeout, threads);
   }
