@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.kvlab.api.Session;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -50,7 +51,7 @@ public class KvlabWorkload extends CoreWorkload {
   private boolean reportLatencyForEachError;
   private KvlabClients.Shared preflight;
   private boolean kvlabOperations;
-  private final java.util.concurrent.atomic.AtomicInteger threadInitFailures = new java.util.concurrent.atomic.AtomicInteger();
+  private final AtomicInteger threadInitFailures = new AtomicInteger();
   private int initFailuresBefore;
   private long errorsBefore;
 
