@@ -53,7 +53,11 @@ public final class InMemoryStore<R extends Message> implements VersionedStore<R>
     Objects.requireNonNull(filter, "filter");
     NavigableMap<byte[], R> versions = keys.get(Stores.checkKey(key));
     if (versions != null) {
-      for (R r : versions.descendingMap().values()) {
+      Map.Entry<byte[], R> last = versions.lastEntry(); // the common case: the newest version qualifies
+      if (filter.test(last.getValue())) {
+        return Optional.of(last.getValue());
+      }
+      for (R r : versions.headMap(last.getKey(), false).descendingMap().values()) {
         if (filter.test(r)) {
           return Optional.of(r);
         }
@@ -74,8 +78,8 @@ public final class InMemoryStore<R extends Message> implements VersionedStore<R>
     checkOpen();
     Objects.requireNonNull(stable, "stable");
     NavigableMap<byte[], R> versions = keys.get(Stores.checkKey(key));
-    if (versions == null) {
-      return 0;
+    if (versions == null || versions.size() == 1) {
+      return 0; // one version has nothing older to remove
     }
     for (Map.Entry<byte[], R> e : versions.descendingMap().entrySet()) {
       if (stable.test(e.getValue())) {
