@@ -1,27 +1,11 @@
 package org.kvlab.config;
 
-import com.fasterxml.jackson.core.JsonLocation;
-import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.core.JsonToken;
-import com.fasterxml.jackson.core.exc.StreamReadException;
-import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
-import com.fasterxml.jackson.dataformat.yaml.YAMLParser;
-import java.io.IOException;
-import java.math.BigInteger;
-import java.nio.ByteBuffer;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.AccessDeniedException;
-import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -46,7 +30,7 @@ import org.kvlab.store.Durability;
  * <p>The YAML is read token by token into a tree of {@link YamlNode}s that remember their location
  * (Jackson's own tree does not), then checked section by section.
  */
-final class ConfigLoader {
+final class ConfigLoader extends YamlReader {
   static final int DATACENTERS_MAX = 64;
   static final int PARTITIONS_MAX = 1024;
   static final int NAME_LENGTH_MAX = 64;
@@ -79,198 +63,29 @@ final class ConfigLoader {
 
   private static final Pattern NAME = Pattern.compile("[a-z0-9][a-z0-9._-]*");
   private static final Pattern SERVER_ID = Pattern.compile("(\\d{1,9})_(\\d{1,9})");
-  // Not YAMLFactory.builder().build(): that one reads an empty value (`key:`) as "" rather than null.
-  private static final YAMLFactory YAML = new YAMLFactory();
-
-  private final String source;
-
   private ConfigLoader(String source) {
-    this.source = source;
+    super(source, "cluster file",
+        "write at least name, protocol, datacenters, partitions and servers; see docs/cluster-file.md.",
+        "keep one cluster per file: remove the '---' line and what follows, or split the file.");
+  }
+
+  @Override
+  protected String example(String key) {
+    return EXAMPLES.get(key);
   }
 
   static ClusterConfig load(Path file) throws ConfigException {
-    String source = file.toString();
-    String what = "cannot read cluster file " + source;
-    if (Files.isDirectory(file)) {
-      throw new ConfigException(source, 0, 0, what + ": it is a directory", "give the path of a cluster file (.yaml).");
-    }
-    byte[] bytes;
-    try {
-      bytes = Files.readAllBytes(file);
-    } catch (NoSuchFileException e) {
-      throw new ConfigException(source, 0, 0, what + ": no such file", "check the path.");
-    } catch (AccessDeniedException e) {
-      throw new ConfigException(source, 0, 0, what + ": permission denied", "make the file readable (chmod +r).");
-    } catch (IOException e) {
-      String reason = e.getMessage() == null ? "input/output error" : e.getMessage();
-      throw new ConfigException(source, 0, 0, what + ": " + reason, "check the path and that the file is readable.");
-    }
-    String text;
-    try {
-      text = StandardCharsets.UTF_8.newDecoder()
-          .onMalformedInput(CodingErrorAction.REPORT)
-          .onUnmappableCharacter(CodingErrorAction.REPORT)
-          .decode(ByteBuffer.wrap(bytes)).toString();
-    } catch (CharacterCodingException e) {
-      throw new ConfigException(source, 0, 0, what + ": it is not UTF-8 text", "save it as UTF-8.");
-    }
-    return parse(text, source);
+    return parse(readText(file, "cluster file"), file.toString());
   }
 
   static ClusterConfig parse(String yaml, String sourceName) throws ConfigException {
     ConfigLoader loader = new ConfigLoader(sourceName);
-    YamlNode root = loader.readTree(yaml.startsWith("\uFEFF") ? yaml.substring(1) : yaml);
+    YamlNode root = loader.readTree(stripBom(yaml));
     return loader.build(root);
   }
 
   // ---------------------------------------------------------------------------------------------
-  // YAML to located tree
-
-  private YamlNode readTree(String yaml) throws ConfigException {
-    try (JsonParser p = YAML.createParser(yaml)) {
-      JsonToken first = p.nextToken();
-      if (first == null) {
-        throw new ConfigException(source, 0, 0, "the cluster file is empty",
-            "write at least name, protocol, datacenters, partitions and servers; see docs/cluster-file.md.");
-      }
-      JsonLocation at = p.currentTokenLocation();
-      YamlNode root = read(p, "", at.getLineNr(), at.getColumnNr());
-      if (p.nextToken() != null) {
-        JsonLocation second = p.currentTokenLocation();
-        throw new ConfigException(source, second.getLineNr(), second.getColumnNr(),
-            "a second YAML document starts here (after '---')",
-            "keep one cluster per file: remove the '---' line and what follows, or split the file.");
-      }
-      return root;
-    } catch (StreamReadException e) {
-      throw syntaxError(e);
-    } catch (IOException e) {
-      // Reading from a String: only a parse problem can get here.
-      throw new ConfigException(source, 0, 0, "cannot parse the YAML: " + firstLine(e.getMessage()),
-          "check the YAML syntax.");
-    }
-  }
-
-  private YamlNode read(JsonParser p, String path, int keyLine, int keyColumn)
-      throws IOException, ConfigException {
-    JsonToken token = p.currentToken();
-    JsonLocation at = p.currentTokenLocation();
-    int line = at.getLineNr();
-    int column = at.getColumnNr();
-    if (p instanceof YAMLParser yp && yp.isCurrentAlias()) {
-      throw new ConfigException(source, line, column, label(path) + "YAML aliases (*" + p.getText()
-          + ") are not supported", "write the value out in full.");
-    }
-    switch (token) {
-      case START_OBJECT: {
-        Map<String, YamlNode> entries = new LinkedHashMap<>();
-        while (p.nextToken() == JsonToken.FIELD_NAME) {
-          String key = p.currentName();
-          JsonLocation keyAt = p.currentTokenLocation();
-          p.nextToken();
-          YamlNode value = read(p, child(path, key), keyAt.getLineNr(), keyAt.getColumnNr());
-          YamlNode earlier = entries.putIfAbsent(key, value);
-          if (earlier != null) {
-            throw new ConfigException(source, keyAt.getLineNr(), keyAt.getColumnNr(),
-                label(path) + "key '" + key + "' is given twice (first on line " + earlier.keyLine + ")",
-                "keep only one of them.");
-          }
-        }
-        return new YamlNode(Kind.MAPPING, path, line, column, keyLine, keyColumn, null, null, entries, null);
-      }
-      case START_ARRAY: {
-        List<YamlNode> items = new ArrayList<>();
-        while (p.nextToken() != JsonToken.END_ARRAY) {
-          JsonLocation itemAt = p.currentTokenLocation();
-          items.add(read(p, path + "[" + items.size() + "]", itemAt.getLineNr(), itemAt.getColumnNr()));
-        }
-        return new YamlNode(Kind.LIST, path, line, column, keyLine, keyColumn, null, null, null, items);
-      }
-      case VALUE_NUMBER_INT:
-        return scalar(Kind.INTEGER, path, at, keyLine, keyColumn, p.getText(), p.getBigIntegerValue());
-      case VALUE_NUMBER_FLOAT:
-        return scalar(Kind.DECIMAL, path, at, keyLine, keyColumn, p.getText(), null);
-      case VALUE_TRUE:
-      case VALUE_FALSE:
-        return scalar(Kind.BOOLEAN, path, at, keyLine, keyColumn, p.getText(), null);
-      case VALUE_NULL:
-        return scalar(Kind.NULL, path, at, keyLine, keyColumn, "", null);
-      case VALUE_STRING:
-        return scalar(Kind.STRING, path, at, keyLine, keyColumn, p.getText(), null);
-      default:
-        throw new ConfigException(source, line, column, label(path) + "unsupported YAML value",
-            "write plain text, a number, a list or a mapping.");
-    }
-  }
-
-  private static YamlNode scalar(Kind kind, String path, JsonLocation at, int keyLine, int keyColumn,
-      String text, BigInteger integer) {
-    return new YamlNode(kind, path, at.getLineNr(), at.getColumnNr(), keyLine, keyColumn, text, integer,
-        null, null);
-  }
-
-  private ConfigException syntaxError(StreamReadException e) {
-    int line = 0;
-    int column = 0;
-    String problem = null;
-    // Jackson wraps SnakeYAML's exception, which knows where the problem itself is (Jackson's location
-    // is sometimes that of the enclosing construct).
-    for (Throwable c = e; c != null && problem == null; c = c.getCause()) {
-      if (c instanceof org.yaml.snakeyaml.error.MarkedYAMLException m && m.getProblemMark() != null) {
-        line = m.getProblemMark().getLine() + 1;
-        column = m.getProblemMark().getColumn() + 1;
-        problem = m.getProblem() == null ? "malformed YAML" : m.getProblem();
-        if (m.getContext() != null && m.getContextMark() != null) {
-          problem += " (" + m.getContext() + " at line " + (m.getContextMark().getLine() + 1) + ")";
-        } else if (m.getContext() != null) {
-          problem += " (" + m.getContext() + ")";
-        }
-      }
-    }
-    if (problem == null) {
-      JsonLocation at = e.getLocation();
-      line = at == null ? 0 : Math.max(at.getLineNr(), 0);
-      column = at == null ? 0 : Math.max(at.getColumnNr(), 0);
-      problem = firstLine(e.getOriginalMessage());
-    }
-    String fix = "check the indentation and punctuation here (a mapping is 'key: value' lines, a list is"
-        + " '- item' lines or [a, b], an inline mapping is { key: value }); quote text that contains ': ' or '#'.";
-    if (problem.contains("(TAB)")) {
-      problem = "a tab character where YAML expects indentation";
-      fix = "indent with spaces, not tabs.";
-    }
-    return new ConfigException(source, line, column, "YAML syntax error: " + problem, fix);
-  }
-
-  private static String firstLine(String s) {
-    if (s == null || s.isBlank()) {
-      return "malformed YAML";
-    }
-    String t = s.strip();
-    int nl = t.indexOf('\n');
-    return nl < 0 ? t : t.substring(0, nl).strip();
-  }
-
-  private static String child(String path, String key) {
-    return path.isEmpty() ? key : path + "." + key;
-  }
-
-  /** The prefix naming a node in a message: {@code "servers[2].port: "}, or nothing for the root. */
-  private static String label(String path) {
-    return path.isEmpty() ? "" : path + ": ";
-  }
-
-  // ---------------------------------------------------------------------------------------------
   // Checks and conversion
-
-  private ConfigException error(YamlNode at, String problem, String fix) {
-    return new ConfigException(source, at.line, at.column, label(at.path) + problem, fix);
-  }
-
-  /** An error reported at the key of {@code at} (for problems with the entry as a whole). */
-  private ConfigException errorAtKey(YamlNode at, String problem, String fix) {
-    return new ConfigException(source, at.keyLine, at.keyColumn, label(at.path) + problem, fix);
-  }
 
   private ClusterConfig build(YamlNode root) throws ConfigException {
     if (root.kind != Kind.MAPPING) {
@@ -289,133 +104,6 @@ final class ConfigLoader {
     EmulationSpec emulation = emulation(root.get("emulation"), topology);
     Limits limits = limits(root.get("limits"));
     return new ClusterConfig(source, name, protocol, params, topology, servers, storage, emulation, limits);
-  }
-
-  /** Rejects keys of {@code map} that are not in {@code known}, suggesting the closest known key. */
-  private void checkKeys(YamlNode map, List<String> known) throws ConfigException {
-    for (Map.Entry<String, YamlNode> entry : map.entries.entrySet()) {
-      String key = entry.getKey();
-      if (known.contains(key)) {
-        continue;
-      }
-      YamlNode value = entry.getValue();
-      boolean top = map.path.isEmpty();
-      String list = (top ? "top-level keys" : "keys of '" + map.path + "'") + " are " + String.join(", ", known) + ".";
-      String suggestion = closest(key, known);
-      throw new ConfigException(source, value.keyLine, value.keyColumn,
-          label(map.path) + "unknown " + (top ? "top-level " : "") + "key '" + key + "'",
-          suggestion == null ? "remove it; the known " + list
-              : "did you mean '" + suggestion + "'? The known " + list);
-    }
-  }
-
-  /** The known key nearest to {@code key} in edit distance, if near enough to be a likely typo. */
-  static String closest(String key, List<String> known) {
-    String best = null;
-    int bestDistance = Integer.MAX_VALUE;
-    for (String k : known) {
-      int d = editDistance(key.toLowerCase(Locale.ROOT), k.toLowerCase(Locale.ROOT));
-      if (d < bestDistance) {
-        best = k;
-        bestDistance = d;
-      }
-    }
-    return best != null && bestDistance <= Math.max(2, best.length() / 4) ? best : null;
-  }
-
-  static int editDistance(String a, String b) {
-    int[] prev = new int[b.length() + 1];
-    int[] cur = new int[b.length() + 1];
-    for (int j = 0; j <= b.length(); j++) {
-      prev[j] = j;
-    }
-    for (int i = 1; i <= a.length(); i++) {
-      cur[0] = i;
-      for (int j = 1; j <= b.length(); j++) {
-        int substitute = prev[j - 1] + (a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1);
-        cur[j] = Math.min(substitute, Math.min(prev[j] + 1, cur[j - 1] + 1));
-      }
-      int[] t = prev;
-      prev = cur;
-      cur = t;
-    }
-    return prev[b.length()];
-  }
-
-  /** The value of a required key; errors if it is absent or empty. */
-  private YamlNode require(YamlNode map, String key) throws ConfigException {
-    YamlNode value = map.get(key);
-    String example = EXAMPLES.getOrDefault(key, key + ": ...");
-    if (value == null) {
-      throw error(map, "missing required key '" + key + "'", "add a line like '" + example + "'"
-          + (map.path.isEmpty() ? "" : " to " + map.path) + ".");
-    }
-    if (value.kind == Kind.NULL) {
-      throw errorAtKey(value, "has no value", "give it one, e.g. '" + example + "'.");
-    }
-    return value;
-  }
-
-  /** An optional section: null if absent or written with nothing under it; errors if not a mapping. */
-  private YamlNode section(YamlNode value, List<String> keys) throws ConfigException {
-    if (value == null || value.kind == Kind.NULL) {
-      return null;
-    }
-    if (value.kind != Kind.MAPPING) {
-      throw error(value, "must be a mapping with keys " + String.join(", ", keys) + ", but is "
-          + value.kind.description + " " + value.shown(), "write it as 'key: value' lines indented under "
-          + value.path + ", or as { key: value, ... }.");
-    }
-    checkKeys(value, keys);
-    return value;
-  }
-
-  /** A single value written as text (numbers and booleans count: their text is taken as written). */
-  private String text(YamlNode value, String example) throws ConfigException {
-    if (value.kind == Kind.NULL) {
-      throw errorAtKey(value, "has no value", "give it one, e.g. '" + example + "'.");
-    }
-    if (!value.isScalar()) {
-      throw error(value, "must be a single value, but is " + value.kind.description,
-          "write it like '" + example + "'.");
-    }
-    String t = value.text.strip();
-    if (t.isEmpty()) {
-      throw error(value, "is empty", "write it like '" + example + "'.");
-    }
-    return t;
-  }
-
-  private long integer(YamlNode value, String range) throws ConfigException {
-    String example = EXAMPLES.get(value.key());
-    if (value.kind == Kind.NULL) {
-      throw errorAtKey(value, "has no value", "give it a whole number " + range + ".");
-    }
-    BigInteger n = value.integer;
-    if (n == null && value.kind == Kind.STRING) {
-      try {
-        n = new BigInteger(value.text.strip());
-      } catch (NumberFormatException e) {
-        n = null;
-      }
-    }
-    if (n == null) {
-      throw error(value, value.shown() + " is not a whole number",
-          "write a whole number " + range + " in digits" + (example == null ? "." : ", e.g. '" + example + "'."));
-    }
-    if (n.bitLength() > 62) {
-      throw error(value, value.text + " is out of range", "use a number " + range + ".");
-    }
-    return n.longValue();
-  }
-
-  private int intIn(YamlNode value, long min, long max) throws ConfigException {
-    String range = "from " + min + " to " + max;
-    long n = integer(value, range);
-    if (n < min || n > max) {
-      throw error(value, value.text + " is out of range", "use a number " + range + ".");
-    }
-    return (int) n;
   }
 
   private String name(YamlNode value) throws ConfigException {

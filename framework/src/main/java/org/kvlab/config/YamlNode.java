@@ -7,13 +7,13 @@ import java.util.Map;
 
 /**
  * One node of a parsed YAML document together with where it was written, so that a value that parses
- * but makes no sense can still be reported with its line and column. Built by {@link ConfigLoader}.
+ * but makes no sense can still be reported with its line and column. Built by {@link YamlReader}; the fields are immutable.
  *
  * <p>Scalars keep the text exactly as written ({@code 1_0} stays {@code "1_0"}, although YAML 1.1 reads
  * it as the integer 10); integers also keep their value as YAML reads it.
  */
-final class YamlNode {
-  enum Kind {
+public final class YamlNode {
+  public enum Kind {
     MAPPING("a mapping (key: value lines)"),
     LIST("a list"),
     STRING("text"),
@@ -22,30 +22,30 @@ final class YamlNode {
     BOOLEAN("true/false"),
     NULL("empty");
 
-    final String description;
+    public final String description;
 
     Kind(String description) {
       this.description = description;
     }
   }
 
-  final Kind kind;
+  public final Kind kind;
   /** Dotted path from the root, e.g. {@code servers[2].port}; empty for the root. */
-  final String path;
+  public final String path;
   /** 1-based line and column of the value. */
-  final int line;
-  final int column;
+  public final int line;
+  public final int column;
   /** 1-based line and column of the key this value belongs to (the value's own for list items and the root). */
-  final int keyLine;
-  final int keyColumn;
+  public final int keyLine;
+  public final int keyColumn;
   /** Scalars: the text as written; null for mappings and lists. */
-  final String text;
+  public final String text;
   /** INTEGER: the value as YAML reads it. */
-  final BigInteger integer;
+  public final BigInteger integer;
   /** MAPPING: entries in file order. */
-  final Map<String, YamlNode> entries;
+  public final Map<String, YamlNode> entries;
   /** LIST: items in file order. */
-  final List<YamlNode> items;
+  public final List<YamlNode> items;
 
   YamlNode(Kind kind, String path, int line, int column, int keyLine, int keyColumn, String text,
       BigInteger integer, Map<String, YamlNode> entries, List<YamlNode> items) {
@@ -61,23 +61,23 @@ final class YamlNode {
     this.items = items == null ? List.of() : List.copyOf(items);
   }
 
-  boolean isScalar() {
+  public boolean isScalar() {
     return kind != Kind.MAPPING && kind != Kind.LIST && kind != Kind.NULL;
   }
 
   /** MAPPING: the value of {@code key}, or null if the key is absent. */
-  YamlNode get(String key) {
+  public YamlNode get(String key) {
     return entries.get(key);
   }
 
   /** The last segment of the path: the key of a mapping entry (e.g. {@code port}). */
-  String key() {
+  public String key() {
     int dot = path.lastIndexOf('.');
     return dot < 0 ? path : path.substring(dot + 1);
   }
 
   /** How the value reads in a message: scalars quoted as written, other kinds described. */
-  String shown() {
+  public String shown() {
     return isScalar() ? "'" + text + "'" : kind.description;
   }
 
