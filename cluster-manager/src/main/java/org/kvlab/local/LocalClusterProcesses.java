@@ -1,0 +1,293 @@
+package org.kvlab.local;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.stream.Stream;
+import org.kvlab.config.ClusterConfig;
+import org.kvlab.config.ClusterConfig.ServerSpec;
+import org.kvlab.runtime.ControlClient;
+import org.kvlab.wire.Status;
+
+/**
+ * A cluster running on this machine as child JVMs ({@code kvlab server --config F --node ...}), one per
+ * server or all in one. Its state (the cluster file's path, a pid file and a log per server) lives in
+ * {@code .kvlab/local/<cluster>/} under the working directory, so {@code kvlab local status|down} find
+ * clusters started by {@code local up} and by {@code bench} alike.
+ */
+public final class LocalClusterProcesses implements AutoCloseable {
+  public static final Path STATE = Path.of(".kvlab", "local");
+  public static final Duration CONTROL_TIMEOUT = Duration.ofSeconds(2);
+  public static final Duration STOP_GRACE = Duration.ofSeconds(15);
+  public static final String DEFAULT_JVM_OPTIONS = "-Xmx512m -XX:+UseSerialGC";
+
+  private final Path file;
+  private final ClusterConfig config;
+  private final Path dir;
+  private final List<String> names;
+  private final List<Process> processes;
+
+  private LocalClusterProcesses(Path file, ClusterConfig config, Path dir, List<String> names, List<Process> processes) {
+    this.file = file;
+    this.config = config;
+    this.dir = dir;
+    this.names = names;
+    this.processes = processes;
+  }
+
+  /** A cluster could not be started, or did not come up. */
+  public static final class LaunchException extends Exception {
+    private final boolean timedOut;
+
+    LaunchException(String message, boolean timedOut) {
+      super(message);
+      this.timedOut = timedOut;
+    }
+
+    /** True if the servers were running but not all connected when the wait ended. */
+    public boolean timedOut() {
+      return timedOut;
+    }
+  }
+
+  public static Path stateDir(String cluster) {
+    return STATE.resolve(cluster);
+  }
+
+  /** The status of one server, or empty if it does not answer. */
+  public static Optional<Status> status(ServerSpec s) {
+    try {
+      return Optional.of(ControlClient.status(s.host(), s.port(), CONTROL_TIMEOUT));
+    } catch (IOException e) {
+      return Optional.empty();
+    }
+  }
+
+  public static List<Optional<Status>> statuses(ClusterConfig config) {
+    return config.servers().stream().map(LocalClusterProcesses::status).toList();
+  }
+
+  /** True if every server answers and is connected to every peer. */
+  public static boolean allConnected(List<Optional<Status>> statuses) {
+    return statuses.stream().allMatch(s -> s.isPresent() && s.get().getPeersConnected() == s.get().getPeersExpected());
+  }
+
+  /**
+   * Starts every server of {@code file} (whose loaded form is {@code config}) in child JVMs of this
+   * machine, with this JVM's class path. Fails if a server of a cluster already answers on one of the
+   * addresses or a port is taken. Does not wait: see {@link #awaitConnected}.
+   */
+  public static LocalClusterProcesses start(Path file, ClusterConfig config, boolean singleJvm, String jvmOptions)
+      throws LaunchException, IOException {
+    for (ServerSpec s : config.servers()) {
+      if (status(s).isPresent()) {
+        throw new LaunchException("server " + s.id() + " of a cluster already answers on " + s.host() + ":" + s.port()
+            + ". Fix: ./kvlab local down " + file, false);
+      }
+      checkPortFree(s, file);
+    }
+    Path dir = stateDir(config.name());
+    Files.createDirectories(dir);
+    Files.writeString(dir.resolve("config"), file.toAbsolutePath().normalize().toString());
+    List<List<ServerSpec>> groups = singleJvm ? List.of(config.servers())
+        : config.servers().stream().map(List::of).toList();
+    List<String> names = new ArrayList<>();
+    List<Process> processes = new ArrayList<>();
+    LocalClusterProcesses cluster = new LocalClusterProcesses(file, config, dir, names, processes);
+    try {
+      for (List<ServerSpec> group : groups) {
+        String name = singleJvm ? "all" : group.get(0).id().toString();
+        List<String> cmd = new ArrayList<>();
+        cmd.add(javaCommand());
+        cmd.addAll(splitOptions(jvmOptions));
+        cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), "org.kvlab.cli.Main", "server",
+            "--config", file.toAbsolutePath().toString(), "--node",
+            String.join(",", group.stream().map(s -> s.id().toString()).toList())));
+        Path log = dir.resolve(name + ".log");
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        processes.add(p);
+        names.add(name);
+        for (ServerSpec s : group) {
+          Files.writeString(dir.resolve(s.id() + ".pid"), Long.toString(p.pid()));
+          Files.writeString(dir.resolve(s.id() + ".log.name"), log.getFileName().toString());
+        }
+      }
+    } catch (IOException e) {
+      cluster.destroyForcibly();
+      throw e;
+    }
+    return cluster;
+  }
+
+  /** The java executable of this JVM. */
+  public static String javaCommand() {
+    return ProcessHandle.current().info().command().orElse("java");
+  }
+
+  /** JVM options written on one line, split at white space. */
+  public static List<String> splitOptions(String options) {
+    return options == null || options.isBlank() ? List.of() : List.of(options.trim().split("\\s+"));
+  }
+
+  /**
+   * Waits until every server answers and is connected to all its peers; returns their statuses. Fails
+   * at once, with the end of its log, if a server process exits, and after {@code wait} otherwise.
+   */
+  public List<Optional<Status>> awaitConnected(Duration wait) throws LaunchException, InterruptedException {
+    long deadline = System.nanoTime() + wait.toNanos();
+    while (true) {
+      for (int i = 0; i < processes.size(); i++) {
+        if (!processes.get(i).isAlive()) {
+          Path log = dir.resolve(names.get(i) + ".log");
+          throw new LaunchException("server process " + names.get(i) + " exited with code "
+              + processes.get(i).exitValue() + ":\n" + tail(log, 15) + "\n(log: " + log + ")", false);
+        }
+      }
+      List<Optional<Status>> all = statuses(config);
+      if (allConnected(all)) {
+        return all;
+      }
+      if (System.nanoTime() >= deadline) {
+        throw new LaunchException("cluster " + config.name() + " did not come up within " + wait.toSeconds()
+            + " s; see the logs in " + dir, true);
+      }
+      Thread.sleep(100);
+    }
+  }
+
+  public ClusterConfig config() {
+    return config;
+  }
+
+  public Path file() {
+    return file;
+  }
+
+  /** Where the pid files and server logs are. */
+  public Path dir() {
+    return dir;
+  }
+
+  public List<Process> processes() {
+    return List.copyOf(processes);
+  }
+
+  /** Kills every server process at once (SIGKILL), without a graceful shutdown. */
+  public void destroyForcibly() {
+    processes.forEach(Process::destroyForcibly);
+  }
+
+  /** Stops the cluster gracefully: see {@link #stop(ClusterConfig, Duration)}. */
+  @Override
+  public void close() {
+    stop(config, STOP_GRACE);
+  }
+
+  /**
+   * Asks every server of {@code config} to stop, waits up to {@code grace} for each process named in
+   * the cluster's pid files, kills those left, and removes the pid files. Returns how many servers
+   * answered the shutdown request.
+   */
+  public static int stop(ClusterConfig config, Duration grace) {
+    Path dir = stateDir(config.name());
+    int stopped = 0;
+    for (ServerSpec s : config.servers()) {
+      try {
+        if (ControlClient.shutdown(s.host(), s.port(), CONTROL_TIMEOUT)) {
+          stopped++;
+        }
+      } catch (IOException e) {
+        // not answering: handled through its pid below
+      }
+    }
+    List<Long> pids = new ArrayList<>();
+    for (ServerSpec s : config.servers()) {
+      Path pidFile = dir.resolve(s.id() + ".pid");
+      try {
+        if (Files.exists(pidFile)) {
+          pids.add(Long.parseLong(Files.readString(pidFile).trim()));
+        }
+      } catch (IOException | NumberFormatException e) {
+        // a pid file being rewritten or damaged: nothing to wait for
+      }
+    }
+    for (long pid : pids.stream().distinct().toList()) {
+      Optional<ProcessHandle> h = ProcessHandle.of(pid);
+      if (h.isPresent() && isKvlab(h.get())) {
+        try {
+          h.get().onExit().get(grace.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+          System.out.println("process " + pid + " did not stop in " + grace.toSeconds() + " s; killing it");
+          h.get().destroyForcibly();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          h.get().destroyForcibly();
+        } catch (java.util.concurrent.ExecutionException e) {
+          h.get().destroyForcibly();
+        }
+      }
+    }
+    if (Files.isDirectory(dir)) {
+      try (Stream<Path> files = Files.list(dir)) {
+        for (Path p : files.toList()) {
+          if (p.getFileName().toString().endsWith(".pid") || p.getFileName().toString().equals("config")) {
+            Files.deleteIfExists(p);
+          }
+        }
+      } catch (IOException e) {
+        // the state directory is advisory
+      }
+    }
+    return stopped;
+  }
+
+  /** Clusters started from this directory whose state directory still names a cluster file. */
+  public static List<Path> knownClusterFiles() throws IOException {
+    List<Path> out = new ArrayList<>();
+    if (!Files.isDirectory(STATE)) {
+      return out;
+    }
+    try (Stream<Path> dirs = Files.list(STATE)) {
+      for (Path d : dirs.sorted().toList()) {
+        Path ref = d.resolve("config");
+        if (Files.isRegularFile(ref)) {
+          out.add(Path.of(Files.readString(ref, StandardCharsets.UTF_8).trim()));
+        }
+      }
+    }
+    return out;
+  }
+
+  private static boolean isKvlab(ProcessHandle h) {
+    return h.info().arguments().map(a -> String.join(" ", a).contains("org.kvlab.cli.Main")).orElse(true);
+  }
+
+  private static void checkPortFree(ServerSpec s, Path file) throws LaunchException {
+    try (ServerSocket probe = new ServerSocket()) {
+      probe.setReuseAddress(true);
+      probe.bind(new InetSocketAddress(s.host(), s.port()));
+    } catch (IOException e) {
+      throw new LaunchException("server " + s.id() + " cannot listen on " + s.host() + ":" + s.port()
+          + " (" + e.getMessage() + "). Fix: free the port or change it in " + file, false);
+    }
+  }
+
+  /** The last {@code lines} lines of a log file. */
+  public static String tail(Path log, int lines) {
+    try {
+      List<String> all = Files.readAllLines(log);
+      return String.join("\n", all.subList(Math.max(0, all.size() - lines), all.size()));
+    } catch (IOException e) {
+      return "(no log: " + e.getMessage() + ")";
+    }
+  }
+}
