@@ -1,0 +1,196 @@
+package org.kvlab.cli;
+
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import org.kvlab.api.Protocol;
+import org.kvlab.api.Protocols;
+import org.kvlab.config.ConfigException;
+import org.kvlab.experiment.Experiment;
+import org.kvlab.experiment.ExperimentLoader;
+import org.kvlab.experiment.ExperimentRunner;
+import org.kvlab.experiment.Reports;
+import org.kvlab.experiment.Results;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/** {@code kvlab bench <experiment.yaml>}: runs a YCSB experiment and writes results, charts and a report. */
+@Command(name = "bench", mixinStandardHelpOptions = true,
+    description = {"Run a YCSB benchmark experiment (format: docs/bench.md): for each protocol x variation x repeat, "
+        + "start a local cluster (one JVM per server), run YCSB's load and run phases in client JVMs, stop the cluster; "
+        + "then write results.json, results.csv, charts and report.html to results/<name>/<timestamp>/.",
+        "Ctrl-C stops cleanly: clients and cluster are stopped and the completed runs are reported.",
+        "Exit code 0 if every run succeeded, 1 if one failed, 2 for an invalid experiment file, 130 if interrupted."})
+final class BenchCommand implements Callable<Integer> {
+  static final int INTERRUPTED = 130;
+
+  @Parameters(index = "0", description = "the experiment file, e.g. experiments/smoke.yaml")
+  Path file;
+
+  @Option(names = "--use-running", paramLabel = "CLUSTER.yaml",
+      description = "benchmark this running cluster instead of starting one per run (its protocol only)")
+  Path useRunning;
+
+  @Option(names = "--output", defaultValue = "results", description = "where results go (default: ${DEFAULT-VALUE})")
+  Path output;
+
+  @Option(names = "--db", description = "YCSB DB class instead of the experiment's (e.g. site.ycsb.BasicDB to try the machinery)")
+  String db;
+
+  @Option(names = "--workload", description = "YCSB workload class instead of the experiment's")
+  String workload;
+
+  @Option(names = "--keep-data", description = "keep each run's server data directories")
+  boolean keepData;
+
+  @Option(names = "--dry-run", description = "list the runs and exit")
+  boolean dryRun;
+
+  @Override
+  public Integer call() throws Exception {
+    if (System.getProperty("org.slf4j.simpleLogger.defaultLogLevel") == null) {
+      System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
+    }
+    if (!Files.exists(file)) {
+      throw new Main.CliException(Main.USAGE, "experiment file " + file + " does not exist. Fix: check the path "
+          + "(examples are in experiments/, e.g. experiments/smoke.yaml)");
+    }
+    Experiment experiment;
+    try {
+      experiment = ExperimentLoader.load(file, Protocols.all().stream().map(Protocol::name).toList());
+    } catch (ConfigException e) {
+      throw new Main.CliException(Main.USAGE, e.getMessage());
+    }
+    if (db != null || workload != null) {
+      experiment = experiment.withDb(db != null ? db : experiment.db(), workload != null ? workload : experiment.workloadClass());
+    }
+    if (useRunning != null) {
+      Clusters.load(useRunning);
+    }
+    List<Experiment.Run> runs = experiment.runs();
+    if (dryRun) {
+      for (Experiment.Run r : runs) {
+        System.out.printf("run %d/%d %s %s%s%n", r.index(), runs.size(), r.protocol(), r.variation().label(),
+            experiment.repeats() > 1 ? " #" + r.repeat() : "");
+      }
+      return Main.OK;
+    }
+    Progress progress = new Progress(System.out, System.err, System.console() != null);
+    ExperimentRunner runner = new ExperimentRunner(ExperimentRunner.Options.defaults()
+        .withOutputRoot(output).withUseRunning(useRunning).withProgress(progress::update)
+        .withLog(progress.log()).withCommand(commandLine()).withKeepData(keepData));
+    ExperimentRunner finalRunner = runner;
+    Thread hook = new Thread(() -> {
+      progress.clear();
+      System.err.println("kvlab: interrupted: stopping the clients and the cluster, writing the completed runs...");
+      finalRunner.requestStop();
+      try {
+        finalRunner.awaitFinished(Duration.ofSeconds(90));
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }, "kvlab-bench-stop");
+    Runtime.getRuntime().addShutdownHook(hook);
+    Results.ExperimentResult result;
+    try {
+      result = runner.run(experiment);
+    } finally {
+      progress.clear();
+    }
+    System.out.println();
+    Reports.printSummary(result, System.out);
+    Path dir = runner.outputDirectory();
+    System.out.println();
+    System.out.println("report: " + dir.resolve("report.html"));
+    System.out.println("results: " + dir.resolve("results.json") + " and results.csv; charts: " + dir + "/*.svg, *.png");
+    if (runner.stopRequested()) {
+      return INTERRUPTED;
+    }
+    try {
+      Runtime.getRuntime().removeShutdownHook(hook);
+    } catch (IllegalStateException e) {
+      // shutting down already
+    }
+    return result.status().equals(Results.OK) ? Main.OK : Main.FAILED;
+  }
+
+  private String commandLine() {
+    StringBuilder sb = new StringBuilder("./kvlab bench ").append(file);
+    if (useRunning != null) {
+      sb.append(" --use-running ").append(useRunning);
+    }
+    if (!output.equals(Path.of("results"))) {
+      sb.append(" --output ").append(output);
+    }
+    if (db != null) {
+      sb.append(" --db ").append(db);
+    }
+    if (workload != null) {
+      sb.append(" --workload ").append(workload);
+    }
+    if (keepData) {
+      sb.append(" --keep-data");
+    }
+    return sb.toString();
+  }
+
+  /**
+   * The live progress line: rewritten in place on a terminal, one line every 10 s otherwise; event lines
+   * (run finished, ...) are printed above it.
+   */
+  static final class Progress {
+    private final PrintStream out;
+    private final PrintStream err;
+    private final boolean terminal;
+    private String shown = "";
+    private long lastPrinted;
+
+    Progress(PrintStream out, PrintStream err, boolean terminal) {
+      this.out = out;
+      this.err = err;
+      this.terminal = terminal;
+    }
+
+    synchronized void update(String line) {
+      if (terminal) {
+        String padded = line.length() < shown.length() ? line + " ".repeat(shown.length() - line.length()) : line;
+        err.print("\r" + padded);
+        err.flush();
+        shown = line;
+      } else if (System.nanoTime() - lastPrinted > 10_000_000_000L) {
+        lastPrinted = System.nanoTime();
+        err.println(line);
+      }
+    }
+
+    synchronized void clear() {
+      if (terminal && !shown.isEmpty()) {
+        err.print("\r" + " ".repeat(shown.length()) + "\r");
+        err.flush();
+        shown = "";
+      }
+    }
+
+    /** A stream for event lines that clears the progress line first. */
+    PrintStream log() {
+      return new PrintStream(out, true) {
+        @Override
+        public void println(String x) {
+          clear();
+          super.println(x);
+        }
+
+        @Override
+        public PrintStream printf(String format, Object... args) {
+          clear();
+          return super.printf(Locale.ROOT, format, args);
+        }
+      };
+    }
+  }
+}

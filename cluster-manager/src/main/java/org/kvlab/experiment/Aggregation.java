@@ -1,0 +1,192 @@
+package org.kvlab.experiment;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.Stream;
+import java.util.zip.DataFormatException;
+import org.HdrHistogram.EncodableHistogram;
+import org.HdrHistogram.Histogram;
+import org.HdrHistogram.HistogramLogReader;
+
+/**
+ * Measurements of YCSB clients and how they add up. Each client JVM writes one HdrHistogram interval
+ * log per operation ({@code READ.hdr}, {@code UPDATE.hdr}, ...; one interval per status line, every
+ * second) and a JSON export with the count of each return code. Across clients, histograms are merged
+ * and percentiles read from the merged histogram (never averaged); throughputs are summed, each
+ * client's being its operations in its measured window divided by the window's length.
+ */
+public final class Aggregation {
+  /** Measurements that are not operations of the workload. */
+  static final List<String> NOT_OPERATIONS = List.of("CLEANUP", "INIT");
+
+  private Aggregation() {}
+
+  /**
+   * One client's measured window: per operation, the histogram of the intervals after the warm-up, and
+   * the window's start and end (epoch milliseconds).
+   */
+  public record ClientWindow(Map<String, Histogram> histograms, long startMillis, long endMillis) {
+    public double seconds() {
+      return Math.max(0, endMillis - startMillis) / 1000.0;
+    }
+
+    public long operations() {
+      return histograms.values().stream().mapToLong(Histogram::getTotalCount).sum();
+    }
+  }
+
+  /** Reads every {@code *.hdr} interval log in {@code dir} (one client's phase) and keeps what follows the warm-up. */
+  public static ClientWindow readClient(Path dir, Duration warmup) throws IOException {
+    Map<String, List<Histogram>> intervals = new TreeMap<>();
+    long start = Long.MAX_VALUE;
+    List<Path> logs;
+    try (Stream<Path> files = Files.list(dir)) {
+      logs = files.filter(p -> p.getFileName().toString().endsWith(".hdr")).sorted().toList();
+    }
+    for (Path log : logs) {
+      String op = log.getFileName().toString().replaceFirst("\\.hdr$", "");
+      if (NOT_OPERATIONS.contains(op)) {
+        continue;
+      }
+      List<Histogram> list = new ArrayList<>();
+      try (HistogramLogReader reader = new HistogramLogReader(log.toFile())) {
+        EncodableHistogram h;
+        while ((h = reader.nextIntervalHistogram()) != null) {
+          if (h instanceof Histogram hh) {
+            list.add(hh);
+          }
+        }
+        if (reader.getStartTimeSec() > 0) {
+          start = Math.min(start, Math.round(reader.getStartTimeSec() * 1000));
+        }
+      } catch (RuntimeException e) {
+        throw new IOException("cannot read the histogram log " + log + ": " + e, e);
+      }
+      for (Histogram h : list) {
+        start = Math.min(start, h.getStartTimeStamp());
+      }
+      intervals.put(op, list);
+    }
+    return window(intervals, start == Long.MAX_VALUE ? 0 : start, warmup);
+  }
+
+  /**
+   * The measured window of one client from its interval histograms, given the start of its phase
+   * {@code t0}: an interval counts if its middle is at least {@code warmup} after {@code t0}. The window
+   * runs from the first counted interval's start to the end of the last counted interval that has
+   * operations (the empty interval YCSB logs while exporting is not part of it).
+   */
+  public static ClientWindow window(Map<String, List<Histogram>> intervals, long t0, Duration warmup) {
+    long from = t0 + warmup.toMillis();
+    Map<String, Histogram> kept = new TreeMap<>();
+    long start = Long.MAX_VALUE;
+    long end = Long.MIN_VALUE;
+    for (Map.Entry<String, List<Histogram>> e : intervals.entrySet()) {
+      Histogram sum = new Histogram(3);
+      for (Histogram h : e.getValue()) {
+        long middle = (h.getStartTimeStamp() + h.getEndTimeStamp()) / 2;
+        if (middle < from) {
+          continue;
+        }
+        start = Math.min(start, h.getStartTimeStamp());
+        if (h.getTotalCount() > 0) {
+          end = Math.max(end, h.getEndTimeStamp());
+          sum.add(h);
+        }
+      }
+      if (sum.getTotalCount() > 0) {
+        kept.put(e.getKey(), sum);
+      }
+    }
+    if (end == Long.MIN_VALUE) {
+      return new ClientWindow(kept, 0, 0);
+    }
+    return new ClientWindow(kept, start, end);
+  }
+
+  /** Per operation, the histograms of all clients merged into one. */
+  public static Map<String, Histogram> merge(List<Map<String, Histogram>> perClient) {
+    Map<String, Histogram> merged = new TreeMap<>();
+    for (Map<String, Histogram> client : perClient) {
+      client.forEach((op, h) -> merged.computeIfAbsent(op, k -> new Histogram(3)).add(h));
+    }
+    return merged;
+  }
+
+  /** Sum over clients of each client's operations of {@code op} (all operations if null) per second of its window. */
+  public static double throughput(List<ClientWindow> clients, String op) {
+    double sum = 0;
+    for (ClientWindow c : clients) {
+      if (c.seconds() <= 0) {
+        continue;
+      }
+      long ops = op == null ? c.operations() : c.histograms().containsKey(op) ? c.histograms().get(op).getTotalCount() : 0;
+      sum += ops / c.seconds();
+    }
+    return sum;
+  }
+
+  /** Latency statistics of one operation, in microseconds, from its (merged) histogram. */
+  public static Results.OpStats stats(String op, Histogram h, double throughput, Map<String, Long> returns) {
+    return new Results.OpStats(op, h.getTotalCount(), throughput, h.getMean(), h.getValueAtPercentile(50),
+        h.getValueAtPercentile(95), h.getValueAtPercentile(99), h.getValueAtPercentile(99.9), h.getMaxValue(),
+        returns == null ? Map.of() : returns, encode(h));
+  }
+
+  /** The histogram compressed and in base64 (HdrHistogram's own encoding), so results can be merged again later. */
+  public static String encode(Histogram h) {
+    ByteBuffer buf = ByteBuffer.allocate(h.getNeededByteBufferCapacity());
+    int n = h.encodeIntoCompressedByteBuffer(buf);
+    return Base64.getEncoder().encodeToString(java.util.Arrays.copyOf(buf.array(), n));
+  }
+
+  public static Histogram decode(String base64) {
+    try {
+      return Histogram.decodeFromCompressedByteBuffer(ByteBuffer.wrap(Base64.getDecoder().decode(base64)), 0);
+    } catch (DataFormatException e) {
+      throw new IllegalArgumentException("not an encoded histogram: " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * The return-code counts of a YCSB JSON export ({@code JSONArrayMeasurementsExporter}): operation ->
+   * (code -> count), e.g. {@code READ -> {OK: 9800, NOT_FOUND: 200}}.
+   */
+  public static Map<String, Map<String, Long>> returnCounts(Path exportJson) throws IOException {
+    Map<String, Map<String, Long>> out = new TreeMap<>();
+    JsonNode root = new ObjectMapper().readTree(exportJson.toFile());
+    if (root == null || !root.isArray()) {
+      throw new IOException(exportJson + " is not a YCSB JSON array export");
+    }
+    for (JsonNode n : root) {
+      String metric = n.path("metric").asText();
+      String measurement = n.path("measurement").asText();
+      if (measurement.startsWith("Return=") && !NOT_OPERATIONS.contains(metric)) {
+        out.computeIfAbsent(metric, k -> new TreeMap<>()).merge(measurement.substring("Return=".length()),
+            n.path("value").asLong(), Long::sum);
+      }
+    }
+    return out;
+  }
+
+  /** Adds {@code more} into {@code into}, code by code. */
+  public static void addCounts(Map<String, Map<String, Long>> into, Map<String, Map<String, Long>> more) {
+    more.forEach((op, codes) -> codes.forEach((code, n) -> into.computeIfAbsent(op, k -> new TreeMap<>())
+        .merge(code, n, Long::sum)));
+  }
+
+  /** Return codes that make a run fail: all but OK, BATCHED_OK and NOT_FOUND. */
+  public static boolean isError(String code) {
+    return !code.equals("OK") && !code.equals("BATCHED_OK") && !code.equals("NOT_FOUND");
+  }
+}

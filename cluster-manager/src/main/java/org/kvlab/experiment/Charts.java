@@ -1,0 +1,183 @@
+package org.kvlab.experiment;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.HdrHistogram.Histogram;
+import org.knowm.xchart.BitmapEncoder;
+import org.knowm.xchart.CategoryChart;
+import org.knowm.xchart.CategoryChartBuilder;
+import org.knowm.xchart.VectorGraphicsEncoder;
+import org.knowm.xchart.XYChart;
+import org.knowm.xchart.XYChartBuilder;
+import org.knowm.xchart.internal.chartpart.Chart;
+import org.knowm.xchart.style.markers.SeriesMarkers;
+
+/**
+ * Charts of an experiment, drawn with XChart as SVG and PNG: throughput against the swept variable
+ * (one series per protocol, and per value of the other swept variables), and p50/p99 latency of each
+ * operation against it. Without a sweep, bars per protocol.
+ */
+final class Charts {
+  private static final int WIDTH = 820;
+  private static final int HEIGHT = 480;
+
+  private Charts() {}
+
+  /** Draws the charts into {@code dir}; returns the SVG files, in display order. */
+  static List<Path> write(Results.ExperimentResult r, List<Reports.Point> points, Path dir) throws IOException {
+    System.setProperty("java.awt.headless", "true");
+    List<Reports.Point> ok = points.stream().filter(p -> p.okRuns() > 0).toList();
+    if (ok.isEmpty()) {
+      return List.of();
+    }
+    List<Path> out = new ArrayList<>();
+    String x = r.xAxis();
+    List<String> ops = Reports.operations(r).stream().filter(o -> !o.endsWith("-FAILED")).toList();
+    boolean numeric = x != null && ok.stream().allMatch(p -> isNumber(p.variation().get(x)));
+    out.add(save(throughputChart(r, ok, x, numeric), dir, "throughput"));
+    for (String op : ops) {
+      out.add(save(latencyChart(r, ok, x, numeric, op), dir, "latency-" + op.toLowerCase().replaceAll("[^a-z0-9-]", "_")));
+    }
+    return out;
+  }
+
+  private static Chart<?, ?> throughputChart(Results.ExperimentResult r, List<Reports.Point> ok, String x, boolean numeric) {
+    String title = r.name() + ": throughput (sum over clients)";
+    if (x == null) {
+      CategoryChart c = new CategoryChartBuilder().width(WIDTH).height(HEIGHT).title(title).xAxisTitle("protocol")
+          .yAxisTitle("operations/s").build();
+      c.addSeries("throughput", ok.stream().map(Reports.Point::protocol).toList(),
+          ok.stream().map(p -> (Number) p.throughput()).toList());
+      style(c);
+      return c;
+    }
+    Map<String, List<Reports.Point>> series = series(ok, x);
+    if (numeric) {
+      XYChart c = new XYChartBuilder().width(WIDTH).height(HEIGHT).title(title).xAxisTitle(x).yAxisTitle("operations/s").build();
+      series.forEach((name, pts) -> c.addSeries(name, xs(pts, x), pts.stream().mapToDouble(Reports.Point::throughput).toArray())
+          .setMarker(SeriesMarkers.CIRCLE));
+      style(c);
+      return c;
+    }
+    CategoryChart c = new CategoryChartBuilder().width(WIDTH).height(HEIGHT).title(title).xAxisTitle(x)
+        .yAxisTitle("operations/s").build();
+    series.forEach((name, pts) -> c.addSeries(name, pts.stream().map(p -> p.variation().get(x)).toList(),
+        pts.stream().map(p -> (Number) p.throughput()).toList()));
+    style(c);
+    return c;
+  }
+
+  private static Chart<?, ?> latencyChart(Results.ExperimentResult r, List<Reports.Point> ok, String x, boolean numeric,
+      String op) {
+    String title = r.name() + ": " + op + " latency (p50 solid, p99 dashed; merged histograms)";
+    if (x == null) {
+      CategoryChart c = new CategoryChartBuilder().width(WIDTH).height(HEIGHT).title(title).xAxisTitle("protocol")
+          .yAxisTitle("ms").build();
+      for (double q : new double[] {50, 99}) {
+        c.addSeries("p" + (int) q, ok.stream().map(Reports.Point::protocol).toList(),
+            ok.stream().map(p -> (Number) percentileMs(p, op, q)).toList());
+      }
+      style(c);
+      return c;
+    }
+    Map<String, List<Reports.Point>> series = series(ok, x);
+    if (numeric) {
+      XYChart c = new XYChartBuilder().width(WIDTH).height(HEIGHT).title(title).xAxisTitle(x).yAxisTitle("ms").build();
+      series.forEach((name, pts) -> {
+        List<Reports.Point> with = pts.stream().filter(p -> p.histograms().containsKey(op)).toList();
+        if (!with.isEmpty()) {
+          var p50 = c.addSeries(name + " p50", xs(with, x), with.stream().mapToDouble(p -> percentileMs(p, op, 50)).toArray());
+          p50.setMarker(SeriesMarkers.CIRCLE);
+          var p99 = c.addSeries(name + " p99", xs(with, x), with.stream().mapToDouble(p -> percentileMs(p, op, 99)).toArray());
+          p99.setMarker(SeriesMarkers.DIAMOND);
+          p99.setLineStyle(new java.awt.BasicStroke(1.5f, java.awt.BasicStroke.CAP_BUTT, java.awt.BasicStroke.JOIN_MITER,
+              10f, new float[] {6f, 4f}, 0f));
+          p99.setLineColor(darker(c, p50));
+          p99.setMarkerColor(darker(c, p50));
+        }
+      });
+      style(c);
+      return c;
+    }
+    CategoryChart c = new CategoryChartBuilder().width(WIDTH).height(HEIGHT).title(title).xAxisTitle(x).yAxisTitle("ms").build();
+    series.forEach((name, pts) -> {
+      for (double q : new double[] {50, 99}) {
+        c.addSeries(name + " p" + (int) q, pts.stream().map(p -> p.variation().get(x)).toList(),
+            pts.stream().map(p -> (Number) percentileMs(p, op, q)).toList());
+      }
+    });
+    style(c);
+    return c;
+  }
+
+  private static java.awt.Color darker(XYChart c, org.knowm.xchart.XYSeries base) {
+    java.awt.Color color = base.getLineColor();
+    if (color == null) {
+      java.awt.Color[] palette = c.getStyler().getSeriesColors();
+      color = palette[(c.getSeriesMap().size() - 2) % palette.length];
+      base.setLineColor(color);
+      base.setMarkerColor(color);
+    }
+    return color.darker();
+  }
+
+  private static double percentileMs(Reports.Point p, String op, double q) {
+    Histogram h = p.histograms().get(op);
+    return h == null ? Double.NaN : h.getValueAtPercentile(q) / 1000.0;
+  }
+
+  /** Points grouped by protocol and the values of the variables other than {@code x}; each sorted by x. */
+  private static Map<String, List<Reports.Point>> series(List<Reports.Point> ok, String x) {
+    Map<String, List<Reports.Point>> series = new LinkedHashMap<>();
+    for (Reports.Point p : ok) {
+      StringBuilder name = new StringBuilder(p.protocol());
+      p.variation().forEach((k, v) -> {
+        if (!k.equals(x)) {
+          name.append(' ').append(k).append('=').append(v);
+        }
+      });
+      series.computeIfAbsent(name.toString(), k -> new ArrayList<>()).add(p);
+    }
+    return series;
+  }
+
+  private static double[] xs(List<Reports.Point> pts, String x) {
+    return pts.stream().mapToDouble(p -> Double.parseDouble(p.variation().get(x))).toArray();
+  }
+
+  static boolean isNumber(String s) {
+    if (s == null) {
+      return false;
+    }
+    try {
+      Double.parseDouble(s);
+      return true;
+    } catch (NumberFormatException e) {
+      return false;
+    }
+  }
+
+  private static void style(Chart<?, ?> c) {
+    c.getStyler().setChartBackgroundColor(java.awt.Color.WHITE);
+    c.getStyler().setLegendPosition(org.knowm.xchart.style.Styler.LegendPosition.OutsideS);
+    c.getStyler().setLegendLayout(org.knowm.xchart.style.Styler.LegendLayout.Horizontal);
+    if (c instanceof XYChart xy) {
+      xy.getStyler().setYAxisMin(0.0);
+      xy.getStyler().setDecimalPattern("#,##0.##");
+    } else if (c instanceof CategoryChart cc) {
+      cc.getStyler().setYAxisMin(0.0);
+      cc.getStyler().setDecimalPattern("#,##0.##");
+    }
+  }
+
+  private static Path save(Chart<?, ?> chart, Path dir, String name) throws IOException {
+    Path base = dir.resolve(name);
+    BitmapEncoder.saveBitmap(chart, base.toString(), BitmapEncoder.BitmapFormat.PNG);
+    VectorGraphicsEncoder.saveVectorGraphic(chart, base.toString(), VectorGraphicsEncoder.VectorGraphicsFormat.SVG);
+    return dir.resolve(name + ".svg");
+  }
+}

@@ -1,0 +1,599 @@
+package org.kvlab.experiment;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import org.HdrHistogram.Histogram;
+import org.kvlab.config.ClusterConfig;
+import org.kvlab.local.LocalClusterProcesses;
+import org.kvlab.wire.PeerStatus;
+import org.kvlab.wire.Status;
+
+/**
+ * Runs an {@link Experiment}: for each run (protocol x variation x repeat) starts the cluster in its own
+ * JVMs (or uses a running one), runs YCSB's load and run phases in client JVMs (several per
+ * datacenter, in parallel), stops the cluster, and aggregates the clients' measurements. A failed run
+ * is recorded with its reason and the experiment goes on. {@link #requestStop()} (e.g. from a Ctrl-C
+ * hook) kills the clients, stops the cluster and returns the runs completed so far.
+ *
+ * <p>Output, in {@code <outputRoot>/<name>/<timestamp>/} (and a {@code latest} link beside it):
+ * {@code results.json} (rewritten after every run), {@code results.csv}, charts and {@code report.html}
+ * (see {@link Reports}), and per run {@code runs/<id>/} with the cluster file, server logs and each
+ * client's properties, command, output and measurements.
+ */
+public final class ExperimentRunner {
+  /**
+   * @param outputRoot where experiment directories are made (default {@code results})
+   * @param useRunning a running cluster's file to benchmark instead of starting clusters, or null
+   * @param classpath class path of the client JVMs (default: this JVM's)
+   * @param progress receives the live progress line (about once a second)
+   * @param log receives a line per event (run started, finished, failed)
+   * @param command the command line, for the report
+   * @param keepData keep the servers' data directories after each run
+   */
+  public record Options(Path outputRoot, Path useRunning, String classpath, Consumer<String> progress, PrintStream log,
+      String command, boolean keepData) {
+    public static Options defaults() {
+      return new Options(Path.of("results"), null, System.getProperty("java.class.path"), s -> { }, System.out,
+          "kvlab bench", false);
+    }
+
+    public Options withOutputRoot(Path p) {
+      return new Options(p, useRunning, classpath, progress, log, command, keepData);
+    }
+
+    public Options withUseRunning(Path p) {
+      return new Options(outputRoot, p, classpath, progress, log, command, keepData);
+    }
+
+    public Options withProgress(Consumer<String> p) {
+      return new Options(outputRoot, useRunning, classpath, p, log, command, keepData);
+    }
+
+    public Options withLog(PrintStream p) {
+      return new Options(outputRoot, useRunning, classpath, progress, p, command, keepData);
+    }
+
+    public Options withCommand(String c) {
+      return new Options(outputRoot, useRunning, classpath, progress, log, c, keepData);
+    }
+
+    public Options withKeepData(boolean k) {
+      return new Options(outputRoot, useRunning, classpath, progress, log, command, k);
+    }
+  }
+
+  /** How long a cluster may take to come up. */
+  static final Duration CLUSTER_WAIT = Duration.ofSeconds(60);
+  /** Longest wait, after the load phase, for replication queues to drain. */
+  static final Duration QUIET_WAIT = Duration.ofSeconds(30);
+  /** Run-phase operation count of timed runs: as good as unbounded (0 means 0 threads in YCSB 0.17). */
+  static final long UNBOUNDED_OPERATIONS = 2_000_000_000L;
+
+  private final Options options;
+  private volatile boolean stopRequested;
+  private volatile List<ClientProcess> currentClients = List.of();
+  private final CountDownLatch finished = new CountDownLatch(1);
+  private volatile Path outputDirectory;
+
+  public ExperimentRunner(Options options) {
+    this.options = options;
+  }
+
+  /** Stops the experiment soon: kills the running clients; {@link #run} stops the cluster, writes what it has and returns. */
+  public void requestStop() {
+    stopRequested = true;
+    for (ClientProcess c : currentClients) {
+      c.kill();
+    }
+  }
+
+  public boolean stopRequested() {
+    return stopRequested;
+  }
+
+  /** Waits until {@link #run} has written its results and returned (for a shutdown hook). */
+  public boolean awaitFinished(Duration timeout) throws InterruptedException {
+    return finished.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  /** The directory of the running (or last) experiment, once {@link #run} has made it. */
+  public Path outputDirectory() {
+    return outputDirectory;
+  }
+
+  /** Runs every run of {@code experiment} and writes the results and report; returns them. */
+  public Results.ExperimentResult run(Experiment experiment) throws IOException {
+    try {
+      return runAll(experiment);
+    } finally {
+      finished.countDown();
+    }
+  }
+
+  private Results.ExperimentResult runAll(Experiment experiment) throws IOException {
+    String startedAt = Instant.now().toString();
+    ClusterConfig running = null;
+    Experiment e = experiment;
+    if (options.useRunning() != null) {
+      try {
+        running = ClusterConfig.load(options.useRunning());
+      } catch (org.kvlab.config.ConfigException ex) {
+        throw new IllegalArgumentException(ex.getMessage(), ex);
+      }
+      if (!e.protocols().equals(List.of(running.protocol()))) {
+        options.log().println("using the running cluster " + running.name() + " (" + running.protocol()
+            + "); the experiment's protocols " + e.protocols() + " are replaced by it");
+      }
+      e = e.withProtocols(List.of(running.protocol()));
+    }
+    Path out = makeOutputDirectory(e.name());
+    outputDirectory = out;
+    if (Files.isRegularFile(Path.of(e.source()))) {
+      Files.copy(Path.of(e.source()), out.resolve("experiment.yaml"));
+    }
+    Results.Environment env = environment();
+    List<Experiment.Run> runs = e.runs();
+    List<Results.RunResult> done = new ArrayList<>();
+    options.log().printf("experiment %s: %d runs (%s; %s), results in %s%n", e.name(), runs.size(),
+        String.join(", ", e.protocols()), e.variations().size() + " variation" + (e.variations().size() == 1 ? "" : "s")
+            + (e.repeats() > 1 ? " x " + e.repeats() + " repeats" : ""), out);
+    for (Experiment.Run run : runs) {
+      if (stopRequested) {
+        break;
+      }
+      Results.RunResult r = runOne(e, run, runs.size(), out, running);
+      done.add(r);
+      options.log().println(Reports.runLine(r, runs.size()));
+      Reports.writeJson(result(e, startedAt, out, env, runs.size(), done, false), out);
+    }
+    Results.ExperimentResult result = result(e, startedAt, out, env, runs.size(), done, true);
+    Reports.writeAll(result, out);
+    return result;
+  }
+
+  private Results.ExperimentResult result(Experiment e, String startedAt, Path out, Results.Environment env,
+      int planned, List<Results.RunResult> done, boolean finishedNow) {
+    String status;
+    if (stopRequested || done.stream().anyMatch(r -> r.status().equals(Results.INTERRUPTED))) {
+      status = Results.INTERRUPTED;
+    } else if (done.stream().anyMatch(r -> !r.ok())) {
+      status = Results.FAILED;
+    } else {
+      status = done.size() == planned ? Results.OK : "running";
+    }
+    return new Results.ExperimentResult(e.name(), e.source(), status, startedAt,
+        finishedNow ? Instant.now().toString() : null, out.toAbsolutePath().toString(), e.xAxis(), e.protocols(),
+        planned, env, settings(e), List.copyOf(done));
+  }
+
+  private static Map<String, Object> settings(Experiment e) {
+    Map<String, Object> s = new LinkedHashMap<>();
+    Experiment.ClusterSpec c = e.cluster();
+    s.put("cluster", c.template() != null ? c.template().source() : "generated");
+    s.put("datacenters", c.datacenters());
+    s.put("partitions", c.partitions());
+    s.put("storage", c.engine().name().toLowerCase(Locale.ROOT));
+    s.put("durability", c.durability().name().toLowerCase(Locale.ROOT));
+    s.put("wanRttMillis", c.wanRttMillis());
+    s.put("clientsPerDatacenter", e.clients().perDatacenter());
+    s.put("threadsPerClient", e.clients().threads());
+    s.put("recordcount", e.recordCount());
+    if (e.timed()) {
+      s.put("duration", e.duration().toSeconds() + "s");
+    } else {
+      s.put("operationcount", e.operationCount());
+    }
+    s.put("warmup", e.warmup().toSeconds() + "s");
+    s.put("repeats", e.repeats());
+    s.put("db", e.db());
+    s.put("workloadclass", e.workloadClass());
+    s.put("workload", e.workload());
+    Map<String, List<String>> sweeps = new LinkedHashMap<>();
+    e.sweeps().forEach(sw -> sweeps.put(sw.name(), sw.values()));
+    s.put("sweep", sweeps);
+    return s;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // One run
+
+  /** A run that cannot go on; its message is the reason recorded. */
+  private static final class RunFailure extends Exception {
+    final boolean interrupted;
+
+    RunFailure(String message, boolean interrupted) {
+      super(message);
+      this.interrupted = interrupted;
+    }
+  }
+
+  /** What one phase left: per client, its measured window and return codes. */
+  private record PhaseResult(List<Aggregation.ClientWindow> windows, Map<String, Map<String, Long>> returns) {}
+
+  private Results.RunResult runOne(Experiment e, Experiment.Run run, int total, Path out, ClusterConfig running) {
+    long t0 = System.nanoTime();
+    String startedAt = Instant.now().toString();
+    Path runDir = out.resolve("runs").resolve(run.id());
+    String label = "run " + run.index() + "/" + total + " " + run.protocol()
+        + (run.variation().values().isEmpty() ? "" : " " + run.variation().label())
+        + (e.repeats() > 1 ? " #" + run.repeat() : "");
+    RunPlan plan = null;
+    LocalClusterProcesses cluster = null;
+    try {
+      Files.createDirectories(runDir);
+      plan = RunPlan.of(e, run, runDir.resolve("data"), running);
+      Path clusterFile;
+      if (running == null) {
+        clusterFile = runDir.resolve("cluster.yaml");
+        Files.writeString(clusterFile, ClusterFiles.toYaml(plan.cluster()));
+        options.progress().accept(label + ": starting " + plan.cluster().servers().size() + " servers");
+        cluster = startCluster(clusterFile, plan, e);
+      } else {
+        clusterFile = options.useRunning().toAbsolutePath();
+      }
+      if (e.load()) {
+        phase(e, plan, clusterFile, runDir, true, label);
+        awaitQuiet(plan.cluster(), label);
+      }
+      PhaseResult result = phase(e, plan, clusterFile, runDir, false, label);
+      return measured(e, run, plan, startedAt, t0, result);
+    } catch (RunFailure f) {
+      return unmeasured(run, plan, e, startedAt, t0, f.interrupted ? Results.INTERRUPTED : Results.FAILED, f.getMessage());
+    } catch (IOException | RuntimeException ex) {
+      return unmeasured(run, plan, e, startedAt, t0, stopRequested ? Results.INTERRUPTED : Results.FAILED,
+          ex.getClass().getSimpleName() + ": " + ex.getMessage());
+    } catch (InterruptedException ex) {
+      Thread.currentThread().interrupt();
+      return unmeasured(run, plan, e, startedAt, t0, Results.INTERRUPTED, "interrupted");
+    } finally {
+      currentClients = List.of();
+      if (cluster != null) {
+        options.progress().accept(label + ": stopping the cluster");
+        LocalClusterProcesses.stop(cluster.config(), Duration.ofSeconds(10));
+        cluster.destroyForcibly();
+      }
+      if (running == null && !options.keepData()) {
+        deleteQuietly(runDir.resolve("data"));
+      }
+    }
+  }
+
+  private LocalClusterProcesses startCluster(Path clusterFile, RunPlan plan, Experiment e)
+      throws IOException, RunFailure, InterruptedException {
+    LocalClusterProcesses cluster;
+    try {
+      cluster = LocalClusterProcesses.start(clusterFile, plan.cluster(), false, e.cluster().serverJvmOptions());
+    } catch (LocalClusterProcesses.LaunchException ex) {
+      throw new RunFailure("the cluster did not start: " + ex.getMessage(), false);
+    }
+    long deadline = System.nanoTime() + CLUSTER_WAIT.toNanos();
+    while (true) {
+      if (stopRequested) {
+        LocalClusterProcesses.stop(plan.cluster(), Duration.ofSeconds(10));
+        cluster.destroyForcibly();
+        throw new RunFailure("stopped (Ctrl-C) while the cluster was starting", true);
+      }
+      try {
+        cluster.awaitConnected(Duration.ofSeconds(1));
+        return cluster;
+      } catch (LocalClusterProcesses.LaunchException ex) {
+        if (!ex.timedOut() || System.nanoTime() > deadline) {
+          LocalClusterProcesses.stop(plan.cluster(), Duration.ofSeconds(10));
+          cluster.destroyForcibly();
+          throw new RunFailure("the cluster did not come up: " + (ex.timedOut()
+              ? "not all servers connected within " + CLUSTER_WAIT.toSeconds() + " s (logs in " + cluster.dir() + ")"
+              : ex.getMessage()), false);
+        }
+      }
+    }
+  }
+
+  /** Waits (bounded) until no server has replication messages unacknowledged, so the run phase reads loaded data. */
+  private void awaitQuiet(ClusterConfig config, String label) throws InterruptedException {
+    if (config.topology().datacenters() < 2) {
+      return;
+    }
+    options.progress().accept(label + ": waiting for replication to settle");
+    long deadline = System.nanoTime() + QUIET_WAIT.toNanos();
+    int quiet = 0;
+    while (System.nanoTime() < deadline && !stopRequested) {
+      long queued = 0;
+      for (Optional<Status> s : LocalClusterProcesses.statuses(config)) {
+        queued += s.map(x -> x.getPeersList().stream().mapToLong(PeerStatus::getQueued).sum()).orElse(0L);
+      }
+      quiet = queued == 0 ? quiet + 1 : 0;
+      if (quiet >= 2) {
+        return;
+      }
+      Thread.sleep(100);
+    }
+  }
+
+  private PhaseResult phase(Experiment e, RunPlan plan, Path clusterFile, Path runDir, boolean load, String label)
+      throws IOException, RunFailure, InterruptedException {
+    String phase = load ? "load" : "run";
+    int dcs = plan.cluster().topology().datacenters();
+    int n = dcs * plan.clientsPerDatacenter();
+    List<ClientProcess> clients = new ArrayList<>();
+    try {
+      for (int dc = 0; dc < dcs; dc++) {
+        for (int c = 0; c < plan.clientsPerDatacenter(); c++) {
+          int k = dc * plan.clientsPerDatacenter() + c;
+          String name = "dc" + dc + "-c" + c;
+          Path dir = runDir.resolve(phase).resolve(name);
+          Files.createDirectories(dir.resolve("hdr"));
+          Path props = dir.resolve("workload.properties");
+          Files.writeString(props, properties(e, plan, load, k, n), StandardCharsets.UTF_8);
+          clients.add(ClientProcess.start(name, dir, command(e, props, clusterFile, dc, dir, load)));
+          currentClients = List.copyOf(clients);
+          if (stopRequested) {
+            throw new RunFailure("stopped (Ctrl-C) in the " + phase + " phase", true);
+          }
+        }
+      }
+      awaitClients(e, plan, clients, load, label);
+    } finally {
+      for (ClientProcess c : clients) {
+        c.kill();
+      }
+      currentClients = List.of();
+    }
+    List<Aggregation.ClientWindow> windows = new ArrayList<>();
+    Map<String, Map<String, Long>> returns = new TreeMap<>();
+    for (ClientProcess c : clients) {
+      int code = c.process.exitValue();
+      if (code != 0) {
+        throw new RunFailure("client " + c.name + " (" + phase + " phase) exited with code " + code + ": "
+            + lastLines(c) + " (see " + c.dir.resolve("stderr.txt") + ")", false);
+      }
+      Path export = c.dir.resolve("export.json");
+      if (!Files.isRegularFile(export)) {
+        throw new RunFailure("client " + c.name + " (" + phase + " phase) wrote no measurements: " + lastLines(c)
+            + " (see " + c.dir.resolve("stdout.txt") + " and stderr.txt)", false);
+      }
+      Map<String, Map<String, Long>> codes = Aggregation.returnCounts(export);
+      for (Map.Entry<String, Map<String, Long>> op : codes.entrySet()) {
+        for (Map.Entry<String, Long> rc : op.getValue().entrySet()) {
+          if (Aggregation.isError(rc.getKey()) && rc.getValue() > 0) {
+            throw new RunFailure("YCSB reported " + op.getKey() + " Return=" + rc.getKey() + ": " + rc.getValue()
+                + " (client " + c.name + ", " + phase + " phase; see " + c.dir.resolve("stderr.txt") + ")", false);
+          }
+        }
+      }
+      Aggregation.addCounts(returns, codes);
+      if (!load) {
+        windows.add(Aggregation.readClient(c.dir.resolve("hdr"), e.warmup()));
+      }
+    }
+    return new PhaseResult(windows, returns);
+  }
+
+  private static String lastLines(ClientProcess c) {
+    List<String> lines = c.lastErrorLines();
+    if (lines.isEmpty()) {
+      return "no error output";
+    }
+    return String.join(" | ", lines.subList(Math.max(0, lines.size() - 3), lines.size()));
+  }
+
+  private void awaitClients(Experiment e, RunPlan plan, List<ClientProcess> clients, boolean load, String label)
+      throws InterruptedException, RunFailure {
+    long start = System.nanoTime();
+    long limit = e.timeout().toNanos();
+    long lastProgress = 0;
+    while (true) {
+      boolean all = true;
+      for (ClientProcess c : clients) {
+        all &= c.waitFor(all ? 200 : 0);
+      }
+      if (all) {
+        return;
+      }
+      if (stopRequested) {
+        throw new RunFailure("stopped (Ctrl-C) in the " + (load ? "load" : "run") + " phase", true);
+      }
+      for (ClientProcess c : clients) {
+        if (!c.process.isAlive() && c.process.exitValue() != 0) {
+          throw new RunFailure("client " + c.name + " (" + (load ? "load" : "run") + " phase) exited with code "
+              + c.process.exitValue() + ": " + lastLines(c) + " (see " + c.dir.resolve("stderr.txt") + ")", false);
+        }
+      }
+      long now = System.nanoTime();
+      if (now - start > limit) {
+        throw new RunFailure("the " + (load ? "load" : "run") + " phase did not finish within "
+            + e.timeout().toSeconds() + " s (the experiment's timeout); its clients were killed", false);
+      }
+      if (now - lastProgress > 1_000_000_000L) {
+        lastProgress = now;
+        options.progress().accept(progressLine(e, plan, clients, load, label));
+      }
+    }
+  }
+
+  static String progressLine(Experiment e, RunPlan plan, List<ClientProcess> clients, boolean load, String label) {
+    double rate = 0;
+    long seconds = 0;
+    long ops = 0;
+    for (ClientProcess c : clients) {
+      ClientProcess.Status s = c.latest();
+      rate += s.currentOpsPerSecond();
+      seconds = Math.max(seconds, s.seconds());
+      ops += s.operations();
+    }
+    String of;
+    if (load) {
+      of = String.format(Locale.ROOT, "load %,d/%,d records", ops, e.recordCount());
+    } else if (e.timed()) {
+      of = seconds + "/" + RunPlan.runSeconds(e) + " s" + (seconds < e.warmup().toSeconds() ? " (warm-up)" : "");
+    } else {
+      of = String.format(Locale.ROOT, "%,d/%,d operations", ops, e.operationCount());
+    }
+    return String.format(Locale.ROOT, "%s: %,.0f ops/s (sum of %d client%s), %s", label, rate, clients.size(),
+        clients.size() == 1 ? "" : "s", of);
+  }
+
+  /** The properties file of client {@code k} of {@code n}. */
+  static String properties(Experiment e, RunPlan plan, boolean load, int k, int n) {
+    StringBuilder p = new StringBuilder("# generated by kvlab bench for run " + plan.run().id() + "\n");
+    plan.properties().forEach((key, v) -> p.append(key).append('=').append(v).append('\n'));
+    if (e.db().equals("site.ycsb.BasicDB") && !plan.properties().containsKey("basicdb.verbose")) {
+      p.append("basicdb.verbose=false\n"); // else it prints every operation
+    }
+    p.append("threadcount=").append(plan.threads()).append('\n');
+    p.append("recordcount=").append(e.recordCount()).append('\n');
+    p.append("status.interval=1\n");
+    if (load) {
+      long chunk = e.recordCount() / n;
+      long start = k * chunk;
+      long count = k == n - 1 ? e.recordCount() - start : chunk;
+      p.append("insertstart=").append(start).append('\n');
+      p.append("insertcount=").append(count).append('\n');
+      // CoreWorkload reads operationcount in both phases (zipfian sizes its key space with it)
+      p.append("operationcount=").append(Math.max(1, count)).append('\n');
+    } else if (e.timed()) {
+      p.append("operationcount=").append(UNBOUNDED_OPERATIONS).append('\n');
+      p.append("maxexecutiontime=").append(RunPlan.runSeconds(e)).append('\n');
+    } else {
+      long share = e.operationCount() / n + (k < e.operationCount() % n ? 1 : 0);
+      p.append("operationcount=").append(Math.max(1, share)).append('\n');
+    }
+    return p.toString();
+  }
+
+  private List<String> command(Experiment e, Path props, Path clusterFile, int dc, Path dir, boolean load) {
+    List<String> cmd = new ArrayList<>();
+    cmd.add(LocalClusterProcesses.javaCommand());
+    cmd.addAll(LocalClusterProcesses.splitOptions(e.clients().jvmOptions()));
+    cmd.addAll(List.of("-Duser.language=en", "-Duser.country=US"));
+    cmd.addAll(List.of("-cp", options.classpath(), "site.ycsb.Client", load ? "-load" : "-t", "-db", e.db(),
+        "-P", props.toAbsolutePath().toString(),
+        "-p", "workload=" + e.workloadClass(),
+        "-p", "kvlab.cluster=" + clusterFile.toAbsolutePath(),
+        "-p", "kvlab.dc=" + dc,
+        "-p", "measurementtype=hdrhistogram",
+        "-p", "hdrhistogram.fileoutput=true",
+        "-p", "hdrhistogram.output.path=" + dir.resolve("hdr").toAbsolutePath() + "/",
+        "-p", "exporter=site.ycsb.measurements.exporter.JSONArrayMeasurementsExporter",
+        "-p", "exportfile=" + dir.resolve("export.json").toAbsolutePath(),
+        "-s"));
+    return cmd;
+  }
+
+  private Results.RunResult measured(Experiment e, Experiment.Run run, RunPlan plan, String startedAt, long t0,
+      PhaseResult r) throws RunFailure {
+    Map<String, Histogram> merged = Aggregation.merge(r.windows().stream().map(Aggregation.ClientWindow::histograms).toList());
+    if (merged.isEmpty()) {
+      throw new RunFailure("no operation was measured after the warm-up (" + e.warmup().toSeconds()
+          + " s): make the run longer or the warm-up shorter", false);
+    }
+    List<Results.OpStats> ops = new ArrayList<>();
+    for (Map.Entry<String, Histogram> m : merged.entrySet()) {
+      ops.add(Aggregation.stats(m.getKey(), m.getValue(), Aggregation.throughput(r.windows(), m.getKey()),
+          r.returns().get(m.getKey())));
+    }
+    double window = r.windows().stream().mapToDouble(Aggregation.ClientWindow::seconds).average().orElse(0);
+    long count = r.windows().stream().mapToLong(Aggregation.ClientWindow::operations).sum();
+    return new Results.RunResult(run.index(), run.id(), run.protocol(), run.variation().values(), run.repeat(),
+        Results.OK, null, startedAt, r.windows().size(), plan.threads(), (System.nanoTime() - t0) / 1e9, window,
+        Aggregation.throughput(r.windows(), null), count, ops, plan.properties());
+  }
+
+  private Results.RunResult unmeasured(Experiment.Run run, RunPlan plan, Experiment e, String startedAt, long t0,
+      String status, String reason) {
+    int clients = plan == null ? 0 : plan.clientsPerDatacenter() * plan.cluster().topology().datacenters();
+    return new Results.RunResult(run.index(), run.id(), run.protocol(), run.variation().values(), run.repeat(), status,
+        reason, startedAt, clients, plan == null ? e.clients().threads() : plan.threads(),
+        (System.nanoTime() - t0) / 1e9, 0, 0, 0, List.of(), plan == null ? Map.of() : plan.properties());
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Output directory and environment
+
+  private Path makeOutputDirectory(String name) throws IOException {
+    Path parent = options.outputRoot().resolve(name);
+    Files.createDirectories(parent);
+    String stamp = LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"));
+    Path dir = parent.resolve(stamp);
+    for (int i = 2; Files.exists(dir); i++) {
+      dir = parent.resolve(stamp + "-" + i);
+    }
+    Files.createDirectories(dir);
+    Path latest = parent.resolve("latest");
+    try {
+      Files.deleteIfExists(latest);
+      Files.createSymbolicLink(latest, dir.getFileName());
+    } catch (IOException | UnsupportedOperationException e) {
+      // a link is a convenience
+    }
+    return dir;
+  }
+
+  private Results.Environment environment() {
+    Runtime rt = Runtime.getRuntime();
+    long memory = 0;
+    if (java.lang.management.ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os) {
+      memory = os.getTotalMemorySize() / (1024 * 1024);
+    }
+    return new Results.Environment(options.command(), Path.of("").toAbsolutePath().toString(),
+        System.getProperty("java.version") + " (" + System.getProperty("java.vm.name") + ")",
+        System.getProperty("java.vendor"), System.getProperty("os.name") + " " + System.getProperty("os.version")
+            + " " + System.getProperty("os.arch"), rt.availableProcessors(), memory, gitCommit(), "kvlab 0.1.0");
+  }
+
+  static String gitCommit() {
+    try {
+      String head = exec("git", "rev-parse", "HEAD");
+      if (head == null || head.isBlank()) {
+        return "unknown";
+      }
+      String dirty = exec("git", "status", "--porcelain", "--untracked-files=no");
+      return head.strip() + (dirty != null && !dirty.isBlank() ? " (with uncommitted changes)" : "");
+    } catch (IOException e) {
+      return "unknown";
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return "unknown";
+    }
+  }
+
+  private static String exec(String... cmd) throws IOException, InterruptedException {
+    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+    p.getOutputStream().close();
+    byte[] out = p.getInputStream().readAllBytes();
+    if (!p.waitFor(5, TimeUnit.SECONDS) || p.exitValue() != 0) {
+      p.destroyForcibly();
+      return null;
+    }
+    return new String(out, StandardCharsets.UTF_8);
+  }
+
+  static void deleteQuietly(Path root) {
+    if (!Files.exists(root)) {
+      return;
+    }
+    try (var walk = Files.walk(root)) {
+      for (Path p : walk.sorted(java.util.Comparator.reverseOrder()).toList()) {
+        Files.deleteIfExists(p);
+      }
+    } catch (IOException e) {
+      // left behind; the run directory says where
+    }
+  }
+}

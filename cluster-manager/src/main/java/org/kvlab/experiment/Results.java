@@ -1,0 +1,70 @@
+package org.kvlab.experiment;
+
+import com.fasterxml.jackson.annotation.JsonIgnore;
+import java.util.List;
+import java.util.Map;
+
+/** What an experiment measured; written as {@code results.json} (one entry per run). */
+public final class Results {
+  private Results() {}
+
+  public static final String OK = "ok";
+  public static final String FAILED = "failed";
+  public static final String INTERRUPTED = "interrupted";
+
+  /**
+   * One operation of one run (or of several repeats merged). Latencies in microseconds, from the
+   * histogram merged over every client; throughput in operations per second, summed over clients.
+   *
+   * @param returns YCSB return codes over the whole phase (warm-up included), e.g. {@code {OK: 9800, NOT_FOUND: 200}}
+   * @param histogram the merged histogram, compressed, base64 (HdrHistogram encoding)
+   */
+  public record OpStats(String op, long count, double throughput, double mean, long p50, long p95, long p99, long p999,
+      long max, Map<String, Long> returns, String histogram) {}
+
+  /**
+   * One run.
+   *
+   * @param index 1-based position in running order
+   * @param id the run's directory name under {@code runs/}
+   * @param status {@link #OK}, {@link #FAILED} or {@link #INTERRUPTED}
+   * @param reason why it failed or was interrupted; null if ok
+   * @param variation the swept variables' values
+   * @param clients client JVMs (all datacenters)
+   * @param threads YCSB threads per client JVM
+   * @param seconds wall time of the run, cluster start to stop
+   * @param measuredSeconds the measured window, averaged over clients
+   * @param throughput operations per second, summed over clients
+   * @param operations operations in the measured windows
+   * @param ops per operation, in name order
+   * @param properties the YCSB properties every client had (besides counts and bench's own)
+   */
+  public record RunResult(int index, String id, String protocol, Map<String, String> variation, int repeat,
+      String status, String reason, String startedAt, int clients, int threads, double seconds,
+      double measuredSeconds, double throughput, long operations, List<OpStats> ops, Map<String, String> properties) {
+
+    @JsonIgnore
+    public boolean ok() {
+      return OK.equals(status);
+    }
+
+    /** The statistics of {@code op}, or null. */
+    public OpStats op(String op) {
+      return ops.stream().filter(o -> o.op().equals(op)).findFirst().orElse(null);
+    }
+  }
+
+  /** Where and how the experiment ran. */
+  public record Environment(String command, String workingDirectory, String java, String jvmVendor, String os,
+      int cores, long memoryMb, String gitCommit, String kvlabVersion) {}
+
+  /**
+   * The whole experiment.
+   *
+   * @param status {@link #OK} when every run was, {@link #FAILED} when some failed, {@link #INTERRUPTED} when stopped
+   * @param runsPlanned runs the experiment has; {@code runs} holds those started
+   */
+  public record ExperimentResult(String name, String experimentFile, String status, String startedAt,
+      String finishedAt, String outputDirectory, String xAxis, List<String> protocols, int runsPlanned,
+      Environment environment, Map<String, Object> settings, List<RunResult> runs) {}
+}

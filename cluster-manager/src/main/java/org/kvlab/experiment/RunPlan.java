@@ -1,0 +1,179 @@
+package org.kvlab.experiment;
+
+import java.io.IOException;
+import java.math.BigDecimal;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+import org.kvlab.api.NodeId;
+import org.kvlab.api.Params;
+import org.kvlab.api.Topology;
+import org.kvlab.config.ClusterConfig;
+import org.kvlab.config.ClusterConfig.EmulationSpec;
+import org.kvlab.config.ClusterConfig.Limits;
+import org.kvlab.config.ClusterConfig.ServerSpec;
+import org.kvlab.config.ClusterConfig.StorageSpec;
+import org.kvlab.store.Durability;
+
+/**
+ * What one run does: the cluster it starts (null when it uses a running one), its clients, and the YCSB
+ * properties every client gets. Built from an {@link Experiment} and a {@link Experiment.Run} by
+ * {@link #of}; the meaning of each sweep variable is here.
+ */
+public record RunPlan(Experiment.Run run, ClusterConfig cluster, int clientsPerDatacenter, int threads,
+    Map<String, String> properties) {
+
+  public static final String LOOPBACK = "127.0.0.1";
+
+  /**
+   * The plan of {@code run}. {@code dataDir} is where its servers keep data; the servers listen on free
+   * loopback ports. With {@code running} (a cluster already running) no cluster is started, and sweeps
+   * that change the cluster are rejected.
+   */
+  public static RunPlan of(Experiment e, Experiment.Run run, Path dataDir, ClusterConfig running) throws IOException {
+    Map<String, String> vars = run.variation().values();
+    Map<String, String> props = new LinkedHashMap<>(e.workload());
+    int clients = e.clients().perDatacenter();
+    int threads = e.clients().threads();
+    for (Map.Entry<String, String> v : vars.entrySet()) {
+      switch (v.getKey()) {
+        case "readproportion":
+          props.put("readproportion", v.getValue());
+          props.put("updateproportion", updateShare(e.workload(), v.getValue()));
+          break;
+        case "threads":
+          threads = Integer.parseInt(v.getValue());
+          break;
+        case "clients":
+          clients = Integer.parseInt(v.getValue());
+          break;
+        case "wan":
+        case "clockskew":
+        case "durability":
+          if (running != null) {
+            throw new IllegalArgumentException("the sweep of '" + v.getKey() + "' changes the cluster, which a run on a"
+                + " running cluster (--use-running) cannot do. Fix: run without --use-running, or remove that sweep");
+          }
+          break;
+        default:
+          props.put(v.getKey(), v.getValue());
+      }
+    }
+    ClusterConfig cluster = running != null ? running : cluster(e, run, dataDir);
+    return new RunPlan(run, cluster, clients, threads, props);
+  }
+
+  /** updateproportion = 1 - readproportion - the workload's other proportions, written without float noise. */
+  static String updateShare(Map<String, String> workload, String read) {
+    BigDecimal rest = BigDecimal.ONE.subtract(new BigDecimal(read));
+    for (String p : ExperimentLoader.OTHER_PROPORTIONS) {
+      if (workload.containsKey(p)) {
+        rest = rest.subtract(new BigDecimal(workload.get(p).trim()));
+      }
+    }
+    if (rest.signum() < 0) {
+      rest = BigDecimal.ZERO;
+    }
+    return rest.stripTrailingZeros().toPlainString();
+  }
+
+  private static ClusterConfig cluster(Experiment e, Experiment.Run run, Path dataDir) throws IOException {
+    Experiment.ClusterSpec spec = e.cluster();
+    ClusterConfig template = spec.template();
+    Topology topology = new Topology(spec.datacenters(), spec.partitions());
+    Map<String, String> vars = run.variation().values();
+    Durability durability = spec.durability();
+    if (vars.containsKey("durability")) {
+      durability = vars.get("durability").equalsIgnoreCase("sync") ? Durability.SYNC : Durability.NONE;
+    }
+    long[][] rtt = template != null ? template.emulation().rttMillis() : uniform(topology, spec.wanRttMillis());
+    String wan = vars.get("wan");
+    if (wan != null) {
+      String w = wan.toLowerCase(Locale.ROOT);
+      if (w.equals("off")) {
+        rtt = null;
+      } else if (!w.equals("on")) {
+        rtt = uniform(topology, Params.parseDuration(w, "wan").toMillis());
+      } else if (rtt == null) {
+        rtt = uniform(topology, spec.wanRttMillis());
+      }
+    }
+    Map<NodeId, Long> skew = template != null ? template.emulation().skewMillis() : Map.of();
+    if (vars.containsKey("clockskew")) {
+      skew = clockSkew(topology, Params.parseDuration(vars.get("clockskew"), "clockskew").toMillis());
+    }
+    List<Integer> ports = freePorts(topology.datacenters() * topology.partitions());
+    List<ServerSpec> servers = new ArrayList<>();
+    int i = 0;
+    for (NodeId id : topology.allNodes()) {
+      servers.add(new ServerSpec(id, LOOPBACK, ports.get(i++)));
+    }
+    return new ClusterConfig(dataDir.resolve("cluster.yaml").toString(), clusterName(e), run.protocol(),
+        template != null ? template.params() : Params.empty(), topology, servers,
+        new StorageSpec(spec.engine(), durability, dataDir.toAbsolutePath().normalize()),
+        new EmulationSpec(rtt, skew), template != null ? template.limits() : Limits.defaults());
+  }
+
+  /** The cluster name of an experiment's runs: {@code bench-<experiment>} (at most 64 characters). */
+  public static String clusterName(Experiment e) {
+    String n = "bench-" + e.name();
+    return n.length() > 64 ? n.substring(0, 64) : n;
+  }
+
+  /** A round-trip time of {@code millis} between every two datacenters; null for 0 or one datacenter. */
+  static long[][] uniform(Topology t, long millis) {
+    if (millis <= 0 || t.datacenters() < 2) {
+      return null;
+    }
+    long[][] rtt = new long[t.datacenters()][t.datacenters()];
+    for (int a = 0; a < rtt.length; a++) {
+      for (int b = 0; b < rtt.length; b++) {
+        rtt[a][b] = a == b ? 0 : millis;
+      }
+    }
+    return rtt;
+  }
+
+  /** Servers d_p with d + p odd run {@code millis} ahead; the others at offset 0. */
+  static Map<NodeId, Long> clockSkew(Topology t, long millis) {
+    Map<NodeId, Long> skew = new TreeMap<>();
+    for (NodeId id : t.allNodes()) {
+      if ((id.dc() + id.partition()) % 2 == 1 && millis != 0) {
+        skew.put(id, millis);
+      }
+    }
+    return skew;
+  }
+
+  /** {@code n} distinct ports that were free on loopback a moment ago. */
+  static List<Integer> freePorts(int n) throws IOException {
+    List<ServerSocket> held = new ArrayList<>();
+    try {
+      List<Integer> ports = new ArrayList<>();
+      for (int i = 0; i < n; i++) {
+        ServerSocket s = new ServerSocket();
+        held.add(s);
+        s.bind(new InetSocketAddress(InetAddress.getByName(LOOPBACK), 0));
+        ports.add(s.getLocalPort());
+      }
+      return ports;
+    } finally {
+      for (ServerSocket s : held) {
+        s.close();
+      }
+    }
+  }
+
+  /** Run-phase length for a timed experiment: warm-up plus measured time, in whole seconds. */
+  static long runSeconds(Experiment e) {
+    return e.warmup().plus(e.duration() == null ? Duration.ZERO : e.duration()).toSeconds();
+  }
+}
