@@ -3,10 +3,11 @@ package org.kvlab.cli;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import org.kvlab.api.Protocol;
 import org.kvlab.api.Protocols;
 import org.kvlab.config.ConfigException;
@@ -85,20 +86,33 @@ final class BenchCommand implements Callable<Integer> {
         .withOutputRoot(output).withUseRunning(useRunning).withProgress(progress::update)
         .withLog(progress.log()).withCommand(commandLine()).withKeepData(keepData));
     ExperimentRunner finalRunner = runner;
+    CountDownLatch reported = new CountDownLatch(1);
     Thread hook = new Thread(() -> {
       progress.clear();
       System.err.println("kvlab: interrupted: stopping the clients and the cluster, writing the completed runs...");
       finalRunner.requestStop();
       try {
-        finalRunner.awaitFinished(Duration.ofSeconds(90));
+        // until the results, report and summary are written (the JVM exits when this hook returns)
+        reported.await(90, TimeUnit.SECONDS);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
       }
     }, "kvlab-bench-stop");
     Runtime.getRuntime().addShutdownHook(hook);
+    try {
+      return runAndReport(runner, experiment, progress, hook);
+    } finally {
+      reported.countDown();
+    }
+  }
+
+  private int runAndReport(ExperimentRunner runner, Experiment experiment, Progress progress, Thread hook)
+      throws java.io.IOException {
     Results.ExperimentResult result;
     try {
       result = runner.run(experiment);
+    } catch (IllegalArgumentException e) {
+      throw new Main.CliException(Main.USAGE, e.getMessage());
     } finally {
       progress.clear();
     }

@@ -445,14 +445,14 @@ public final class ExperimentLoader extends YamlReader {
       Experiment.ClusterSpec cluster) throws ConfigException {
     switch (key) {
       case "readproportion": {
-        double r = proportion(item);
-        double others = 0;
+        proportion(item);
+        java.math.BigDecimal others = java.math.BigDecimal.ZERO;
         for (String p : OTHER_PROPORTIONS) {
-          others += workload.containsKey(p) ? Double.parseDouble(workload.get(p)) : 0;
+          others = others.add(new java.math.BigDecimal(workload.getOrDefault(p, "0").trim()));
         }
-        if (r + others > 1 + 1e-9) {
-          throw error(item, "readproportion " + v + " and the workload's other proportions (" + others
-              + ") add up to more than 1", "lower it to at most " + (1 - others) + ".");
+        if (new java.math.BigDecimal(v).add(others).compareTo(java.math.BigDecimal.ONE) > 0) {
+          throw error(item, "readproportion " + v + " and the workload's other proportions (" + others.toPlainString()
+              + ") add up to more than 1", "lower it to at most " + java.math.BigDecimal.ONE.subtract(others).toPlainString() + ".");
         }
         return;
       }

@@ -142,6 +142,12 @@ public final class ExperimentRunner {
             + "); the experiment's protocols " + e.protocols() + " are replaced by it");
       }
       e = e.withProtocols(List.of(running.protocol()));
+      for (Experiment.Sweep sw : e.sweeps()) {
+        if (List.of("wan", "clockskew", "durability").contains(sw.name())) {
+          throw new IllegalArgumentException("the sweep of '" + sw.name() + "' changes the cluster, which a run on a"
+              + " running cluster (--use-running) cannot do. Fix: run without --use-running, or remove that sweep");
+        }
+      }
     }
     Path out = makeOutputDirectory(e.name());
     outputDirectory = out;
@@ -255,7 +261,9 @@ public final class ExperimentRunner {
       PhaseResult result = phase(e, plan, clusterFile, runDir, false, label);
       return measured(e, run, plan, startedAt, t0, result);
     } catch (RunFailure f) {
-      return unmeasured(run, plan, e, startedAt, t0, f.interrupted ? Results.INTERRUPTED : Results.FAILED, f.getMessage());
+      boolean interrupted = f.interrupted || stopRequested;
+      return unmeasured(run, plan, e, startedAt, t0, interrupted ? Results.INTERRUPTED : Results.FAILED,
+          interrupted && !f.interrupted ? "stopped (Ctrl-C): " + f.getMessage() : f.getMessage());
     } catch (IOException | RuntimeException ex) {
       return unmeasured(run, plan, e, startedAt, t0, stopRequested ? Results.INTERRUPTED : Results.FAILED,
           ex.getClass().getSimpleName() + ": " + ex.getMessage());
@@ -411,6 +419,12 @@ public final class ExperimentRunner {
       }
       for (ClientProcess c : clients) {
         if (!c.process.isAlive() && c.process.exitValue() != 0) {
+          if (c.process.exitValue() > 128) {
+            Thread.sleep(500); // killed by a signal: a Ctrl-C reaches the clients and this JVM together
+            if (stopRequested) {
+              throw new RunFailure("stopped (Ctrl-C) in the " + (load ? "load" : "run") + " phase", true);
+            }
+          }
           throw new RunFailure("client " + c.name + " (" + (load ? "load" : "run") + " phase) exited with code "
               + c.process.exitValue() + ": " + lastLines(c) + " (see " + c.dir.resolve("stderr.txt") + ")", false);
         }

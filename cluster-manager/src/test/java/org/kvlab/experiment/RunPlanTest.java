@@ -1,0 +1,76 @@
+package org.kvlab.experiment;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.kvlab.api.NodeId;
+import org.kvlab.config.ClusterConfig;
+import org.kvlab.store.Durability;
+
+/** Goal: each sweep variable does to a run what docs/bench.md says, and generated cluster files load back unchanged. */
+class RunPlanTest {
+  @Test
+  void when_variablesAreSwept_then_theRunGetsThem(@TempDir Path dir) throws Exception {
+    Experiment e = ExperimentLoaderTest.parse("""
+        name: p
+        cluster: { datacenters: 2, partitions: 2, wan: 80ms }
+        protocols: [eventual, gentlerain]
+        workload: { insertproportion: 0.1, fieldlength: 64 }
+        sweep:
+          readproportion: [0.3]
+          wan: [on, off, 20ms]
+          clockskew: [5ms]
+          threads: [7]
+          durability: [sync]
+          requestdistribution: [uniform]
+        duration: 1s
+        """);
+    List<Experiment.Run> runs = e.runs();
+    RunPlan on = RunPlan.of(e, runs.get(1), dir, null);
+    assertEquals("gentlerain", on.cluster().protocol());
+    assertEquals("0.3", on.properties().get("readproportion"));
+    assertEquals("0.6", on.properties().get("updateproportion"));
+    assertEquals("uniform", on.properties().get("requestdistribution"));
+    assertEquals("64", on.properties().get("fieldlength"));
+    assertEquals(7, on.threads());
+    assertEquals(1, on.clientsPerDatacenter());
+    assertEquals(Durability.SYNC, on.cluster().storage().durability());
+    assertEquals(80, on.cluster().emulation().rttMillis()[0][1]);
+    assertEquals(Map.of(new NodeId(0, 1), 5L, new NodeId(1, 0), 5L), on.cluster().emulation().skewMillis());
+    assertEquals(4, on.cluster().servers().stream().map(ClusterConfig.ServerSpec::port).distinct().count());
+    assertTrue(on.cluster().servers().stream().allMatch(s -> s.host().equals("127.0.0.1")));
+    assertEquals("bench-p", on.cluster().name());
+    assertNull(RunPlan.of(e, runs.get(2), dir, null).cluster().emulation().rttMillis());
+    assertEquals(20, RunPlan.of(e, runs.get(4), dir, null).cluster().emulation().rttMillis()[1][0]);
+  }
+
+  @Test
+  void when_theGetShareIsSet_then_updatesTakeTheRest() {
+    assertEquals("0.95", RunPlan.updateShare(Map.of(), "0.05"));
+    assertEquals("0", RunPlan.updateShare(Map.of(), "1"));
+    assertEquals("0.4", RunPlan.updateShare(Map.of("insertproportion", "0.05", "rotxproportion", "0.05"), "0.5"));
+  }
+
+  @Test
+  void when_aClusterIsWrittenAsYaml_then_itLoadsBackEqual(@TempDir Path dir) throws Exception {
+    Experiment e = ExperimentLoaderTest.parse("name: w\ncluster: { datacenters: 2, partitions: 3, wan: 40ms, storage: je,"
+        + " durability: sync }\nprotocols: [causalspartanx]\nduration: 1s\nsweep: { clockskew: [3ms] }\n");
+    ClusterConfig planned = RunPlan.of(e, e.runs().get(0), dir.resolve("data"), null).cluster();
+    ClusterConfig loaded = ClusterConfig.parse(ClusterFiles.toYaml(planned), "generated.yaml");
+    assertEquals(planned.name(), loaded.name());
+    assertEquals(planned.protocol(), loaded.protocol());
+    assertEquals(planned.topology(), loaded.topology());
+    assertEquals(planned.servers(), loaded.servers());
+    assertEquals(planned.storage(), loaded.storage());
+    assertArrayEquals(planned.emulation().rttMillis(), loaded.emulation().rttMillis());
+    assertEquals(planned.emulation().skewMillis(), loaded.emulation().skewMillis());
+    assertEquals(planned.limits(), loaded.limits());
+  }
+}
