@@ -99,6 +99,7 @@ final class BenchCommand implements Callable<Integer> {
       }
     }, "kvlab-bench-stop");
     Runtime.getRuntime().addShutdownHook(hook);
+    exitOnInterrupt();
     try {
       return runAndReport(runner, experiment, progress, hook);
     } finally {
@@ -131,6 +132,19 @@ final class BenchCommand implements Callable<Integer> {
       // shutting down already
     }
     return result.status().equals(Results.OK) ? Main.OK : Main.FAILED;
+  }
+
+  /**
+   * Ctrl-C runs the shutdown hook even if this JVM was started with SIGINT ignored (as a background job
+   * of a non-interactive shell is), where the JVM would not install its own handler.
+   */
+  @SuppressWarnings("removal")
+  private static void exitOnInterrupt() {
+    try {
+      sun.misc.Signal.handle(new sun.misc.Signal("INT"), s -> new Thread(() -> System.exit(INTERRUPTED), "kvlab-sigint").start());
+    } catch (IllegalArgumentException | UnsupportedOperationException | LinkageError e) {
+      // the JVM's own handler (if any) does the same
+    }
   }
 
   private String commandLine() {

@@ -1,0 +1,107 @@
+package org.kvlab.experiment;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.kvlab.config.ClusterConfig;
+import org.kvlab.local.LocalClusterProcesses;
+
+/**
+ * Goal: {@code bench} runs an experiment end to end — a cluster in its own JVMs per run, YCSB load and
+ * run phases in client JVMs, the cluster stopped — and writes plausible results.json, results.csv,
+ * charts and report.html.
+ * Method: a tiny experiment (1 protocol, 2 GET:PUT variations, 1 datacenter x 2 partitions, 2 client
+ * JVMs of 2 threads, 2 s measured after a 1 s warm-up) run by {@link ExperimentRunner} with the kvlab
+ * YCSB binding; then the outputs are checked and no child process may be left.
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class BenchEndToEndTest {
+  static final String DB = BenchTesting.db();
+
+  @Test
+  void when_aTinyExperimentRuns_then_resultsAreWrittenAndPlausible(@TempDir Path dir) throws Exception {
+    Path file = dir.resolve("e2e.yaml");
+    Files.writeString(file, """
+        name: e2e
+        cluster: { datacenters: 1, partitions: 2, storage: memory }
+        protocols: [eventual]
+        workload: { fieldcount: 1, fieldlength: 16 }
+        sweep:
+          readproportion: [0.5, 0.9]
+        clients: { processes: 2, threads: 2 }
+        recordcount: 200
+        duration: 2s
+        warmup: 1s
+        """ + BenchTesting.dbLines());
+    Experiment e = ExperimentLoader.load(file, ExperimentLoaderTest.INSTALLED);
+    ByteArrayOutputStream log = new ByteArrayOutputStream();
+    List<String> progress = new ArrayList<>();
+    ExperimentRunner runner = new ExperimentRunner(ExperimentRunner.Options.defaults()
+        .withOutputRoot(dir.resolve("results")).withLog(new PrintStream(log, true)).withProgress(progress::add));
+    Results.ExperimentResult r = runner.run(e);
+
+    assertEquals(Results.OK, r.status(), log.toString());
+    assertEquals(2, r.runs().size());
+    for (Results.RunResult run : r.runs()) {
+      assertTrue(run.ok(), run.reason());
+      assertEquals(2, run.clients());
+      assertTrue(run.throughput() > 0 && run.operations() > 0, run.toString());
+      assertTrue(run.measuredSeconds() > 1 && run.measuredSeconds() < 4, "measured window " + run.measuredSeconds());
+      for (String op : List.of("READ", "UPDATE")) {
+        Results.OpStats s = run.op(op);
+        assertTrue(s != null && s.count() > 0, op + " measured in " + run.ops());
+        assertTrue(s.p50() <= s.p95() && s.p95() <= s.p99() && s.p99() <= s.p999() && s.p999() <= s.max(), s.toString());
+        assertTrue(s.returns().getOrDefault("OK", 0L) > 0, s.returns().toString());
+        assertTrue(s.returns().keySet().stream().noneMatch(Aggregation::isError), s.returns().toString());
+      }
+      double perOp = run.ops().stream().mapToDouble(Results.OpStats::throughput).sum();
+      assertEquals(run.throughput(), perOp, run.throughput() * 1e-9);
+    }
+    Map<String, String> reads = Map.of("0.5", "0.5", "0.9", "0.9");
+    for (Results.RunResult run : r.runs()) {
+      String share = run.variation().get("readproportion");
+      assertEquals(reads.get(share), run.properties().get("readproportion"));
+      Results.OpStats read = run.op("READ");
+      double fraction = (double) read.count() / run.operations();
+      assertTrue(Math.abs(fraction - Double.parseDouble(share)) < 0.1, "GET share " + fraction + " for " + share);
+    }
+    assertTrue(progress.stream().anyMatch(p -> p.matches("run \\d/2 eventual readproportion=0\\.\\d: [\\d,]+ ops/s \\(sum of 2 clients\\), \\d/3 s.*")),
+        String.join("\n", progress));
+
+    Path out = runner.outputDirectory();
+    assertEquals(out.toRealPath(), dir.resolve("results/e2e/latest").toRealPath());
+    Results.ExperimentResult read = Reports.readJson(out.resolve("results.json"));
+    assertEquals(r.runs().get(1).throughput(), read.runs().get(1).throughput());
+    assertEquals(r.environment().cores(), Runtime.getRuntime().availableProcessors());
+    List<String> csv = Files.readAllLines(out.resolve("results.csv"));
+    assertEquals(1 + 2 * 3, csv.size(), String.join("\n", csv));
+    assertTrue(csv.get(0).startsWith("run,id,protocol,readproportion,repeat,status,op,count,throughput_ops_s"));
+    for (String chart : List.of("throughput", "latency-read", "latency-update")) {
+      assertTrue(Files.size(out.resolve(chart + ".svg")) > 1000, chart);
+      assertTrue(Files.size(out.resolve(chart + ".png")) > 1000, chart);
+    }
+    String html = Files.readString(out.resolve("report.html"));
+    assertTrue(html.contains("<svg") && html.contains("eventual") && html.contains("git commit") && html.contains("cores"));
+    Path run1 = out.resolve("runs").resolve(r.runs().get(0).id());
+    assertTrue(Files.exists(run1.resolve("cluster.yaml")));
+    assertTrue(Files.readString(run1.resolve("run/dc0-c1/stderr.txt")).contains(" sec: "));
+    assertTrue(Files.isRegularFile(run1.resolve("run/dc0-c0/hdr/READ.hdr")));
+    assertTrue(!Files.exists(run1.resolve("data")), "server data is deleted after each run");
+
+    // everything started is stopped
+    ClusterConfig cluster = ClusterConfig.load(run1.resolve("cluster.yaml"));
+    assertTrue(LocalClusterProcesses.statuses(cluster).stream().allMatch(java.util.Optional::isEmpty));
+    assertEquals(0, ProcessHandle.current().descendants().filter(ProcessHandle::isAlive).count());
+  }
+}
