@@ -46,12 +46,12 @@ public final class ExperimentLoader extends YamlReader {
       "scanlengthdistribution", "insertorder", "hotspotdatafraction", "hotspotopnfraction",
       "core_workload_insertion_retry_limit", "core_workload_insertion_retry_interval", "target",
       "exponential.percentile", "exponential.frac", "hdrhistogram.percentiles", "reportlatencyforeacherror",
-      "latencytrackederrors", "ampinsertproportion", "ampfactor", "rotxproportion", "rotxkeys", "kvlab.protocol",
-      "kvlab.timeout", "basicdb.verbose", "basicdb.simulatedelay", "basicdb.randomizedelay", "basicdb.count");
+      "latencytrackederrors", "ampinsertproportion", "ampfactor", "rotxproportion", "rotxkeys", "txproportion", "txkeys",
+      "kvlab.protocol", "kvlab.timeout", "kvlab.clientthreads", "kvlab.update", "basicdb.verbose", "basicdb.simulatedelay", "basicdb.randomizedelay", "basicdb.count");
 
   /** Proportions that with readproportion and updateproportion make up the operation mix. */
   static final List<String> OTHER_PROPORTIONS = List.of("insertproportion", "scanproportion",
-      "readmodifywriteproportion", "ampinsertproportion", "rotxproportion");
+      "readmodifywriteproportion", "ampinsertproportion", "rotxproportion", "txproportion");
 
   private static final Pattern NAME = Pattern.compile("[a-z0-9][a-z0-9._-]*");
   private static final Pattern PROTOCOL = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]*");

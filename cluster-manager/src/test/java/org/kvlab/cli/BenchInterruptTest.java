@@ -49,7 +49,7 @@ class BenchInterruptTest {
     Path out = dir.resolve("results");
     List<String> cmd = List.of(ProcessHandle.current().info().command().orElse("java"), "-Xmx256m", "-XX:+UseSerialGC",
         "-cp", System.getProperty("java.class.path"), "org.kvlab.cli.Main", "bench", file.toString(),
-        "--output", out.toString(), "--db", "site.ycsb.BasicDB", "--workload", "site.ycsb.workloads.CoreWorkload");
+        "--output", out.toString());
     bench = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(dir.resolve("bench.log").toFile()).start();
 
     Path stderr = null;

@@ -27,8 +27,6 @@ import org.kvlab.local.LocalClusterProcesses;
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class BenchEndToEndTest {
-  static final String DB = BenchTesting.db();
-
   @Test
   void when_aTinyExperimentRuns_then_resultsAreWrittenAndPlausible(@TempDir Path dir) throws Exception {
     Path file = dir.resolve("e2e.yaml");
@@ -43,8 +41,9 @@ class BenchEndToEndTest {
         recordcount: 200
         duration: 2s
         warmup: 1s
-        """ + BenchTesting.dbLines());
+        """);
     Experiment e = ExperimentLoader.load(file, ExperimentLoaderTest.INSTALLED);
+    assertEquals(Experiment.KVLAB_DB, e.db());
     ByteArrayOutputStream log = new ByteArrayOutputStream();
     List<String> progress = new ArrayList<>();
     ExperimentRunner runner = new ExperimentRunner(ExperimentRunner.Options.defaults()
