@@ -30,8 +30,12 @@ import picocli.CommandLine.Parameters;
 final class BenchCommand implements Callable<Integer> {
   static final int INTERRUPTED = 130;
 
-  @Parameters(index = "0", description = "the experiment file, e.g. experiments/smoke.yaml")
+  @Parameters(index = "0", arity = "0..1", description = "the experiment file, e.g. experiments/smoke.yaml")
   Path file;
+
+  @Option(names = "--redraw", paramLabel = "DIR",
+      description = "rewrite results.csv, the charts and report.html of an earlier experiment from its results.json")
+  Path redraw;
 
   @Option(names = "--use-running", paramLabel = "CLUSTER.yaml",
       description = "benchmark this running cluster instead of starting one per run (its protocol only)")
@@ -56,6 +60,20 @@ final class BenchCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     if (System.getProperty("org.slf4j.simpleLogger.defaultLogLevel") == null) {
       System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
+    }
+    if (redraw != null) {
+      Path json = redraw.resolve("results.json");
+      if (!Files.isRegularFile(json)) {
+        throw new Main.CliException(Main.USAGE, json + " does not exist. Fix: give an experiment's output directory, e.g. results/smoke/latest");
+      }
+      Results.ExperimentResult r = Reports.readJson(json);
+      Reports.writeAll(r, redraw);
+      Reports.printSummary(r, System.out);
+      System.out.println("\nreport: " + redraw.resolve("report.html"));
+      return Main.OK;
+    }
+    if (file == null) {
+      throw new Main.CliException(Main.USAGE, "no experiment file. Fix: ./kvlab bench experiments/smoke.yaml (see docs/bench.md)");
     }
     if (!Files.exists(file)) {
       throw new Main.CliException(Main.USAGE, "experiment file " + file + " does not exist. Fix: check the path "

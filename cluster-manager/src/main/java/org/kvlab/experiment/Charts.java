@@ -22,7 +22,7 @@ import org.knowm.xchart.style.markers.SeriesMarkers;
  * operation against it. Without a sweep, bars per protocol.
  */
 final class Charts {
-  private static final int WIDTH = 820;
+  private static final int WIDTH = 960;
   private static final int HEIGHT = 480;
 
   private Charts() {}
@@ -58,8 +58,13 @@ final class Charts {
     Map<String, List<Reports.Point>> series = series(ok, x);
     if (numeric) {
       XYChart c = new XYChartBuilder().width(WIDTH).height(HEIGHT).title(title).xAxisTitle(x).yAxisTitle("operations/s").build();
-      series.forEach((name, pts) -> c.addSeries(name, xs(pts, x), pts.stream().mapToDouble(Reports.Point::throughput).toArray())
-          .setMarker(SeriesMarkers.CIRCLE));
+      int i = 0;
+      for (Map.Entry<String, List<Reports.Point>> s : series.entrySet()) {
+        var line = c.addSeries(s.getKey(), xs(s.getValue(), x),
+            s.getValue().stream().mapToDouble(Reports.Point::throughput).toArray());
+        line.setMarker(SeriesMarkers.CIRCLE);
+        color(line, c, i++, false);
+      }
       style(c);
       return c;
     }
@@ -87,19 +92,22 @@ final class Charts {
     Map<String, List<Reports.Point>> series = series(ok, x);
     if (numeric) {
       XYChart c = new XYChartBuilder().width(WIDTH).height(HEIGHT).title(title).xAxisTitle(x).yAxisTitle("ms").build();
-      series.forEach((name, pts) -> {
-        List<Reports.Point> with = pts.stream().filter(p -> p.histograms().containsKey(op)).toList();
+      int i = 0;
+      for (Map.Entry<String, List<Reports.Point>> s : series.entrySet()) {
+        String name = s.getKey();
+        List<Reports.Point> with = s.getValue().stream().filter(p -> p.histograms().containsKey(op)).toList();
+        int index = i++;
         if (!with.isEmpty()) {
           var p50 = c.addSeries(name + " p50", xs(with, x), with.stream().mapToDouble(p -> percentileMs(p, op, 50)).toArray());
           p50.setMarker(SeriesMarkers.CIRCLE);
+          color(p50, c, index, false);
           var p99 = c.addSeries(name + " p99", xs(with, x), with.stream().mapToDouble(p -> percentileMs(p, op, 99)).toArray());
           p99.setMarker(SeriesMarkers.DIAMOND);
           p99.setLineStyle(new java.awt.BasicStroke(1.5f, java.awt.BasicStroke.CAP_BUTT, java.awt.BasicStroke.JOIN_MITER,
               10f, new float[] {6f, 4f}, 0f));
-          p99.setLineColor(darker(c, p50));
-          p99.setMarkerColor(darker(c, p50));
+          color(p99, c, index, true);
         }
-      });
+      }
       style(c);
       return c;
     }
@@ -114,15 +122,15 @@ final class Charts {
     return c;
   }
 
-  private static java.awt.Color darker(XYChart c, org.knowm.xchart.XYSeries base) {
-    java.awt.Color color = base.getLineColor();
-    if (color == null) {
-      java.awt.Color[] palette = c.getStyler().getSeriesColors();
-      color = palette[(c.getSeriesMap().size() - 2) % palette.length];
-      base.setLineColor(color);
-      base.setMarkerColor(color);
+  /** The same color for a series (protocol) in every chart; p99 lines a darker shade of it. */
+  private static void color(org.knowm.xchart.XYSeries series, XYChart c, int index, boolean darker) {
+    java.awt.Color[] palette = c.getStyler().getSeriesColors();
+    java.awt.Color color = palette[index % palette.length];
+    if (darker) {
+      color = color.darker();
     }
-    return color.darker();
+    series.setLineColor(color);
+    series.setMarkerColor(color);
   }
 
   private static double percentileMs(Reports.Point p, String op, double q) {
@@ -163,8 +171,8 @@ final class Charts {
 
   private static void style(Chart<?, ?> c) {
     c.getStyler().setChartBackgroundColor(java.awt.Color.WHITE);
-    c.getStyler().setLegendPosition(org.knowm.xchart.style.Styler.LegendPosition.OutsideS);
-    c.getStyler().setLegendLayout(org.knowm.xchart.style.Styler.LegendLayout.Horizontal);
+    c.getStyler().setLegendPosition(org.knowm.xchart.style.Styler.LegendPosition.OutsideE);
+    c.getStyler().setLegendLayout(org.knowm.xchart.style.Styler.LegendLayout.Vertical);
     if (c instanceof XYChart xy) {
       xy.getStyler().setYAxisMin(0.0);
       xy.getStyler().setDecimalPattern("#,##0.##");
