@@ -337,6 +337,9 @@ public final class ExperimentRunner {
   private PhaseResult phase(Experiment e, RunPlan plan, Path clusterFile, Path runDir, boolean load, String label)
       throws IOException, RunFailure, InterruptedException {
     String phase = load ? "load" : "run";
+    if (stopRequested) {
+      throw new RunFailure("stopped (Ctrl-C) before the " + phase + " phase", true);
+    }
     int dcs = plan.cluster().topology().datacenters();
     int n = dcs * plan.clientsPerDatacenter();
     List<ClientProcess> clients = new ArrayList<>();
