@@ -99,16 +99,25 @@ final class BenchCommand implements Callable<Integer> {
       }
       return Main.OK;
     }
+    return execute(experiment, ExperimentRunner.Options.defaults().withOutputRoot(output).withUseRunning(useRunning)
+        .withCommand(commandLine()).withKeepData(keepData)).exitCode();
+  }
+
+  /** What {@link #execute} did: the exit code for the CLI, the results and where they were written. */
+  record Outcome(int exitCode, Results.ExperimentResult result, Path directory) {}
+
+  /**
+   * Runs {@code experiment} with a live progress line, stops cleanly on Ctrl-C, prints the summary table and
+   * where the report is. Shared by {@code bench} and {@code demo}.
+   */
+  static Outcome execute(Experiment experiment, ExperimentRunner.Options options) throws java.io.IOException {
     Progress progress = new Progress(System.out, System.err, System.console() != null);
-    ExperimentRunner runner = new ExperimentRunner(ExperimentRunner.Options.defaults()
-        .withOutputRoot(output).withUseRunning(useRunning).withProgress(progress::update)
-        .withLog(progress.log()).withCommand(commandLine()).withKeepData(keepData));
-    ExperimentRunner finalRunner = runner;
+    ExperimentRunner runner = new ExperimentRunner(options.withProgress(progress::update).withLog(progress.log()));
     CountDownLatch reported = new CountDownLatch(1);
     Thread hook = new Thread(() -> {
       progress.clear();
       System.err.println("kvlab: interrupted: stopping the clients and the cluster, writing the completed runs...");
-      finalRunner.requestStop();
+      runner.requestStop();
       try {
         // until the results, report and summary are written (the JVM exits when this hook returns)
         reported.await(90, TimeUnit.SECONDS);
@@ -125,7 +134,7 @@ final class BenchCommand implements Callable<Integer> {
     }
   }
 
-  private int runAndReport(ExperimentRunner runner, Experiment experiment, Progress progress, Thread hook)
+  private static Outcome runAndReport(ExperimentRunner runner, Experiment experiment, Progress progress, Thread hook)
       throws java.io.IOException {
     Results.ExperimentResult result;
     try {
@@ -142,14 +151,14 @@ final class BenchCommand implements Callable<Integer> {
     System.out.println("report: " + dir.resolve("report.html"));
     System.out.println("results: " + dir.resolve("results.json") + " and results.csv; charts: " + dir + "/*.svg, *.png");
     if (runner.stopRequested()) {
-      return INTERRUPTED;
+      return new Outcome(INTERRUPTED, result, dir);
     }
     try {
       Runtime.getRuntime().removeShutdownHook(hook);
     } catch (IllegalStateException e) {
       // shutting down already
     }
-    return result.status().equals(Results.OK) ? Main.OK : Main.FAILED;
+    return new Outcome(result.status().equals(Results.OK) ? Main.OK : Main.FAILED, result, dir);
   }
 
   /**

@@ -21,13 +21,30 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * The guided tour: starts a 2-datacenter x 3-partition Eventual cluster in this JVM, writes and reads
- * in both datacenters, shows replication and latency, and stops cleanly.
+ * The main job: a one-minute YCSB benchmark of Eventual against every causal protocol installed, on a local
+ * 2-datacenter x 3-partition cluster, with a table and an HTML report ({@code --tour}: the older guided tour,
+ * which writes and reads by hand in both datacenters and shows replication).
  */
 @Command(name = "demo", mixinStandardHelpOptions = true,
-    description = "Start a local 2-datacenter x 3-partition cluster, write and read in both datacenters, "
-        + "show replication and per-operation latency, and stop.")
+    description = {"Benchmark Eventual against every causal protocol installed (about a minute): for each, start a "
+        + "local 2-datacenter x 3-partition cluster (one JVM per server), load it and run YCSB 50/50 from one client "
+        + "JVM per datacenter, then print a table and the report's path.",
+        "--tour instead writes and reads by hand in both datacenters of one Eventual cluster and shows replication."})
 final class DemoCommand implements Callable<Integer> {
+  static final String EXPERIMENT = "demo.yaml";
+
+  @Option(names = "--tour", description = "the guided tour instead of the benchmark")
+  boolean tour;
+
+  @Option(names = "--print-experiment", description = "print the demo's experiment file (to copy and change) and exit")
+  boolean printExperiment;
+
+  @Option(names = "--output", defaultValue = "results", description = "where results go (default: ${DEFAULT-VALUE})")
+  Path output;
+
+  @Option(names = "--seconds", hidden = true, description = "measured seconds per protocol, with 1 s of warm-up (tests)")
+  Integer seconds;
+
   @Option(names = "--cluster", defaultValue = "examples/eventual-2dc-3p.yaml", description = "cluster file (default: ${DEFAULT-VALUE})")
   Path file;
 
@@ -39,6 +56,65 @@ final class DemoCommand implements Callable<Integer> {
     if (System.getProperty("org.slf4j.simpleLogger.defaultLogLevel") == null) {
       System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn"); // the demo prints its own story
     }
+    if (printExperiment) {
+      System.out.print(experimentText());
+      return Main.OK;
+    }
+    return tour ? tour() : benchmark();
+  }
+
+  /** The demo experiment, with eventual first and then every other installed protocol. */
+  static String experimentText() throws IOException {
+    try (java.io.InputStream in = DemoCommand.class.getResourceAsStream(EXPERIMENT)) {
+      if (in == null) {
+        throw new IllegalStateException(EXPERIMENT + " is missing from the kvlab jar (a broken build: run mvn install)");
+      }
+      String text = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+      return text.replace("protocols: [eventual]", "protocols: [" + String.join(", ", protocols()) + "]");
+    }
+  }
+
+  /** Eventual, then every installed protocol whose summary ({@code ./kvlab protocols}) says it is causal. */
+  static List<String> protocols() {
+    List<String> names = new ArrayList<>(List.of("eventual"));
+    org.kvlab.api.Protocols.all().stream()
+        .filter(p -> !p.name().equals("eventual") && p.summary().toLowerCase(java.util.Locale.ROOT).contains("causal"))
+        .map(org.kvlab.api.Protocol::name).sorted().forEach(names::add);
+    return names;
+  }
+
+  private int benchmark() throws Exception {
+    List<String> installed = org.kvlab.api.Protocols.all().stream().map(org.kvlab.api.Protocol::name).toList();
+    String text = experimentText();
+    if (seconds != null) {
+      text = text.replace("duration: 10s", "duration: " + seconds + "s").replace("warmup: 3s", "warmup: 1s")
+          .replace("recordcount: 2000", "recordcount: 200");
+    }
+    org.kvlab.experiment.Experiment experiment = org.kvlab.experiment.ExperimentLoader.parse(text,
+        EXPERIMENT + " (built in; ./kvlab demo --print-experiment)", null, installed);
+    System.out.printf("kvlab demo: %s on a local 2-datacenter x 3-partition cluster each (one JVM per server), "
+        + "YCSB 50/50 read/update, 64-byte values, zipfian keys, 1 client JVM x 8 threads per datacenter, "
+        + "%d s measured after %d s of warm-up%n%n", String.join(", ", protocols()), experiment.duration().toSeconds(),
+        experiment.warmup().toSeconds());
+    BenchCommand.Outcome outcome = BenchCommand.execute(experiment, org.kvlab.experiment.ExperimentRunner.Options
+        .defaults().withOutputRoot(output).withCommand("./kvlab demo"));
+    org.kvlab.experiment.Results.RunResult base = outcome.result().runs().stream()
+        .filter(r -> r.protocol().equals("eventual") && r.ok()).findFirst().orElse(null);
+    if (base != null && base.throughput() > 0) {
+      System.out.println();
+      for (org.kvlab.experiment.Results.RunResult r : outcome.result().runs()) {
+        if (r.ok() && r != base) {
+          System.out.printf(java.util.Locale.ROOT, "%s: %.2fx the throughput of eventual%n", r.protocol(),
+              r.throughput() / base.throughput());
+        }
+      }
+    }
+    System.out.println("\nNext: open the report above; ./kvlab demo --tour for replication by hand; ./kvlab bench "
+        + "experiments/dkvf-fig-8.4.yaml for the full GET:PUT sweep (docs/bench.md)");
+    return outcome.exitCode();
+  }
+
+  private int tour() throws Exception {
     ClusterConfig config = Clusters.load(file);
     Path data = Files.createTempDirectory("kvlab-demo");
     config = config.withStorage(new ClusterConfig.StorageSpec(config.storage().engine(), config.storage().durability(), data));

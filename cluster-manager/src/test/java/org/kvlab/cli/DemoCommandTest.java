@@ -1,0 +1,56 @@
+package org.kvlab.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.kvlab.experiment.Experiment;
+import org.kvlab.experiment.ExperimentLoader;
+import org.kvlab.experiment.Reports;
+import org.kvlab.experiment.Results;
+
+/** The main job: the demo benchmarks eventual against every installed causal protocol and reports. */
+class DemoCommandTest {
+  @Test
+  void when_demoExperimentIsBuilt_then_eventualComesFirstAndEveryInstalledProtocolIsCompared() throws Exception {
+    List<String> installed = org.kvlab.api.Protocols.all().stream().map(org.kvlab.api.Protocol::name).toList();
+    Experiment e = ExperimentLoader.parse(DemoCommand.experimentText(), "demo.yaml", null, installed);
+    assertEquals("eventual", e.protocols().get(0));
+    assertTrue(e.protocols().containsAll(List.of("gentlerain", "causalspartanx")), e.protocols().toString());
+    assertEquals(DemoCommand.protocols(), e.protocols());
+  }
+
+  @Test
+  @Timeout(240)
+  void when_demoRuns_then_everyProtocolRunsCleanAndTheReportIsWritten(@TempDir Path dir) throws Exception {
+    int code = Main.run("demo", "--seconds", "2", "--output", dir.toString());
+    assertEquals(Main.OK, code);
+    Path out = dir.resolve("demo").resolve("latest");
+    assertTrue(Files.isRegularFile(out.resolve("report.html")), "no report in " + out);
+    Results.ExperimentResult r = Reports.readJson(out.resolve("results.json"));
+    assertEquals(Results.OK, r.status());
+    assertEquals(DemoCommand.protocols(), r.runs().stream().map(Results.RunResult::protocol).toList());
+    for (Results.RunResult run : r.runs()) {
+      assertTrue(run.ok(), run.protocol() + ": " + run.reason());
+      assertTrue(run.throughput() > 0, run.protocol() + " measured no throughput");
+      Results.OpStats read = run.op("READ");
+      Results.OpStats update = run.op("UPDATE");
+      assertTrue(read != null && read.count() > 0 && update != null && update.count() > 0, run.ops().toString());
+      assertTrue(read.p50() <= read.p99() && update.p50() <= update.p99());
+      assertEquals(0L, run.ops().stream().mapToLong(o -> o.returns().getOrDefault("ERROR", 0L)).sum(),
+          run.protocol() + " had errors: " + run.ops());
+    }
+  }
+
+  @Test
+  @Timeout(120)
+  void when_tourRuns_then_itReplicatesAcrossDatacentersAndStopsCleanly() {
+    assertEquals(Main.OK, Main.run("demo", "--tour", "--operations", "200", "--cluster",
+        "../examples/eventual-2dc-3p.yaml"));
+  }
+}
