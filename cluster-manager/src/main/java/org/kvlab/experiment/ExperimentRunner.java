@@ -89,6 +89,8 @@ public final class ExperimentRunner {
   private final Options options;
   private volatile boolean stopRequested;
   private volatile List<ClientProcess> currentClients = List.of();
+  /** The cluster this runner started and has not stopped yet, for the shutdown reaper. */
+  private volatile LocalClusterProcesses currentCluster;
   private final CountDownLatch finished = new CountDownLatch(1);
   private volatile Path outputDirectory;
 
@@ -120,10 +122,27 @@ public final class ExperimentRunner {
 
   /** Runs every run of {@code experiment} and writes the results and report; returns them. */
   public Results.ExperimentResult run(Experiment experiment) throws IOException {
+    // Whatever ends this JVM (a test's timeout, System.exit, SIGTERM), the servers and clients started here die
+    // with it instead of outliving it; a normal run has stopped them already and this finds nothing.
+    Thread reaper = new Thread(this::destroyStarted, "kvlab-bench-reaper");
+    Runtime.getRuntime().addShutdownHook(reaper);
     try {
       return runAll(experiment);
     } finally {
+      try {
+        Runtime.getRuntime().removeShutdownHook(reaper);
+      } catch (IllegalStateException shuttingDown) {
+        // the hook runs anyway
+      }
       finished.countDown();
+    }
+  }
+
+  private void destroyStarted() {
+    currentClients.forEach(ClientProcess::kill);
+    LocalClusterProcesses c = currentCluster;
+    if (c != null) {
+      c.destroyForcibly();
     }
   }
 
@@ -276,6 +295,7 @@ public final class ExperimentRunner {
         options.progress().accept(label + ": stopping the cluster");
         LocalClusterProcesses.stop(cluster.config(), Duration.ofSeconds(10));
         cluster.destroyForcibly();
+        currentCluster = null;
       }
       if (running == null && !options.keepData()) {
         deleteQuietly(runDir.resolve("data"));
@@ -288,6 +308,7 @@ public final class ExperimentRunner {
     LocalClusterProcesses cluster;
     try {
       cluster = LocalClusterProcesses.start(clusterFile, plan.cluster(), false, e.cluster().serverJvmOptions());
+      currentCluster = cluster;
     } catch (LocalClusterProcesses.LaunchException ex) {
       throw new RunFailure("the cluster did not start: " + ex.getMessage(), false);
     }
