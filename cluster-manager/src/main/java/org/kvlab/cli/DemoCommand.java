@@ -93,7 +93,7 @@ final class DemoCommand implements Callable<Integer> {
     org.kvlab.experiment.Experiment experiment = org.kvlab.experiment.ExperimentLoader.parse(text,
         EXPERIMENT + " (built in; ./kvlab demo --print-experiment)", null, installed);
     System.out.printf("kvlab demo: %s on a local 2-datacenter x 3-partition cluster each (one JVM per server), "
-        + "YCSB 50/50 read/update, 64-byte values, zipfian keys, 1 client JVM x 8 threads per datacenter, "
+        + "YCSB 50/50 read/update, 64-byte values, zipfian keys, 1 client JVM x 30 threads per datacenter (as DKVF's YCSB clients), "
         + "%d s measured after %d s of warm-up%n%n", String.join(", ", protocols()), experiment.duration().toSeconds(),
         experiment.warmup().toSeconds());
     BenchCommand.Outcome outcome = BenchCommand.execute(experiment, org.kvlab.experiment.ExperimentRunner.Options
