@@ -256,7 +256,7 @@ public final class ClientRuntime implements AutoCloseable {
         return;
       }
       if (pending.size() >= config.limits().clientRequestsInFlightMax()) {
-        result.completeExceptionally(new OperationException("too many requests in flight to server " + spec.id()
+        result.completeExceptionally(new org.kvlab.api.OverloadedException("too many requests in flight to server " + spec.id()
             + " (limits.clientRequestsInFlightMax = " + config.limits().clientRequestsInFlightMax() + ")"));
         return;
       }
@@ -335,7 +335,8 @@ public final class ClientRuntime implements AutoCloseable {
           return; // timed out and forgotten
         }
         if (!reply.getError().isEmpty()) {
-          completeExceptionally(p, new OperationException(reply.getError()));
+          completeExceptionally(p, reply.getOverloaded() ? new org.kvlab.api.OverloadedException(reply.getError())
+              : new OperationException(reply.getError()));
           return;
         }
         Message body;

@@ -449,7 +449,7 @@ public final class Node implements AutoCloseable {
     } catch (org.kvlab.api.BackPressureException e) {
       LOG.warn("{}: {} refused: {}", id, typeNames[t], e.getMessage());
       if (!req.answered()) {
-        req.fail("server " + id + " is overloaded: " + e.getMessage());
+        req.refuseOverloaded("server " + id + " is overloaded: " + e.getMessage());
       }
     } catch (RuntimeException e) {
       LOG.warn("{}: handler of {} failed: {}", id, typeNames[t], e.toString(), e);
@@ -509,6 +509,11 @@ public final class Node implements AutoCloseable {
     @Override
     public void fail(String reason) {
       answer(Reply.newBuilder().setId(requestId).setError(reason));
+    }
+
+    /** Fails the request as refused for back-pressure: the client raises {@link org.kvlab.api.OverloadedException}. */
+    void refuseOverloaded(String reason) {
+      answer(Reply.newBuilder().setId(requestId).setError(reason).setOverloaded(true));
     }
 
     private void answer(Reply.Builder reply) {

@@ -239,11 +239,10 @@ public class KvlabDB extends DB {
     return s;
   }
 
-  /** A full queue on the server (it answers "is overloaded") or in the client (too many requests in flight). */
+  /** A full queue on the server or in the client: the operation was refused and did not take effect. */
   static boolean isBackPressure(Throwable e) {
     for (Throwable t = e; t != null; t = t.getCause()) {
-      String m = String.valueOf(t.getMessage());
-      if (t instanceof BackPressureException || m.contains(" is overloaded: ") || m.contains("too many requests in flight")) {
+      if (t instanceof BackPressureException || t instanceof org.kvlab.api.OverloadedException) {
         return true;
       }
     }
