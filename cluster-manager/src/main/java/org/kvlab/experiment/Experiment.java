@@ -80,8 +80,18 @@ public record Experiment(
    * @param perDatacenter client JVMs per datacenter
    * @param threads YCSB threads per client JVM
    * @param jvmOptions options of each client JVM
+   * @param datacenters the datacenters that get client JVMs, ascending; empty means every datacenter
    */
-  public record Clients(int perDatacenter, int threads, String jvmOptions) {}
+  public record Clients(int perDatacenter, int threads, String jvmOptions, List<Integer> datacenters) {
+    public Clients {
+      datacenters = List.copyOf(datacenters);
+    }
+
+    /** Clients in every datacenter. */
+    public Clients(int perDatacenter, int threads, String jvmOptions) {
+      this(perDatacenter, threads, jvmOptions, List.of());
+    }
+  }
 
   /** A swept variable and its values as written ({@code readproportion: [0.05, 0.5, 0.95]}). */
   public record Sweep(String name, List<String> values) {

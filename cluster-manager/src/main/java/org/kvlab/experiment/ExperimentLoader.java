@@ -29,7 +29,7 @@ public final class ExperimentLoader extends YamlReader {
       "recordcount", "operationcount", "duration", "warmup", "repeats", "load", "db", "workloadclass", "timeout");
   static final List<String> CLUSTER_KEYS = List.of("file", "datacenters", "partitions", "storage", "durability",
       "wan", "jvm");
-  static final List<String> CLIENT_KEYS = List.of("processes", "threads", "jvm");
+  static final List<String> CLIENT_KEYS = List.of("processes", "threads", "jvm", "datacenters");
 
   /** Sweep variables with a meaning of their own; any other swept name is a YCSB property. */
   public static final List<String> SWEEP_VARIABLES = List.of("readproportion", "wan", "clockskew", "threads",
@@ -111,7 +111,7 @@ public final class ExperimentLoader extends YamlReader {
     Experiment.ClusterSpec cluster = cluster(require(root, "cluster"));
     List<String> protocols = protocols(require(root, "protocols"));
     Map<String, String> workload = workload(root.get("workload"));
-    Experiment.Clients clients = clients(root.get("clients"));
+    Experiment.Clients clients = clients(root.get("clients"), cluster.datacenters());
     List<Experiment.Sweep> sweeps = sweeps(root.get("sweep"), workload, cluster);
     long records = root.get("recordcount") == null ? 1000 : intIn(root.get("recordcount"), 1, Integer.MAX_VALUE);
     YamlNode opsNode = root.get("operationcount");
@@ -502,7 +502,7 @@ public final class ExperimentLoader extends YamlReader {
 
   // clients
 
-  private Experiment.Clients clients(YamlNode value) throws ConfigException {
+  private Experiment.Clients clients(YamlNode value, int clusterDatacenters) throws ConfigException {
     YamlNode c = section(value, CLIENT_KEYS);
     if (c == null) {
       return new Experiment.Clients(1, 1, DEFAULT_CLIENT_JVM);
@@ -510,7 +510,30 @@ public final class ExperimentLoader extends YamlReader {
     int processes = c.get("processes") == null ? 1 : intIn(c.get("processes"), 1, 64);
     int threads = c.get("threads") == null ? 1 : intIn(c.get("threads"), 1, 1024);
     String jvm = c.get("jvm") == null ? DEFAULT_CLIENT_JVM : text(c.get("jvm"), "jvm: " + DEFAULT_CLIENT_JVM);
-    return new Experiment.Clients(processes, threads, jvm);
+    return new Experiment.Clients(processes, threads, jvm, clientDatacenters(c.get("datacenters"), clusterDatacenters));
+  }
+
+  /** {@code datacenters: [0]}: where client JVMs run (DKVF's "client in DC0" runs); every datacenter if absent. */
+  private List<Integer> clientDatacenters(YamlNode value, int clusterDatacenters) throws ConfigException {
+    if (value == null || value.kind == Kind.NULL) {
+      return List.of();
+    }
+    List<YamlNode> items = value.kind == Kind.LIST ? value.items : List.of(value);
+    if (items.isEmpty()) {
+      throw error(value, "lists no datacenter", "write e.g. 'datacenters: [0]', or remove it to run clients in every datacenter.");
+    }
+    java.util.TreeSet<Integer> out = new java.util.TreeSet<>();
+    for (YamlNode item : items) {
+      int dc = (int) intIn(item, 0, 63);
+      if (dc >= clusterDatacenters) {
+        throw error(item, "datacenter " + dc + " is not in the cluster, which has " + clusterDatacenters
+            + " (numbered from 0)", "use datacenters 0.." + (clusterDatacenters - 1) + ", e.g. 'datacenters: [0]'.");
+      }
+      if (!out.add(dc)) {
+        throw error(item, "datacenter " + dc + " is listed twice", "list each datacenter once.");
+      }
+    }
+    return List.copyOf(out);
   }
 
   // scalars

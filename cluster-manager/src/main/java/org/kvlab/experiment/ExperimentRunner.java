@@ -218,6 +218,9 @@ public final class ExperimentRunner {
     s.put("durability", c.durability().name().toLowerCase(Locale.ROOT));
     s.put("wanRttMillis", c.wanRttMillis());
     s.put("clientsPerDatacenter", e.clients().perDatacenter());
+    if (!e.clients().datacenters().isEmpty()) {
+      s.put("clientDatacenters", e.clients().datacenters());
+    }
     s.put("threadsPerClient", e.clients().threads());
     s.put("recordcount", e.recordCount());
     if (e.timed()) {
@@ -361,13 +364,12 @@ public final class ExperimentRunner {
     if (stopRequested) {
       throw new RunFailure("stopped (Ctrl-C) before the " + phase + " phase", true);
     }
-    int dcs = plan.cluster().topology().datacenters();
-    int n = dcs * plan.clientsPerDatacenter();
+    int n = plan.clientCount();
     List<ClientProcess> clients = new ArrayList<>();
     try {
-      for (int dc = 0; dc < dcs; dc++) {
+      for (int dc : plan.clientDatacenters()) {
         for (int c = 0; c < plan.clientsPerDatacenter(); c++) {
-          int k = dc * plan.clientsPerDatacenter() + c;
+          int k = clients.size();
           String name = "dc" + dc + "-c" + c;
           Path dir = runDir.resolve(phase).resolve(name);
           Files.createDirectories(dir.resolve("hdr"));
@@ -555,7 +557,7 @@ public final class ExperimentRunner {
 
   private Results.RunResult unmeasured(Experiment.Run run, RunPlan plan, Experiment e, String startedAt, long t0,
       String status, String reason) {
-    int clients = plan == null ? 0 : plan.clientsPerDatacenter() * plan.cluster().topology().datacenters();
+    int clients = plan == null ? 0 : plan.clientCount();
     return new Results.RunResult(run.index(), run.id(), run.protocol(), run.variation().values(), run.repeat(), status,
         reason, startedAt, clients, plan == null ? e.clients().threads() : plan.threads(),
         (System.nanoTime() - t0) / 1e9, 0, 0, 0, List.of(), plan == null ? Map.of() : plan.properties());

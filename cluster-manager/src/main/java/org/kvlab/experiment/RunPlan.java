@@ -29,9 +29,14 @@ import org.kvlab.store.Durability;
  * {@link #of}; the meaning of each sweep variable is here.
  */
 public record RunPlan(Experiment.Run run, ClusterConfig cluster, int clientsPerDatacenter, int threads,
-    Map<String, String> properties) {
+    Map<String, String> properties, List<Integer> clientDatacenters) {
 
   public static final String LOOPBACK = "127.0.0.1";
+
+  /** Client JVMs in all: per datacenter times the datacenters that get clients. */
+  public int clientCount() {
+    return clientsPerDatacenter * clientDatacenters.size();
+  }
 
   /**
    * The plan of {@code run}. {@code dataDir} is where its servers keep data; the servers listen on free
@@ -68,7 +73,15 @@ public record RunPlan(Experiment.Run run, ClusterConfig cluster, int clientsPerD
       }
     }
     ClusterConfig cluster = running != null ? running : cluster(e, run, dataDir);
-    return new RunPlan(run, cluster, clients, threads, props);
+    int dcs = cluster.topology().datacenters();
+    List<Integer> clientDcs = e.clients().datacenters();
+    if (clientDcs.isEmpty()) {
+      clientDcs = java.util.stream.IntStream.range(0, dcs).boxed().toList();
+    } else if (clientDcs.get(clientDcs.size() - 1) >= dcs) {
+      throw new IllegalArgumentException("the experiment puts clients in datacenter " + clientDcs.get(clientDcs.size() - 1)
+          + ", and the cluster has " + dcs + " (numbered from 0). Fix: change 'clients: datacenters' in the experiment");
+    }
+    return new RunPlan(run, cluster, clients, threads, props, clientDcs);
   }
 
   /** updateproportion = 1 - readproportion - the workload's other proportions, written without float noise. */

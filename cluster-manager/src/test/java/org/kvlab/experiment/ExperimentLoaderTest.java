@@ -108,6 +108,7 @@ class ExperimentLoaderTest {
     assertEquals(Duration.ZERO, e.warmup());
     assertEquals(1, e.repeats());
     assertEquals(new Experiment.Clients(1, 1, "-Xmx256m -XX:+UseSerialGC"), e.clients());
+    assertEquals(List.of(), e.clients().datacenters());
     assertEquals(Experiment.KVLAB_DB, e.db());
     assertEquals(Experiment.KVLAB_WORKLOAD, e.workloadClass());
     assertEquals(StorageSpec.Engine.JE, e.cluster().engine());
@@ -142,7 +143,7 @@ class ExperimentLoaderTest {
         + " The installed protocols are causalspartanx, eventual, gentlerain (./kvlab protocols lists them).",
         error("name: t\ncluster: { datacenters: 1, partitions: 1 }\nprotocols: [eventual, gentleran]\nduration: 2s\n"));
     assertEquals("x.yaml:6:3: clients: unknown key 'thread'. Fix: did you mean 'threads'? The known keys of"
-        + " 'clients' are processes, threads, jvm.", error(BASE + "clients:\n  thread: 4\n"));
+        + " 'clients' are processes, threads, jvm, datacenters.", error(BASE + "clients:\n  thread: 4\n"));
   }
 
   @Test
@@ -168,6 +169,10 @@ class ExperimentLoaderTest {
         + " round it to seconds, e.g. 2s.", error(BASE + "warmup: 1500ms\n"));
     assertEquals("x.yaml:5:21: clients.threads: 0 is out of range. Fix: use a number from 1 to 1024.",
         error(BASE + "clients: { threads: 0 }\n"));
+    assertEquals("x.yaml:5:29: clients.datacenters[1]: datacenter 2 is not in the cluster, which has 2 (numbered from"
+        + " 0). Fix: use datacenters 0..1, e.g. 'datacenters: [0]'.", error(BASE + "clients: { datacenters: [0, 2] }\n"));
+    assertEquals("x.yaml:5:29: clients.datacenters[1]: datacenter 1 is listed twice. Fix: list each datacenter once.",
+        error(BASE + "clients: { datacenters: [1, 1] }\n"));
     assertEquals("x.yaml:1:7: name: 'T x' is not a valid experiment name. Fix: use at most 64 lower-case letters, digits,"
         + " '.', '_' and '-', starting with a letter or digit, e.g. 'getput-sweep'.",
         error("name: T x\ncluster: { datacenters: 1, partitions: 1 }\nprotocols: [eventual]\nduration: 2s\n"));

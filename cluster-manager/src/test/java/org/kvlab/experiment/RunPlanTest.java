@@ -52,6 +52,21 @@ class RunPlanTest {
   }
 
   @Test
+  void when_clientsAreInSomeDatacenters_then_onlyThoseGetClientJvms(@TempDir Path dir) throws Exception {
+    String base = "name: p\ncluster: { datacenters: 3, partitions: 1 }\nprotocols: [eventual]\nduration: 1s\n";
+    Experiment all = ExperimentLoaderTest.parse(base + "clients: { processes: 2 }\n");
+    RunPlan everywhere = RunPlan.of(all, all.runs().get(0), dir, null);
+    assertEquals(List.of(0, 1, 2), everywhere.clientDatacenters());
+    assertEquals(6, everywhere.clientCount());
+    Experiment some = ExperimentLoaderTest.parse(base + "clients: { processes: 2, datacenters: [2, 0] }\n");
+    RunPlan dc0and2 = RunPlan.of(some, some.runs().get(0), dir, null);
+    assertEquals(List.of(0, 2), dc0and2.clientDatacenters());
+    assertEquals(4, dc0and2.clientCount());
+    Experiment one = ExperimentLoaderTest.parse(base + "clients: { datacenters: 1 }\n");
+    assertEquals(List.of(1), RunPlan.of(one, one.runs().get(0), dir, null).clientDatacenters());
+  }
+
+  @Test
   void when_theGetShareIsSet_then_updatesTakeTheRest() {
     assertEquals("0.95", RunPlan.updateShare(Map.of(), "0.05"));
     assertEquals("0", RunPlan.updateShare(Map.of(), "1"));

@@ -8,4 +8,14 @@ package org.kvlab.api;
 @FunctionalInterface
 public interface Clock {
   long millis();
+
+  /**
+   * The same clock in microseconds since the epoch. Protocols whose timestamps must be unique and
+   * strictly increasing per server at thousands of writes a second (GentleRain's ut) use this: at
+   * millisecond resolution "max(clock, last + 1)" would run ahead of the clock under load. The
+   * default has millisecond resolution; the runtime's and the simulator's clocks override it.
+   */
+  default long micros() {
+    return Math.multiplyExact(millis(), 1000L);
+  }
 }

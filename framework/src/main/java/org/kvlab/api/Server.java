@@ -88,6 +88,11 @@ public abstract class Server<R extends Message> {
     return context.clock().millis();
   }
 
+  /** This node's physical clock in microseconds (with the node's configured skew). */
+  protected final long nowMicros() {
+    return context.clock().micros();
+  }
+
   protected final Clock clock() {
     return context.clock();
   }

@@ -305,7 +305,17 @@ public final class Simulation {
     Server<?> server;
     Handlers.RequestHandler<?>[] requestHandlers;
     Handlers.MessageHandler<?>[] messageHandlers;
-    final Clock clock = this::clockMillis;
+    final Clock clock = new Clock() {
+      @Override
+      public long millis() {
+        return Math.floorDiv(micros(), 1000L);
+      }
+
+      @Override
+      public long micros() {
+        return clockMicros();
+      }
+    };
 
     SimNode(NodeId id) {
       this.id = id;
@@ -320,9 +330,9 @@ public final class Simulation {
       driftPpm = s.driftPpm();
     }
 
-    long clockMillis() {
+    long clockMicros() {
       double elapsed = now * (1 + driftPpm / 1e6);
-      return EPOCH_MILLIS + (long) Math.floor((elapsed + skewMicros) / 1000.0);
+      return EPOCH_MILLIS * 1000L + (long) Math.floor(elapsed + skewMicros);
     }
 
     void start() {
@@ -566,7 +576,17 @@ public final class Simulation {
     final Workload.KeyChooser keys;
     final Client client;
     final Random sessionRandom;
-    final Clock clock = () -> EPOCH_MILLIS + now / 1000;
+    final Clock clock = new Clock() {
+      @Override
+      public long millis() {
+        return EPOCH_MILLIS + now / 1000;
+      }
+
+      @Override
+      public long micros() {
+        return EPOCH_MILLIS * 1000L + now;
+      }
+    };
     int issued;
 
     SimSession(int id, int dc, Workload.KeyChooser keys) {

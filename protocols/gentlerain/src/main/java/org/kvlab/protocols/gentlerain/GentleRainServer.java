@@ -18,6 +18,9 @@ import org.kvlab.api.Server;
  * here. Together they make "newest version that is local or has ut <= GST" causally safe.
  */
 class GentleRainServer extends Server<Record> {
+  // All times are physical microseconds: ut is made strictly increasing per server (max(PC, VV[m] + 1)),
+  // and at millisecond resolution that rule runs ut ahead of the clock once a server takes more than
+  // 1,000 PUTs a second, making every dependent PUT elsewhere wait (measured: PUT p50 of 8 ms).
   private long[] vv;         // VV[k]: latest time heard from peer p^k_n; VV[m]: latest local update/clock time
   private boolean[] heard;   // VV[k] set since this incarnation started (VV is volatile state)
   private long gst;          // Global Stable Time of this datacenter, as known here; never decreases
@@ -43,7 +46,7 @@ class GentleRainServer extends Server<Record> {
     on.message(VVMessage.class, this::onVv);
     on.message(GSTMessage.class, (m, from) -> adoptTreeGst(m.getGst()));
     heartbeat = params().duration("heartbeat", Duration.ofMillis(10));
-    pruneLag = params().duration("pruneLag", Duration.ofSeconds(1)).toMillis();
+    pruneLag = micros(params().duration("pruneLag", Duration.ofSeconds(1)));
     on.every(heartbeat, this::onHeartbeatTimer);
     on.every(params().duration("gstInterval", Duration.ofMillis(5)), this::onGstTimer);
   }
@@ -55,7 +58,11 @@ class GentleRainServer extends Server<Record> {
     childVv = new long[children().size()][];
     // After a crash VV[m] is lost: start it past anything this server may have promised before (a
     // snapshot time may exceed the clock), so new versions still get fresh, larger update times.
-    vv[dc()] = now() + (store().keyCount() > 0 ? params().duration("recoveryMargin", Duration.ofMillis(250)).toMillis() : 0);
+    vv[dc()] = nowMicros() + (store().keyCount() > 0 ? micros(params().duration("recoveryMargin", Duration.ofMillis(250))) : 0);
+  }
+
+  private static long micros(Duration d) {
+    return d.toNanos() / 1000;
   }
 
   /** GET(k) (Alg 8.1): GST = max(GST, gst); newest version with sr == m or ut <= GST ("<=" per errata, §10). */
@@ -80,14 +87,14 @@ class GentleRainServer extends Server<Record> {
    */
   private void onPut(Request<PutReq> req) {
     long dt = req.body().getDt();
-    long wait = dt - now();
+    long wait = dt - nowMicros();
     if (wait >= 0) {
-      after(Duration.ofMillis(wait + 1), () -> onPut(req)); // "wait until PC > dt"
+      after(Duration.ofNanos((wait + 1) * 1000), () -> onPut(req)); // "wait until PC > dt"
       return;
     }
     raiseGst(req.body().getGst());
     String key = req.body().getKey();
-    long ut = Math.max(now(), vv[dc()] + 1);
+    long ut = Math.max(nowMicros(), vv[dc()] + 1);
     Invariants.check(ut > dt, "C1: version ut %s not above its dependency time %s", ut, dt);
     vv[dc()] = ut;
     heard[dc()] = true;
@@ -96,7 +103,7 @@ class GentleRainServer extends Server<Record> {
     prune(key);
     req.reply(PutReply.newBuilder().setUt(ut).build());
     sendToPeers(Replicate.newBuilder().setKey(key).setRecord(d).build());
-    lastSent = now();
+    lastSent = nowMicros();
   }
 
   /** Replicate(d) from p^k_n: insert d; VV[k] = d.ut. */
@@ -114,13 +121,13 @@ class GentleRainServer extends Server<Record> {
 
   /** Every heartbeat period: if nothing went to the peers for that long, VV[m] = PC; send Heartbeat(VV[m]). */
   private void onHeartbeatTimer() {
-    if (now() - lastSent < heartbeat.toMillis()) {
+    if (nowMicros() - lastSent < micros(heartbeat)) {
       return;
     }
-    vv[dc()] = Math.max(vv[dc()], now()); // later PUTs get ut > VV[m]
+    vv[dc()] = Math.max(vv[dc()], nowMicros()); // later PUTs get ut > VV[m]
     heard[dc()] = true;
     sendToPeers(Heartbeat.newBuilder().setTime(vv[dc()]).build());
-    lastSent = now();
+    lastSent = nowMicros();
   }
 
   // ------------------------------------------------------------------------------------------------
