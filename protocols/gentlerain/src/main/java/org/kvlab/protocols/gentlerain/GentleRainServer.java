@@ -20,7 +20,8 @@ import org.kvlab.api.Server;
 class GentleRainServer extends Server<Record> {
   // All times are physical microseconds: ut is made strictly increasing per server (max(PC, VV[m] + 1)),
   // and at millisecond resolution that rule runs ut ahead of the clock once a server takes more than
-  // 1,000 PUTs a second, making every dependent PUT elsewhere wait (measured: PUT p50 of 8 ms).
+  // 1,000 PUTs a second, so dependent PUTs elsewhere wait: it capped each server at 1,000 PUTs a second
+  // (GentleRainScenarioTest, "...thousandsOfPutsASecond...").
   private long[] vv;         // VV[k]: latest time heard from peer p^k_n; VV[m]: latest local update/clock time
   private boolean[] heard;   // VV[k] set since this incarnation started (VV is volatile state)
   private long gst;          // Global Stable Time of this datacenter, as known here; never decreases

@@ -106,6 +106,37 @@ class GentleRainScenarioTest {
         near.meanIncrementMillis() + " vs " + far.meanIncrementMillis());
   }
 
+  /**
+   * Update times must not run ahead of the clock under load: ut = max(PC, VV[m] + 1) is strictly increasing per
+   * server, so with millisecond timestamps a server taking more than 1,000 PUTs a second pushed ut into the future,
+   * and every PUT depending on it elsewhere waited ("until PC > dt"). Four sessions alternating PUTs between two
+   * partitions (about 5,000 PUTs a second on each server) must see PUT latency near the 0.4 ms round trip.
+   */
+  @Test
+  void when_serversTakeThousandsOfPutsASecond_then_putsDoNotWaitForUpdateTimesAheadOfTheClock() {
+    Topology t = SimSpec.defaults().topology();
+    List<Script> scripts = new java.util.ArrayList<>();
+    for (int s = 0; s < 4; s++) {
+      Script sc = Script.at(0).startingAt(10_000);
+      for (int i = 0; i < 1500; i++) {
+        sc = sc.put(Scenarios.keyOn(t, "a" + s + "-" + (i % 7), 0), "a" + s + "-" + i)
+            .put(Scenarios.keyOn(t, "b" + s + "-" + (i % 7), 1), "b" + s + "-" + i);
+      }
+      scripts.add(sc);
+    }
+    SimResult run = new Simulation(SimSpec.defaults().withDuration(3_000_000), new GentleRain(), 3, scripts).run();
+    assertEquals(List.of(), run.failures());
+    List<Operation> puts = run.history().operations().stream()
+        .filter(op -> op.type() == Operation.Type.PUT && op.ok() && op.session() < 4).toList();
+    assertTrue(puts.size() >= 4 * 3000, "PUTs done: " + puts.size());
+    double seconds = (puts.get(puts.size() - 1).completeMicros() - puts.get(0).invokeMicros()) / 1e6;
+    double meanMillis = puts.stream().mapToLong(op -> op.completeMicros() - op.invokeMicros()).average().orElse(0) / 1000;
+    System.out.printf("gentlerain: %d PUTs in %.2f s of virtual time (%.0f per server per second), mean %.2f ms%n",
+        puts.size(), seconds, puts.size() / seconds / 2, meanMillis);
+    assertTrue(puts.size() / seconds / 2 > 2000, "each server should take well over 1,000 PUTs a second");
+    assertTrue(meanMillis < 0.6, "PUTs waited for update times ahead of the clock: mean " + meanMillis + " ms");
+  }
+
   @Test
   void when_sameSeedRunsTwice_then_runsAreIdentical() {
     SimSpec spec = GentleRainCheckedSimTest.FAULTY;
