@@ -81,15 +81,26 @@ public final class InMemoryStore<R extends Message> implements VersionedStore<R>
     if (versions == null || versions.size() == 1) {
       return 0; // one version has nothing older to remove
     }
-    for (Map.Entry<byte[], R> e : versions.descendingMap().entrySet()) {
-      if (stable.test(e.getValue())) {
-        NavigableMap<byte[], R> older = versions.headMap(e.getKey(), false);
-        int removed = older.size();
-        older.clear();
-        return removed;
+    // From the oldest: the newest version of the leading run of stable versions (not counting the
+    // oldest itself, which only needs a stable successor to go).
+    byte[] keep = null;
+    boolean oldest = true;
+    for (Map.Entry<byte[], R> e : versions.entrySet()) {
+      if (oldest) {
+        oldest = false;
+      } else if (stable.test(e.getValue())) {
+        keep = e.getKey();
+      } else {
+        break;
       }
     }
-    return 0;
+    if (keep == null) {
+      return 0;
+    }
+    NavigableMap<byte[], R> older = versions.headMap(keep, false);
+    int removed = older.size();
+    older.clear();
+    return removed;
   }
 
   @Override

@@ -175,23 +175,22 @@ public final class JeStore<R extends Message> implements VersionedStore<R> {
     byte[] prefix = prefixOf(key);
     DatabaseEntry k = new DatabaseEntry();
     DatabaseEntry v = new DatabaseEntry();
+    DatabaseEntry noData = new DatabaseEntry();
+    noData.setPartial(0, 0, true);
     try (Cursor c = db.openCursor(null, null)) {
-      OperationStatus s = seekNewest(c, prefix, k, v);
-      while (inKey(s, k, prefix) && !stable.test(parse(key, bytesOf(v)))) {
-        s = c.getPrev(k, v, null);
+      k.setData(prefix);
+      if (!inKey(c.getSearchKeyRange(k, noData, null), k, prefix)) {
+        return 0; // no versions
       }
-      if (!inKey(s, k, prefix)) {
-        return 0; // no stable version
-      }
-      // The cursor is on the newest stable version; delete everything below it within the key.
-      DatabaseEntry noData = new DatabaseEntry();
-      noData.setPartial(0, 0, true);
+      // On the oldest version: while the next one is stable, step back, delete, and step on to it.
       int removed = 0;
-      for (s = c.getPrev(k, noData, null); inKey(s, k, prefix); s = c.getPrev(k, noData, null)) {
+      while (inKey(c.getNext(k, v, null), k, prefix) && stable.test(parse(key, bytesOf(v)))) {
+        c.getPrev(k, noData, null);
         if (c.delete() != OperationStatus.SUCCESS) {
           throw new IllegalStateException("JE could not delete a version of key " + Stores.show(key));
         }
         removed++;
+        c.getNext(k, noData, null);
       }
       return removed;
     }

@@ -42,7 +42,12 @@ public interface VersionedStore<R> extends AutoCloseable {
 
   /**
    * Removes every version of {@code key} strictly older than the newest version satisfying
-   * {@code stable}; if no version satisfies it, removes nothing.
+   * {@code stable}; if no version satisfies it, removes nothing. Stability is expected to be monotone
+   * in version order (a version older than a stable one is stable, as with "ut &lt;= bound"): the store
+   * scans from the oldest version and removes it while the version after it is stable, so the cost is
+   * proportional to the versions removed, not to the unstable versions above them (a hot key written
+   * thousands of times a second keeps a long unstable tail). If stability is not monotone, the scan stops
+   * at the first unstable version and keeps what lies above it: pruning less is always safe.
    *
    * @return the number of versions removed
    */

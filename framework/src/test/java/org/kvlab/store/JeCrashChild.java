@@ -21,7 +21,7 @@ public final class JeCrashChild {
     for (int i = 0; i < synced; i++) {
       store.put("key" + (i % 10), VersionedStoreContract.rec(i, 1, "synced"));
     }
-    store.prune("key0", r -> r.getUt() == 500);
+    store.prune("key0", r -> r.getUt() <= 500);
     store.sync();
     System.out.println(SYNCED);
     System.out.flush();

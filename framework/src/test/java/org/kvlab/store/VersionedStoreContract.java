@@ -269,17 +269,27 @@ abstract class VersionedStoreContract {
   }
 
   @Test
-  void when_prune_predicate_sees_versions_then_it_sees_them_newest_first() {
+  void when_prune_runs_then_it_scans_from_the_oldest_and_stops_at_the_first_unstable_version() {
     for (int ut = 1; ut <= 5; ut++) {
       store.put("k", rec(ut, 0));
     }
     List<Long> seen = new ArrayList<>();
-    store.prune("k", r -> {
+    assertEquals(2, store.prune("k", r -> {
       seen.add(r.getUt());
-      return r.getUt() == 3;
-    });
-    assertEquals(List.of(5L, 4L, 3L), seen);
-    assertEquals(3, store.versions("k").size());
+      return r.getUt() <= 3;
+    }));
+    assertEquals(List.of(2L, 3L, 4L), seen, "the unstable versions above the first one are not looked at");
+    assertEquals(List.of(5L, 4L, 3L), store.versions("k").stream().map(TestRecord::getUt).toList());
+  }
+
+  @Test
+  void when_stability_is_not_monotone_then_prune_keeps_more_and_never_the_newest_stable_one() {
+    for (int ut = 1; ut <= 6; ut++) {
+      store.put("k", rec(ut, 0));
+    }
+    // 1, 2 stable; 3 not; 4, 5 stable; 6 not: removes 1 (2 is stable), stops at 3.
+    assertEquals(1, store.prune("k", r -> r.getUt() != 3 && r.getUt() != 6));
+    assertEquals(List.of(6L, 5L, 4L, 3L, 2L), store.versions("k").stream().map(TestRecord::getUt).toList());
   }
 
   @Test
@@ -311,7 +321,7 @@ abstract class VersionedStoreContract {
     }
     assertEquals(n - 1 - n / 2, store.newest("hot").orElseThrow().getUt());
     assertEquals(-n / 2, store.newest("hot", r -> r.getUt() < -n / 2 + 1).orElseThrow().getUt());
-    assertEquals(n / 2, store.prune("hot", r -> r.getUt() == 0));
+    assertEquals(n / 2, store.prune("hot", r -> r.getUt() <= 0));
     assertEquals(n - n / 2, store.versions("hot").size());
     assertEquals(1, store.keyCount());
   }
