@@ -49,6 +49,18 @@ class ExperimentLoaderTest {
     assertEquals(List.of("0.05", "0.25", "0.5", "0.75", "0.95"), fig.sweeps().get(0).values());
     assertEquals(15, fig.runs().size());
     assertEquals("64", fig.workload().get("fieldlength"));
+
+    for (String anchor : List.of("dkvf-anchor", "dkvf-anchor-2x3", "dkvf-anchor-2x3-dc0", "redis-anchor")) {
+      Experiment a = ExperimentLoader.load(REPO.resolve("experiments/" + anchor + ".yaml"), INSTALLED);
+      assertEquals("30", a.clients().threads() + "", anchor);
+      assertEquals("0.5", a.workload().get("readproportion"), anchor);
+      assertEquals(10_000, a.recordCount(), anchor);
+    }
+    assertEquals(List.of(0), ExperimentLoader.load(REPO.resolve("experiments/dkvf-anchor-2x3-dc0.yaml"), INSTALLED)
+        .clients().datacenters());
+    Experiment redis = ExperimentLoader.load(REPO.resolve("experiments/redis-anchor.yaml"), INSTALLED);
+    assertEquals("org.kvlab.ycsb.RedisDB", redis.db());
+    assertEquals("6390", redis.workload().get("redis.port"));
   }
 
   @Test
