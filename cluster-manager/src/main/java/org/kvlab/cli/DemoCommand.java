@@ -27,7 +27,7 @@ import picocli.CommandLine.Option;
  */
 @Command(name = "demo", mixinStandardHelpOptions = true,
     description = {"Benchmark Eventual against every causal protocol installed (about a minute): for each, start a "
-        + "local 2-datacenter x 3-partition cluster (one JVM per server), load it and run YCSB 50/50 from one client "
+        + "local 2-datacenter x 3-partition cluster (all servers in one JVM), load it and run YCSB 50/50 from one client "
         + "JVM per datacenter, then print a table and the report's path.",
         "--tour instead writes and reads by hand in both datacenters of one Eventual cluster and shows replication."})
 final class DemoCommand implements Callable<Integer> {
@@ -92,7 +92,7 @@ final class DemoCommand implements Callable<Integer> {
     }
     org.kvlab.experiment.Experiment experiment = org.kvlab.experiment.ExperimentLoader.parse(text,
         EXPERIMENT + " (built in; ./kvlab demo --print-experiment)", null, installed);
-    System.out.printf("kvlab demo: %s on a local 2-datacenter x 3-partition cluster each (one JVM per server), "
+    System.out.printf("kvlab demo: %s on a local 2-datacenter x 3-partition cluster each (all servers in one JVM), "
         + "YCSB 50/50 read/update, 64-byte values, zipfian keys, 1 client JVM x 30 threads per datacenter (as DKVF's YCSB clients), "
         + "%d s measured after %d s of warm-up%n%n", String.join(", ", protocols()), experiment.duration().toSeconds(),
         experiment.warmup().toSeconds());

@@ -72,9 +72,17 @@ public record Experiment(
    * @param wanRttMillis round-trip time between datacenters when the emulated WAN is on (sweep value
    *     {@code on}); 0 for none. The template's own {@code emulation.rtt} when a template gives one.
    * @param serverJvmOptions options of each server JVM
+   * @param singleJvm all servers in one JVM (one JIT for all; less CPU on few cores) instead of one JVM each
    */
   public record ClusterSpec(ClusterConfig template, int datacenters, int partitions, StorageSpec.Engine engine,
-      Durability durability, long wanRttMillis, String serverJvmOptions) {}
+      Durability durability, long wanRttMillis, String serverJvmOptions, boolean singleJvm) {
+
+    /** Every server in its own JVM. */
+    public ClusterSpec(ClusterConfig template, int datacenters, int partitions, StorageSpec.Engine engine,
+        Durability durability, long wanRttMillis, String serverJvmOptions) {
+      this(template, datacenters, partitions, engine, durability, wanRttMillis, serverJvmOptions, false);
+    }
+  }
 
   /**
    * @param perDatacenter client JVMs per datacenter

@@ -28,7 +28,7 @@ public final class ExperimentLoader extends YamlReader {
   static final List<String> TOP_KEYS = List.of("name", "cluster", "protocols", "workload", "sweep", "clients",
       "recordcount", "operationcount", "duration", "warmup", "repeats", "load", "db", "workloadclass", "timeout");
   static final List<String> CLUSTER_KEYS = List.of("file", "datacenters", "partitions", "storage", "durability",
-      "wan", "jvm");
+      "wan", "jvm", "singlejvm");
   static final List<String> CLIENT_KEYS = List.of("processes", "threads", "jvm", "datacenters");
 
   /** Sweep variables with a meaning of their own; any other swept name is a YCSB property. */
@@ -206,7 +206,8 @@ public final class ExperimentLoader extends YamlReader {
     }
     String jvm = c.get("jvm") == null ? org.kvlab.local.LocalClusterProcesses.DEFAULT_JVM_OPTIONS
         : text(c.get("jvm"), "jvm: -Xmx512m -XX:+UseSerialGC");
-    return new Experiment.ClusterSpec(template, datacenters, partitions, engine, durability, wan, jvm);
+    boolean singleJvm = c.get("singlejvm") != null && bool(c.get("singlejvm"));
+    return new Experiment.ClusterSpec(template, datacenters, partitions, engine, durability, wan, jvm, singleJvm);
   }
 
   private static long maxOffDiagonal(long[][] rtt) {

@@ -124,6 +124,39 @@ public final class ExperimentRunner {
   public Results.ExperimentResult run(Experiment experiment) throws IOException {
     // Whatever ends this JVM (a test's timeout, System.exit, SIGTERM), the servers and clients started here die
     // with it instead of outliving it; a normal run has stopped them already and this finds nothing.
+    try (java.nio.channels.FileChannel lock = lockExperiment(experiment.name())) {
+      return runLocked(experiment);
+    } finally {
+      finished.countDown();
+    }
+  }
+
+  /**
+   * Two benches of one experiment on one machine would share the cluster name bench-NAME and its state
+   * directory, and one's cleanup would stop the other's servers: the second is refused. The lock is an OS
+   * file lock, released when the holder ends in any way.
+   */
+  private static java.nio.channels.FileChannel lockExperiment(String name) throws IOException {
+    Path file = LocalClusterProcesses.stateDir("bench-" + name + ".lock");
+    Files.createDirectories(file.getParent());
+    java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(file,
+        java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.WRITE);
+    java.nio.channels.FileLock held;
+    try {
+      held = ch.tryLock();
+    } catch (java.nio.channels.OverlappingFileLockException sameJvm) {
+      held = null;
+    }
+    if (held == null) {
+      ch.close();
+      throw new IllegalArgumentException("another ./kvlab bench of experiment '" + name + "' is running on this"
+          + " machine (it holds " + file + "); both would use the cluster bench-" + name + ". Fix: wait for it to"
+          + " finish, or run a copy of the experiment under another name");
+    }
+    return ch;
+  }
+
+  private Results.ExperimentResult runLocked(Experiment experiment) throws IOException {
     Thread reaper = new Thread(this::destroyStarted, "kvlab-bench-reaper");
     Runtime.getRuntime().addShutdownHook(reaper);
     try {
@@ -134,7 +167,6 @@ public final class ExperimentRunner {
       } catch (IllegalStateException shuttingDown) {
         // the hook runs anyway
       }
-      finished.countDown();
     }
   }
 
@@ -217,6 +249,7 @@ public final class ExperimentRunner {
     s.put("storage", c.engine().name().toLowerCase(Locale.ROOT));
     s.put("durability", c.durability().name().toLowerCase(Locale.ROOT));
     s.put("wanRttMillis", c.wanRttMillis());
+    s.put("serverJvms", c.singleJvm() ? "one for all servers" : "one per server");
     s.put("clientsPerDatacenter", e.clients().perDatacenter());
     if (!e.clients().datacenters().isEmpty()) {
       s.put("clientDatacenters", e.clients().datacenters());
@@ -310,7 +343,7 @@ public final class ExperimentRunner {
       throws IOException, RunFailure, InterruptedException {
     LocalClusterProcesses cluster;
     try {
-      cluster = LocalClusterProcesses.start(clusterFile, plan.cluster(), false, e.cluster().serverJvmOptions());
+      cluster = LocalClusterProcesses.start(clusterFile, plan.cluster(), e.cluster().singleJvm(), e.cluster().serverJvmOptions());
       currentCluster = cluster;
     } catch (LocalClusterProcesses.LaunchException ex) {
       throw new RunFailure("the cluster did not start: " + ex.getMessage(), false);

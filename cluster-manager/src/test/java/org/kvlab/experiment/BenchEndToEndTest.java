@@ -28,6 +28,27 @@ import org.kvlab.local.LocalClusterProcesses;
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class BenchEndToEndTest {
   @Test
+  void when_theSameExperimentIsAlreadyRunning_then_aSecondBenchIsRefused(@TempDir Path dir) throws Exception {
+    Experiment e = ExperimentLoaderTest.parse(
+        "name: lockcheck\ncluster: { datacenters: 1, partitions: 1, storage: memory }\nprotocols: [eventual]\nduration: 1s\n");
+    Path lockFile = org.kvlab.local.LocalClusterProcesses.stateDir("bench-lockcheck.lock");
+    Files.createDirectories(lockFile.getParent());
+    try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(lockFile,
+        java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.WRITE);
+         java.nio.channels.FileLock held = ch.lock()) {
+      ExperimentRunner runner = new ExperimentRunner(ExperimentRunner.Options.defaults().withOutputRoot(dir)
+          .withLog(new PrintStream(new ByteArrayOutputStream(), true)));
+      IllegalArgumentException refused = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+          () -> runner.run(e));
+      assertTrue(refused.getMessage().startsWith("another ./kvlab bench of experiment 'lockcheck' is running on this"
+          + " machine"), refused.getMessage());
+      assertTrue(refused.getMessage().contains("Fix: wait for it to finish"), refused.getMessage());
+      assertTrue(runner.awaitFinished(java.time.Duration.ofSeconds(1)), "a refused run counts as finished");
+      assertTrue(held.isValid());
+    }
+  }
+
+  @Test
   void when_aTinyExperimentRuns_then_resultsAreWrittenAndPlausible(@TempDir Path dir) throws Exception {
     Path file = dir.resolve("e2e.yaml");
     Files.writeString(file, """

@@ -73,6 +73,7 @@ class ExperimentLoaderTest {
           storage: memory
           wan: 40ms
           jvm: -Xmx256m
+          singlejvm: true
         protocols: [eventual, gentlerain]
         workload:
           fieldlength: 64
@@ -94,6 +95,7 @@ class ExperimentLoaderTest {
     assertEquals(Durability.NONE, e.cluster().durability());
     assertEquals(40, e.cluster().wanRttMillis());
     assertEquals("-Xmx256m", e.cluster().serverJvmOptions());
+    assertTrue(e.cluster().singleJvm());
     assertEquals(new Experiment.Clients(2, 8, "-Xmx128m"), e.clients());
     assertEquals(500, e.recordCount());
     assertEquals(10000, e.operationCount());
@@ -122,6 +124,7 @@ class ExperimentLoaderTest {
     assertEquals(new Experiment.Clients(1, 1, "-Xmx256m -XX:+UseSerialGC"), e.clients());
     assertEquals(List.of(), e.clients().datacenters());
     assertEquals(Experiment.KVLAB_DB, e.db());
+    assertEquals(false, e.cluster().singleJvm());
     assertEquals(Experiment.KVLAB_WORKLOAD, e.workloadClass());
     assertEquals(StorageSpec.Engine.JE, e.cluster().engine());
     assertEquals(List.of(new Experiment.Variation(Map.of())), e.variations());
