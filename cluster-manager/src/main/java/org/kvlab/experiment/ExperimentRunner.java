@@ -2,9 +2,13 @@ package org.kvlab.experiment;
 
 import java.io.IOException;
 import java.io.PrintStream;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDateTime;
@@ -122,9 +126,7 @@ public final class ExperimentRunner {
 
   /** Runs every run of {@code experiment} and writes the results and report; returns them. */
   public Results.ExperimentResult run(Experiment experiment) throws IOException {
-    // Whatever ends this JVM (a test's timeout, System.exit, SIGTERM), the servers and clients started here die
-    // with it instead of outliving it; a normal run has stopped them already and this finds nothing.
-    try (java.nio.channels.FileChannel lock = lockExperiment(experiment.name())) {
+    try (FileChannel lock = lockExperiment(experiment.name())) {
       return runLocked(experiment);
     } finally {
       finished.countDown();
@@ -136,15 +138,14 @@ public final class ExperimentRunner {
    * directory, and one's cleanup would stop the other's servers: the second is refused. The lock is an OS
    * file lock, released when the holder ends in any way.
    */
-  private static java.nio.channels.FileChannel lockExperiment(String name) throws IOException {
+  private static FileChannel lockExperiment(String name) throws IOException {
     Path file = LocalClusterProcesses.stateDir("bench-" + name + ".lock");
     Files.createDirectories(file.getParent());
-    java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(file,
-        java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.WRITE);
-    java.nio.channels.FileLock held;
+    FileChannel ch = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+    FileLock held;
     try {
       held = ch.tryLock();
-    } catch (java.nio.channels.OverlappingFileLockException sameJvm) {
+    } catch (OverlappingFileLockException sameJvm) {
       held = null;
     }
     if (held == null) {
@@ -157,6 +158,8 @@ public final class ExperimentRunner {
   }
 
   private Results.ExperimentResult runLocked(Experiment experiment) throws IOException {
+    // Whatever ends this JVM (a test's timeout, System.exit, SIGTERM), the servers and clients started here die
+    // with it instead of outliving it; a normal run has stopped them already and this finds nothing.
     Thread reaper = new Thread(this::destroyStarted, "kvlab-bench-reaper");
     Runtime.getRuntime().addShutdownHook(reaper);
     try {

@@ -29,7 +29,7 @@ class GentleRainServer extends Server<Record> {
   private long prunedBelow;  // versions older than the newest with ut <= prunedBelow may be gone
   private long[][] childVv;  // GST tree: last VVMessage of each child (null until heard)
   private final Map<Long, Rotx> rotxs = new HashMap<>();
-  private Duration heartbeat;
+  private long heartbeatMicros;
   private long pruneLag;
 
   /** A read-only transaction this server coordinates: the request, items so far, slices still out (partition to keys). */
@@ -46,7 +46,8 @@ class GentleRainServer extends Server<Record> {
     on.message(Heartbeat.class, (m, from) -> heardFrom(from.dc(), m.getTime()));
     on.message(VVMessage.class, this::onVv);
     on.message(GSTMessage.class, (m, from) -> adoptTreeGst(m.getGst()));
-    heartbeat = params().duration("heartbeat", Duration.ofMillis(10));
+    Duration heartbeat = params().duration("heartbeat", Duration.ofMillis(10));
+    heartbeatMicros = micros(heartbeat);
     pruneLag = micros(params().duration("pruneLag", Duration.ofSeconds(1)));
     on.every(heartbeat, this::onHeartbeatTimer);
     on.every(params().duration("gstInterval", Duration.ofMillis(5)), this::onGstTimer);
@@ -122,13 +123,14 @@ class GentleRainServer extends Server<Record> {
 
   /** Every heartbeat period: if nothing went to the peers for that long, VV[m] = PC; send Heartbeat(VV[m]). */
   private void onHeartbeatTimer() {
-    if (nowMicros() - lastSent < micros(heartbeat)) {
+    long now = nowMicros();
+    if (now - lastSent < heartbeatMicros) {
       return;
     }
-    vv[dc()] = Math.max(vv[dc()], nowMicros()); // later PUTs get ut > VV[m]
+    vv[dc()] = Math.max(vv[dc()], now); // later PUTs get ut > VV[m]
     heard[dc()] = true;
     sendToPeers(Heartbeat.newBuilder().setTime(vv[dc()]).build());
-    lastSent = nowMicros();
+    lastSent = now;
   }
 
   // ------------------------------------------------------------------------------------------------
