@@ -2,9 +2,6 @@ package org.kvlab.experiment;
 
 import java.io.IOException;
 import java.math.BigDecimal;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -166,23 +163,10 @@ public record RunPlan(Experiment.Run run, ClusterConfig cluster, int clientsPerD
     return skew;
   }
 
-  /** {@code n} distinct ports that were free on loopback a moment ago. */
-  static List<Integer> freePorts(int n) throws IOException {
-    List<ServerSocket> held = new ArrayList<>();
-    try {
-      List<Integer> ports = new ArrayList<>();
-      for (int i = 0; i < n; i++) {
-        ServerSocket s = new ServerSocket();
-        held.add(s);
-        s.bind(new InetSocketAddress(InetAddress.getByName(LOOPBACK), 0));
-        ports.add(s.getLocalPort());
-      }
-      return ports;
-    } finally {
-      for (ServerSocket s : held) {
-        s.close();
-      }
-    }
+  /** {@code n} consecutive ports that were free on loopback a moment ago, below the ephemeral range. */
+  static List<Integer> freePorts(int n) {
+    int base = org.kvlab.runtime.LoopbackPorts.freeBlock(n);
+    return java.util.stream.IntStream.range(base, base + n).boxed().toList();
   }
 
   /** Run-phase length for a timed experiment: warm-up plus measured time, in whole seconds. */

@@ -1,13 +1,9 @@
 package org.kvlab.testing;
 
-import java.io.IOException;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ThreadLocalRandom;
 import org.kvlab.api.NodeId;
 import org.kvlab.api.Params;
 import org.kvlab.api.Topology;
@@ -55,22 +51,8 @@ public final class TestClusters {
     return new StorageSpec(StorageSpec.Engine.JE, durability, dir);
   }
 
-  /** A base port such that base .. base+count-1 are all free on 127.0.0.1 right now. */
+  /** A base port such that base .. base+count-1 are all free on 127.0.0.1 right now (below the ephemeral range). */
   public static int freeBasePort(int count) {
-    for (int attempt = 0; attempt < 200; attempt++) {
-      int base = ThreadLocalRandom.current().nextInt(20_000, 60_000);
-      boolean ok = true;
-      for (int i = 0; i < count && ok; i++) {
-        try (ServerSocket s = new ServerSocket()) {
-          s.bind(new InetSocketAddress("127.0.0.1", base + i));
-        } catch (IOException e) {
-          ok = false;
-        }
-      }
-      if (ok) {
-        return base;
-      }
-    }
-    throw new IllegalStateException("no free port range found");
+    return org.kvlab.runtime.LoopbackPorts.freeBlock(count);
   }
 }
