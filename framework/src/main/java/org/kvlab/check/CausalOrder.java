@@ -24,12 +24,13 @@ import org.kvlab.history.Operation;
  * takes the one that needs less memory:
  *
  * <ul>
- *   <li><b>Vector clocks over chains</b> ({@link Chains}): the OK operations of a session form a chain (each has a
- *       session-order edge from the previous one), and so does each INFO PUT that someone read; a past is, per chain,
- *       the position of the latest operation in it (a past is closed under happens-before, so it holds that chain's
- *       whole prefix). {@code W·(4C+40)} bytes for W PUTs and C chains: for 500,000 PUTs of 64 sessions about 150 MB.
- *       The maximal PUTs of a key in a past are found among the latest PUT of the key on each chain (a binary
- *       search per chain that wrote the key).
+ *   <li><b>Vector clocks over session chains</b> ({@link Chains}): the OK operations of a session form a chain
+ *       (each has a session-order edge from the previous one); a past is, per chain, the position of the latest
+ *       operation in it (a past is closed under happens-before, so it holds that chain's whole prefix). An INFO PUT is
+ *       on no chain: its only outgoing edges go to its readers, so it is in a past iff one of its readers is.
+ *       {@code W·(4S+40)} bytes for W PUTs and S sessions: for 450,000 PUTs of 64 sessions about 130 MB. The maximal
+ *       PUTs of a key in a past are found among the latest PUT of the key on each chain (a binary search per chain
+ *       that wrote the key) and the key's INFO PUTs.
  *   <li><b>Bitsets</b> ({@link Bits}): a PUT's past is a {@link BitSet} of ranks, {@code W²/16} bytes on average
  *       (6 MB for 10,000 PUTs, 15 GB for 500,000): cheaper when there are many sessions and few PUTs.
  * </ul>
@@ -95,7 +96,6 @@ abstract class CausalOrder {
     final int[] topo;
     final int writes;
     final int sessions;
-    final int infoSources;
 
     Graph(HistoryModel m, String key) {
       this.m = m;
@@ -151,16 +151,11 @@ abstract class CausalOrder {
       writes = w;
       sessions = lastOk.size();
       succ = edges.successors(n);
-      int info = 0;
-      for (int u = 0; u < n; u++) {
-        info += !m.op(nodeOp[u]).ok() && succ[u].length > 0 ? 1 : 0;
-      }
-      infoSources = info;
       topo = Graphs.topologicalOrder(succ);
     }
 
     long chainsBytes() {
-      return (long) writes * (4L * (sessions + infoSources) + 40);
+      return (long) writes * (4L * sessions + 40);
     }
 
     long bitsBytes() {
@@ -226,7 +221,7 @@ abstract class CausalOrder {
   /** Adds {@code from} to {@code into} (a copy). */
   abstract void union(Past into, Past from);
 
-  /** Adds the PUT at {@code node} to {@code into}, whose past it is. */
+  /** Adds the operation at {@code node} (a PUT or a read) to {@code into}, whose past it is. */
   abstract void addSelf(Past into, int node);
 
   /** The causal past of the PUT with this rank, itself included. Do not modify. */
@@ -278,8 +273,8 @@ abstract class CausalOrder {
           }
         }
       }
+      addSelf(past, u);
       if (rankOfNode[u] >= 0) {
-        addSelf(past, u);
         setPastOfRank(rankOfNode[u], past);
       }
       if (keepPast[u]) {
@@ -430,7 +425,9 @@ abstract class CausalOrder {
 
     @Override
     void addSelf(Past into, int node) {
-      ((BitPast) into).set(rankOfNode[node]);
+      if (rankOfNode[node] >= 0) {
+        ((BitPast) into).set(rankOfNode[node]);
+      }
     }
 
     @Override
@@ -466,12 +463,12 @@ abstract class CausalOrder {
     }
   }
 
-  /** Pasts as vector clocks over chains: W·(4C + 40) bytes for C chains. */
+  /** Pasts as vector clocks over session chains: W·(4S + 40) bytes for S sessions. */
   static final class Chains extends CausalOrder {
     /** Per chain, the position of the latest operation of the chain in the past (-1: none). */
     private final class VcPast implements Past {
       final int[] vc;
-      /** A PUT on no chain (an INFO PUT nobody read) whose own past this is, else -1. */
+      /** The INFO PUT (on no chain) whose own past this is, else -1. */
       int self = -1;
 
       VcPast(int[] vc) {
@@ -482,7 +479,19 @@ abstract class CausalOrder {
       public boolean contains(int rank) {
         int u = nodeOfRank[rank];
         int ch = chainOf[u];
-        return ch < 0 ? self == u : vc[ch] >= posOf[u];
+        if (ch >= 0) {
+          return vc[ch] >= posOf[u];
+        }
+        if (self == u) {
+          return true;
+        }
+        // an INFO PUT is on no chain; its only outgoing edges go to its readers, so it is in a past iff one is
+        for (int v : succ[u]) {
+          if (vc[chainOf[v]] >= posOf[v]) {
+            return true;
+          }
+        }
+        return false;
       }
     }
 
@@ -500,6 +509,9 @@ abstract class CausalOrder {
     private VcPast[] pastOfRank;
     private final Map<String, Group> groups = new HashMap<>();
     private Group all;
+    /** Ranks of the INFO PUTs (on no chain), per key and all. */
+    private final Map<String, int[]> info = new HashMap<>();
+    private int[] allInfo = new int[0];
 
     Chains(Graph g) {
       super(g);
@@ -516,11 +528,8 @@ abstract class CausalOrder {
             length.add(0);
             return length.size() - 1;
           });
-        } else if (succ[u].length > 0) {
-          length.add(0);
-          ch = length.size() - 1;
         } else {
-          ch = -1; // an INFO PUT nobody read: in no past but its own
+          ch = -1; // an INFO PUT: see VcPast.contains
         }
         chainOf[u] = ch;
         if (ch >= 0) {
@@ -533,12 +542,19 @@ abstract class CausalOrder {
       if (opOfRank.length > 0) {
         Map<String, List<Integer>> byKey = new HashMap<>();
         List<Integer> every = new ArrayList<>();
+        Map<String, List<Integer>> infoByKey = new HashMap<>();
+        List<Integer> everyInfo = new ArrayList<>();
         for (int r = 0; r < opOfRank.length; r++) {
           if (chainOf[nodeOfRank[r]] >= 0) {
             byKey.computeIfAbsent(m.op(opOfRank[r]).key(), k -> new ArrayList<>()).add(r);
             every.add(r);
+          } else {
+            infoByKey.computeIfAbsent(m.op(opOfRank[r]).key(), k -> new ArrayList<>()).add(r);
+            everyInfo.add(r);
           }
         }
+        infoByKey.forEach((k, ranks) -> info.put(k, ranks.stream().mapToInt(Integer::intValue).toArray()));
+        allInfo = everyInfo.stream().mapToInt(Integer::intValue).toArray();
         byKey.forEach((k, ranks) -> groups.put(k, group(ranks)));
         all = group(every);
       }
@@ -610,7 +626,7 @@ abstract class CausalOrder {
           a[i] = b[i];
         }
       }
-      // from.self is never set: a past that is read from belongs to a PUT on a chain
+      // from.self (an INFO PUT read by into's operation) is in into through the reader rule of contains()
     }
 
     @Override
@@ -619,7 +635,7 @@ abstract class CausalOrder {
       int ch = chainOf[node];
       if (ch < 0) {
         v.self = node;
-      } else if (v.vc[ch] < posOf[node]) {
+      } else if (v.vc[ch] < posOf[node]) { // reads too: contains() needs the readers of INFO PUTs
         v.vc[ch] = posOf[node];
       }
     }
@@ -639,7 +655,8 @@ abstract class CausalOrder {
       VcPast v = (VcPast) past;
       Group g = k == null ? all : groups.get(k);
       int chains = g == null ? 0 : g.chains.length;
-      int[] cand = new int[chains + 1];
+      int[] infos = k == null ? allInfo : info.getOrDefault(k, new int[0]);
+      int[] cand = new int[chains + infos.length];
       int count = 0;
       // per chain, the latest PUT of the group in the past: every other one is in its past, so not maximal
       for (int c = 0; c < chains; c++) {
@@ -666,9 +683,10 @@ abstract class CausalOrder {
           cand[count++] = g.rank[found];
         }
       }
-      if (v.self >= 0 && rankOfNode[v.self] != exclude
-          && (k == null || k.equals(m.op(nodeOp[v.self]).key()))) {
-        cand[count++] = rankOfNode[v.self];
+      for (int r : infos) {
+        if (r != exclude && v.contains(r)) {
+          cand[count++] = r;
+        }
       }
       Arrays.sort(cand, 0, count);
       // highest rank first; a candidate in the past of a higher maximal one is not maximal
