@@ -3,9 +3,13 @@ package org.kvlab.cli;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.Callable;
-import org.kvlab.check.Checker;
 import org.kvlab.check.Checkers;
 import org.kvlab.history.HistoryFiles;
 import org.kvlab.check.Result;
@@ -32,6 +36,12 @@ final class CheckCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
+    List<String> names;
+    try {
+      names = Checkers.validate(checks); // before reading the history or running anything
+    } catch (IllegalArgumentException e) {
+      throw new Main.CliException(Main.USAGE, e.getMessage());
+    }
     if (!Files.isRegularFile(file)) {
       throw new Main.CliException(Main.USAGE, "history file " + file + " does not exist. Fix: check the path");
     }
@@ -39,24 +49,60 @@ final class CheckCommand implements Callable<Integer> {
     try {
       history = HistoryFiles.read(file);
     } catch (IOException | RuntimeException e) {
-      throw new Main.CliException(Main.USAGE, "cannot read history " + file + ": " + e.getMessage());
+      throw new Main.CliException(Main.USAGE, "cannot read history: " + e.getMessage());
+    } catch (OutOfMemoryError e) {
+      throw outOfMemory("reading " + file);
     }
-    boolean ok = true;
     System.out.printf("%s: %d operations%n", file, history.size());
-    for (String name : checks) {
-      Checker checker;
+    List<Result> results = new ArrayList<>();
+    for (String name : names) {
+      Result r;
       try {
-        checker = Checkers.byName(name);
-      } catch (IllegalArgumentException e) {
-        throw new Main.CliException(Main.USAGE, e.getMessage());
+        r = Checkers.byName(name).check(history);
+      } catch (OutOfMemoryError e) {
+        throw outOfMemory("checking " + history.size() + " operations with " + name);
       }
-      Result r = checker.check(history);
+      results.add(r);
+    }
+    // a violation several checkers found (e.g. a thin-air read) is printed once, under the first, naming them all
+    Map<Violation, List<String>> foundBy = new HashMap<>();
+    for (Checkers.Reported rep : Checkers.distinct(results)) {
+      foundBy.put(rep.violation(), rep.checkers());
+    }
+    Set<Violation> printed = new HashSet<>();
+    boolean ok = true;
+    for (Result r : results) {
       ok &= r.valid();
-      System.out.printf("%-13s %s%n", name, r.valid() ? "ok" : r.violations().size() + " violations");
-      for (Violation v : r.violations().subList(0, Math.min(show, r.violations().size()))) {
-        System.out.println("  " + v.kind() + ": " + v.explanation());
+      String verdict = !r.valid() ? r.violations().size() + " violation" + (r.violations().size() == 1 ? "" : "s")
+          : r.vacuous() ? "no verdict" : "ok";
+      System.out.printf("%-13s %s%s%n", r.checker(), verdict, r.note() == null ? "" : (r.valid() ? ": " : " (")
+          + r.note() + (r.valid() ? "" : ")"));
+      int shown = 0;
+      int before = 0;
+      for (Violation v : r.violations()) {
+        if (printed.contains(v)) {
+          before++;
+        } else if (shown < show) {
+          List<String> by = foundBy.get(v);
+          System.out.println("  " + v.kind() + (by.size() > 1 ? " [found by " + String.join(", ", by) + "]" : "")
+              + ": " + v.explanation());
+          printed.add(v);
+          shown++;
+        }
+      }
+      int hidden = r.violations().size() - shown - before;
+      if (before > 0 || hidden > 0) {
+        System.out.println("  (" + (before > 0 ? before + " shown above" : "") + (before > 0 && hidden > 0 ? ", " : "")
+            + (hidden > 0 ? hidden + " more; --show N prints more" : "") + ")");
       }
     }
     return ok ? Main.OK : Main.FAILED;
+  }
+
+  static Main.CliException outOfMemory(String what) {
+    return new Main.CliException(Main.FAILED, "out of memory " + what + " (maximum heap "
+        + Runtime.getRuntime().maxMemory() / (1024 * 1024) + " MB). Fix: give the JVM more heap, e.g. "
+        + "KVLAB_JAVA_OPTS=\"-XX:+UseSerialGC -Xmx4g\" ./kvlab ... (java -Xmx4g ... when running the jar directly);"
+        + " docs/benchmarks/checkers.md lists what fits in 1 GB");
   }
 }

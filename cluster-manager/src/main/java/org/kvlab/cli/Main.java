@@ -27,7 +27,12 @@ public final class Main {
       cmd.getErr().println("kvlab: " + (e.getMessage() == null ? e.toString() : e.getMessage()));
       return e instanceof CliException ce ? ce.code : FAILED;
     });
-    return cli.execute(args);
+    try {
+      return cli.execute(args);
+    } catch (OutOfMemoryError e) { // picocli passes Errors through; say what to do instead of a raw trace
+      System.err.println("kvlab: " + CheckCommand.outOfMemory("running " + String.join(" ", args)).getMessage());
+      return FAILED;
+    }
   }
 
   /** An error for the user: message printed without a stack trace, with an exit code. */

@@ -63,12 +63,8 @@ final class SimCommand implements Callable<Integer> {
   public Integer call() {
     Protocol p;
     try {
+      checks = Checkers.validate(checks); // canonical names, before any seed runs
       p = Protocols.byName(protocol);
-      for (String c : checks) {
-        if (!c.equals("convergence")) {
-          Checkers.byName(c);
-        }
-      }
     } catch (IllegalArgumentException e) {
       throw new Main.CliException(Main.USAGE, e.getMessage());
     }
@@ -97,7 +93,8 @@ final class SimCommand implements Callable<Integer> {
       StringBuilder row = new StringBuilder(String.format("%8d %8d %9d %5.0fms", seed, r.result().history().size(),
           r.result().deliveries(), (System.nanoTime() - seedStart) / 1e6));
       for (Result c : r.checks()) {
-        row.append(String.format(" %-12s", c.valid() ? "ok" : c.violations().size() + " violations"));
+        row.append(String.format(" %-12s", !c.valid() ? c.violations().size() + " violations"
+            : c.vacuous() ? "no verdict" : "ok"));
       }
       row.append(' ').append(r.result().faults().stream().filter(f -> !(f instanceof org.kvlab.sim.Fault.Skew))
           .map(org.kvlab.sim.Fault::describe).reduce((a, b) -> a + "; " + b).orElse(""));
@@ -121,12 +118,36 @@ final class SimCommand implements Callable<Integer> {
       SeedReport r = SimRunner.run(spec.withTrace(true), p, seed, checks); // same seed, same run, now traced
       System.out.printf("%n== seed %d failed. Replay: %s%n", r.seed(), replay(r.seed()));
       r.result().failures().forEach(f -> System.out.println("  " + f));
+      // a violation several checkers found is explained once, naming them all; at most 2 new ones per checker
+      Map<Violation, List<String>> foundBy = new java.util.HashMap<>();
+      for (Checkers.Reported rep : Checkers.distinct(r.checks())) {
+        foundBy.put(rep.violation(), rep.checkers());
+      }
+      java.util.Set<Violation> printed = new java.util.HashSet<>();
       for (Result c : r.checks()) {
-        for (Violation v : c.violations().subList(0, Math.min(2, c.violations().size()))) {
+        int shown = 0;
+        int more = 0;
+        for (Violation v : c.violations()) {
+          if (printed.contains(v)) {
+            continue;
+          }
+          if (shown == 2) {
+            more++;
+            continue;
+          }
+          List<String> by = foundBy.get(v);
+          if (by.size() > 1) {
+            System.out.println("  [found by " + String.join(", ", by) + "]");
+          }
           System.out.print(SimRunner.explain(r, v, traceRows));
+          printed.add(v);
+          shown++;
         }
-        if (c.violations().size() > 2) {
-          System.out.printf("  (%d more %s violations)%n", c.violations().size() - 2, c.checker());
+        if (more > 0) {
+          System.out.printf("  (%d more %s violations)%n", more, c.checker());
+        }
+        if (c.vacuous()) {
+          System.out.printf("  %s: %s%n", c.checker(), c.note());
         }
       }
     }

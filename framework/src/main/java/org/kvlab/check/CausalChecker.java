@@ -2,7 +2,6 @@ package org.kvlab.check;
 
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.BitSet;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -116,7 +115,7 @@ public final class CausalChecker implements Checker {
       return chains++ < CHAINS;
     }
 
-    void visit(CausalOrder co, int op, BitSet sessionPast, BitSet past) {
+    void visit(CausalOrder co, int op, CausalOrder.Past sessionPast, CausalOrder.Past past) {
       HistoryModel.Read[] rs = m.reads[op];
       if (rs == null) {
         return;
@@ -144,7 +143,7 @@ public final class CausalChecker implements Checker {
           if (x == w) {
             continue;
           }
-          if (co.pastOfRank(x).get(w)) {
+          if (co.pastOfRank(x).contains(w)) {
             if (overwriter < 0) {
               overwriter = x;
             }
@@ -176,20 +175,16 @@ public final class CausalChecker implements Checker {
         if (!backward.getOrDefault(k, false)) {
           continue; // every edge agrees with the topological order: acyclic
         }
-        BitSet set;
+        int[] ranks;
         if (globalArbitration) {
-          set = new BitSet();
-          set.set(0, Math.max(0, maxRank(co) + 1));
+          ranks = new int[co.writes()];
+          Arrays.setAll(ranks, r -> r);
         } else {
-          set = co.writesOf(k);
+          ranks = co.writeRanksOf(k);
         }
-        int[] ranks = set.stream().toArray();
         Graphs.EdgeList edges = new Graphs.EdgeList();
         for (int i = 0; i < ranks.length; i++) {
-          BitSet below = (BitSet) co.pastOfRank(ranks[i]).clone();
-          below.and(set);
-          below.clear(ranks[i]);
-          for (int x : co.maximal(below)) {
+          for (int x : co.maximalBelow(ranks[i], globalArbitration ? null : k)) {
             edges.add(Arrays.binarySearch(ranks, x), i); // happens-before (transitive reduction)
           }
         }
@@ -233,14 +228,6 @@ public final class CausalChecker implements Checker {
               ids.list()));
         }
       }
-    }
-
-    private int maxRank(CausalOrder co) {
-      int max = -1;
-      for (String k : m.writesByKey.keySet()) {
-        max = Math.max(max, co.writesOf(k).length() - 1);
-      }
-      return max;
     }
   }
 }

@@ -1,6 +1,7 @@
 package org.kvlab.check;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.BitSet;
 import java.util.HashMap;
 import java.util.List;
@@ -14,97 +15,169 @@ import org.kvlab.history.Operation;
  *
  * <p>Algorithm: build the graph (one session-order edge from each operation's previous OK operation in its session,
  * one reads-from edge per read value), sort it topologically (Kahn), number the PUTs in that order ("ranks") and give
- * every PUT a {@link BitSet} of the ranks of the PUTs in its causal past (itself included). A read's causal past is
- * the union of its session predecessor's and of the PUTs it read from; it is computed on the fly and handed to a
- * {@link Visitor} instead of being stored, so memory is {@code W²/8} bytes for W PUTs (12.5 MB for 10,000) and time
- * is {@code O((n + E) · W/64)}. Because ranks follow a topological order, if PUT a happens before PUT b then
- * {@code rank(a) < rank(b)}: the highest set bit of a set of PUTs is always a maximal one ({@link #maximal}).
+ * every PUT its causal past (the PUTs that happen before it, itself included) as a {@link Past}. A read's causal past
+ * is the union of its session predecessor's and of the PUTs it read from; it is computed on the fly and handed to a
+ * {@link Visitor} instead of being stored. Because ranks follow a topological order, if PUT a happens before PUT b
+ * then {@code rank(a) < rank(b)}: the highest-ranked PUT of a past is always a maximal one.
+ *
+ * <p>Two representations of a past, with identical answers ({@code CausalOrderEquivalenceTest}); {@link #compute}
+ * takes the one that needs less memory:
+ *
+ * <ul>
+ *   <li><b>Vector clocks over session chains</b> ({@link Chains}): the OK operations of a session form a chain
+ *       (each has a session-order edge from the previous one); a past is, per chain, the position of the latest
+ *       operation in it (a past is closed under happens-before, so it holds that chain's whole prefix). An INFO PUT is
+ *       on no chain: its only outgoing edges go to its readers, so it is in a past iff one of its readers is.
+ *       {@code W·(4S+40)} bytes for W PUTs and S sessions: for 450,000 PUTs of 64 sessions about 130 MB. The maximal
+ *       PUTs of a key in a past are found among the latest PUT of the key on each chain (a binary search per chain
+ *       that wrote the key) and the key's INFO PUTs.
+ *   <li><b>Bitsets</b> ({@link Bits}): a PUT's past is a {@link BitSet} of ranks, {@code W²/16} bytes on average
+ *       (6 MB for 10,000 PUTs, 15 GB for 500,000): cheaper when there are many sessions and few PUTs.
+ * </ul>
  *
  * <p>If the graph has a cycle (an operation happens before itself, e.g. a read from the future) no past is computed:
  * {@link #cycles()} lists one cycle per cyclic strongly connected component and the visitor is not called.
  */
-final class CausalOrder {
+abstract class CausalOrder {
   /** Called once per node, in a topological order (so in session order within a session). */
   interface Visitor {
     /**
      * @param order this order; pasts of the PUTs visited so far are available
      * @param op the operation's index
-     * @param sessionPast ranks of the PUTs in the causal past of the operation's session predecessor (do not modify)
-     * @param past ranks of the PUTs in the operation's causal past: {@code sessionPast}, the pasts of the PUTs it read
-     *     from, and itself if it is a PUT (do not modify)
+     * @param sessionPast the causal past of the operation's session predecessor (do not keep)
+     * @param past the operation's causal past: {@code sessionPast}, the pasts of the PUTs it read from, and itself if
+     *     it is a PUT (do not keep)
      */
-    void visit(CausalOrder order, int op, BitSet sessionPast, BitSet past);
+    void visit(CausalOrder order, int op, Past sessionPast, Past past);
   }
 
-  private static final BitSet EMPTY = new BitSet();
+  /** A causal past: a set of PUTs (by rank) closed under happens-before. */
+  interface Past {
+    boolean contains(int rank);
+  }
 
-  private final HistoryModel m;
+  /** The representation of pasts; null = the cheaper one (see the class comment). Tests set it to compare both. */
+  enum Representation { CHAINS, BITS }
+
+  static volatile Representation forced;
+
+  final HistoryModel m;
   private final String key;
-  private final int[] nodeOp;
-  private final Map<Integer, Integer> nodeOfOp = new HashMap<>();
-  private final int[][] succ;
-  private final int[] rankOfNode;
-  private int[] opOfRank = new int[0];
-  private BitSet[] pastOfRank = new BitSet[0];
-  private final Map<String, BitSet> writesOfKey = new HashMap<>();
+  /** Operation index of each node, ascending. */
+  final int[] nodeOp;
+  final int[][] succ;
+  final int[] sessionPred;
+  final int[] rankOfNode;
+  int[] opOfRank = new int[0];
+  int[] nodeOfRank = new int[0];
+  private final int[] topo;
   private final List<int[]> cycles = new ArrayList<>();
+  private final Map<String, int[]> writeRanks = new HashMap<>();
 
   /** The causal order over all operations ({@code key == null}) or over those touching {@code key}. */
   static CausalOrder compute(HistoryModel m, String key, Visitor visitor) {
-    return new CausalOrder(m, key, visitor);
+    Graph g = new Graph(m, key);
+    Representation r = forced;
+    if (r == null) {
+      r = g.chainsBytes() <= g.bitsBytes() ? Representation.CHAINS : Representation.BITS;
+    }
+    CausalOrder order = r == Representation.CHAINS ? new Chains(g) : new Bits(g);
+    order.traverse(visitor);
+    return order;
   }
 
-  private CausalOrder(HistoryModel m, String key, Visitor visitor) {
-    this.m = m;
-    this.key = key;
-    List<Integer> ops;
-    if (key == null) {
-      ops = new ArrayList<>();
-      for (int i = 0; i < m.n; i++) {
-        if (m.inGraph[i]) {
-          ops.add(i);
+  /** The graph of the order and its topological order, before any past is computed. */
+  private static final class Graph {
+    final HistoryModel m;
+    final String key;
+    final int[] nodeOp;
+    final int[][] succ;
+    final int[] sessionPred;
+    final int[] topo;
+    final int writes;
+    final int sessions;
+
+    Graph(HistoryModel m, String key) {
+      this.m = m;
+      this.key = key;
+      if (key == null) {
+        int count = 0;
+        for (int i = 0; i < m.n; i++) {
+          count += m.inGraph[i] ? 1 : 0;
+        }
+        nodeOp = new int[count];
+        count = 0;
+        for (int i = 0; i < m.n; i++) {
+          if (m.inGraph[i]) {
+            nodeOp[count++] = i;
+          }
+        }
+      } else {
+        List<Integer> ops = m.opsByKey.getOrDefault(key, List.of());
+        nodeOp = new int[ops.size()];
+        for (int u = 0; u < nodeOp.length; u++) {
+          nodeOp[u] = ops.get(u);
         }
       }
-    } else {
-      ops = m.opsByKey.getOrDefault(key, List.of());
-    }
-    int n = ops.size();
-    nodeOp = new int[n];
-    for (int u = 0; u < n; u++) {
-      nodeOp[u] = ops.get(u);
-      nodeOfOp.put(nodeOp[u], u);
-    }
-
-    // edges: session order (from the previous OK operation of the session) and reads-from
-    Graphs.EdgeList edges = new Graphs.EdgeList();
-    int[] sessionPred = new int[n];
-    Map<Integer, Integer> lastOk = new HashMap<>();
-    for (int u = 0; u < n; u++) {
-      Operation op = m.op(nodeOp[u]);
-      Integer p = lastOk.get(op.session());
-      sessionPred[u] = p == null ? -1 : p;
-      if (p != null) {
-        edges.add(p, u);
-      }
-      if (op.ok()) {
-        lastOk.put(op.session(), u);
-      }
-      HistoryModel.Read[] rs = m.reads[nodeOp[u]];
-      if (rs != null) {
-        for (HistoryModel.Read r : rs) {
-          if (r.source() >= 0 && (key == null || key.equals(r.key()))) {
-            Integer w = nodeOfOp.get(r.source());
-            if (w != null) {
-              edges.add(w, u);
+      int n = nodeOp.length;
+      // edges: session order (from the previous OK operation of the session) and reads-from
+      Graphs.EdgeList edges = new Graphs.EdgeList();
+      sessionPred = new int[n];
+      Map<Integer, Integer> lastOk = new HashMap<>();
+      int w = 0;
+      for (int u = 0; u < n; u++) {
+        Operation op = m.op(nodeOp[u]);
+        Integer p = lastOk.get(op.session());
+        sessionPred[u] = p == null ? -1 : p;
+        if (p != null) {
+          edges.add(p, u);
+        }
+        if (op.ok()) {
+          lastOk.put(op.session(), u);
+        }
+        w += m.isWrite(nodeOp[u]) ? 1 : 0;
+        HistoryModel.Read[] rs = m.reads[nodeOp[u]];
+        if (rs != null) {
+          for (HistoryModel.Read r : rs) {
+            if (r.source() >= 0 && (key == null || key.equals(r.key()))) {
+              int src = node(nodeOp, r.source());
+              if (src >= 0) {
+                edges.add(src, u);
+              }
             }
           }
         }
       }
+      writes = w;
+      sessions = lastOk.size();
+      succ = edges.successors(n);
+      topo = Graphs.topologicalOrder(succ);
     }
-    succ = edges.successors(n);
-    rankOfNode = new int[n];
 
-    int[] topo = Graphs.topologicalOrder(succ);
+    long chainsBytes() {
+      return (long) writes * (4L * sessions + 40);
+    }
+
+    long bitsBytes() {
+      return (long) writes * (writes / 16 + 40);
+    }
+  }
+
+  /** The node of operation {@code op} in an ascending {@code nodeOp}, or -1. */
+  static int node(int[] nodeOp, int op) {
+    int u = Arrays.binarySearch(nodeOp, op);
+    return u < 0 ? -1 : u;
+  }
+
+  CausalOrder(Graph g) {
+    this.m = g.m;
+    this.key = g.key;
+    this.nodeOp = g.nodeOp;
+    this.succ = g.succ;
+    this.sessionPred = g.sessionPred;
+    this.topo = g.topo;
+    int n = nodeOp.length;
+    rankOfNode = new int[n];
     if (topo == null) {
       for (int[] comp : Graphs.cyclicComponents(succ)) {
         int[] cyc = Graphs.cycleThrough(succ, comp, comp[0]);
@@ -116,20 +189,58 @@ final class CausalOrder {
       }
       return;
     }
-
     int writes = 0;
     for (int u : topo) {
       rankOfNode[u] = m.isWrite(nodeOp[u]) ? writes++ : -1;
     }
     opOfRank = new int[writes];
-    pastOfRank = new BitSet[writes];
+    nodeOfRank = new int[writes];
+    Map<String, Integer> perKey = new HashMap<>();
     for (int u = 0; u < n; u++) {
       if (rankOfNode[u] >= 0) {
         opOfRank[rankOfNode[u]] = nodeOp[u];
-        writesOfKey.computeIfAbsent(m.op(nodeOp[u]).key(), k -> new BitSet()).set(rankOfNode[u]);
+        nodeOfRank[rankOfNode[u]] = u;
+        perKey.merge(m.op(nodeOp[u]).key(), 1, Integer::sum);
       }
     }
+    Map<String, Integer> fill = new HashMap<>();
+    perKey.forEach((k, c) -> writeRanks.put(k, new int[c]));
+    for (int r = 0; r < writes; r++) {
+      String k = m.op(opOfRank[r]).key();
+      int at = fill.merge(k, 1, Integer::sum) - 1;
+      writeRanks.get(k)[at] = r;
+    }
+  }
 
+  /** The empty past. */
+  abstract Past empty();
+
+  /** A modifiable copy. */
+  abstract Past copy(Past p);
+
+  /** Adds {@code from} to {@code into} (a copy). */
+  abstract void union(Past into, Past from);
+
+  /** Adds the operation at {@code node} (a PUT or a read) to {@code into}, whose past it is. */
+  abstract void addSelf(Past into, int node);
+
+  /** The causal past of the PUT with this rank, itself included. Do not modify. */
+  abstract Past pastOfRank(int rank);
+
+  /** Stores the past of the PUT with this rank (called once per PUT, in rank order). */
+  abstract void setPastOfRank(int rank, Past p);
+
+  /**
+   * The maximal PUTs (under happens-before) of key {@code k} (all keys if null) in {@code past}, except the PUT of rank
+   * {@code exclude} (-1: none), by rank, highest first.
+   */
+  abstract int[] maximal(String k, Past past, int exclude);
+
+  private void traverse(Visitor visitor) {
+    if (topo == null) {
+      return;
+    }
+    int n = nodeOp.length;
     // an INFO PUT's session predecessor may be overtaken in the topological order by the session's next operation
     // (there is no edge from the INFO PUT to it), so keep the predecessor's past for it explicitly
     boolean[] keepPast = new boolean[n];
@@ -138,32 +249,33 @@ final class CausalOrder {
         keepPast[sessionPred[u]] = true;
       }
     }
-    Map<Integer, BitSet> kept = new HashMap<>();
-    Map<Integer, BitSet> current = new HashMap<>();
+    Past none = empty();
+    Map<Integer, Past> kept = new HashMap<>();
+    Map<Integer, Past> current = new HashMap<>();
     for (int u : topo) {
       int i = nodeOp[u];
       Operation op = m.op(i);
-      BitSet sp;
+      Past sp;
       if (op.ok()) {
-        sp = current.getOrDefault(op.session(), EMPTY);
+        sp = current.getOrDefault(op.session(), none);
       } else {
-        sp = sessionPred[u] < 0 ? EMPTY : kept.get(sessionPred[u]);
+        sp = sessionPred[u] < 0 ? none : kept.get(sessionPred[u]);
       }
-      BitSet past = (BitSet) sp.clone();
+      Past past = copy(sp);
       HistoryModel.Read[] rs = m.reads[i];
       if (rs != null) {
         for (HistoryModel.Read r : rs) {
           if (r.source() >= 0 && (key == null || key.equals(r.key()))) {
-            Integer w = nodeOfOp.get(r.source());
-            if (w != null) {
-              past.or(pastOfRank[rankOfNode[w]]);
+            int w = node(nodeOp, r.source());
+            if (w >= 0) {
+              union(past, pastOfRank(rankOfNode[w]));
             }
           }
         }
       }
+      addSelf(past, u);
       if (rankOfNode[u] >= 0) {
-        past.set(rankOfNode[u]);
-        pastOfRank[rankOfNode[u]] = past;
+        setPastOfRank(rankOfNode[u], past);
       }
       if (keepPast[u]) {
         kept.put(u, past);
@@ -193,53 +305,42 @@ final class CausalOrder {
 
   /** Rank of a PUT in this order, or -1. */
   int rank(int op) {
-    Integer u = nodeOfOp.get(op);
-    return u == null ? -1 : rankOfNode[u];
+    int u = node(nodeOp, op);
+    return u < 0 ? -1 : rankOfNode[u];
   }
 
   int opOfRank(int rank) {
     return opOfRank[rank];
   }
 
-  /** Ranks of the PUTs in the causal past of the PUT with this rank, itself included. Do not modify. */
-  BitSet pastOfRank(int rank) {
-    return pastOfRank[rank];
+  /** Number of PUTs in this order (ranks are 0..writes()-1). */
+  int writes() {
+    return opOfRank.length;
   }
 
-  /** Ranks of the PUTs of a key (empty if none). Do not modify. */
-  BitSet writesOf(String k) {
-    return writesOfKey.getOrDefault(k, EMPTY);
+  /** Ranks of the PUTs of a key, ascending (empty if none). Do not modify. */
+  int[] writeRanksOf(String k) {
+    return writeRanks.getOrDefault(k, new int[0]);
   }
 
   /** Whether PUT {@code a} happens before PUT {@code b} ({@code a ≠ b}). */
   boolean hb(int a, int b) {
     int ra = rank(a);
     int rb = rank(b);
-    return ra >= 0 && rb >= 0 && ra != rb && pastOfRank[rb].get(ra);
+    return ra >= 0 && rb >= 0 && ra != rb && pastOfRank(rb).contains(ra);
+  }
+
+  /** The maximal PUTs of {@code k} in a causal past, by rank, highest first. */
+  int[] maximalWritesOf(String k, Past past) {
+    return maximal(k, past, -1);
   }
 
   /**
-   * The maximal elements (under happens-before) of a set of PUT ranks, highest rank first. Destroys {@code set}.
-   * Cost: one {@code andNot} per maximal element.
+   * The PUTs of {@code k} (of all keys if null) that immediately precede the PUT of rank {@code rank}: the maximal
+   * ones in its past other than itself (the transitive reduction of happens-before), highest rank first.
    */
-  int[] maximal(BitSet set) {
-    int[] out = new int[4];
-    int count = 0;
-    for (int r = set.length() - 1; r >= 0; r = set.previousSetBit(r - 1)) {
-      if (count == out.length) {
-        out = java.util.Arrays.copyOf(out, count * 2);
-      }
-      out[count++] = r;
-      set.andNot(pastOfRank[r]);
-    }
-    return java.util.Arrays.copyOf(out, count);
-  }
-
-  /** The maximal PUTs of {@code key} in a causal past. */
-  int[] maximalWritesOf(String k, BitSet past) {
-    BitSet set = (BitSet) past.clone();
-    set.and(writesOf(k));
-    return maximal(set);
+  int[] maximalBelow(int rank, String k) {
+    return maximal(k, pastOfRank(rank), rank);
   }
 
   /**
@@ -247,9 +348,9 @@ final class CausalOrder {
    * not in loops over the whole history.
    */
   int[] chain(int from, int to) {
-    Integer a = nodeOfOp.get(from);
-    Integer b = nodeOfOp.get(to);
-    if (a == null || b == null) {
+    int a = node(nodeOp, from);
+    int b = node(nodeOp, to);
+    if (a < 0 || b < 0) {
       return null;
     }
     int[] path = Graphs.shortestPath(succ, a, b);
@@ -270,7 +371,7 @@ final class CausalOrder {
     if (ab == null || bc == null) {
       return null;
     }
-    int[] out = java.util.Arrays.copyOf(ab, ab.length + bc.length - 1);
+    int[] out = Arrays.copyOf(ab, ab.length + bc.length - 1);
     System.arraycopy(bc, 1, out, ab.length, bc.length - 1);
     return out;
   }
@@ -285,5 +386,323 @@ final class CausalOrder {
       sb.append(m.describe(chain[i]));
     }
     return sb.toString();
+  }
+
+  /** Pasts as bitsets of ranks: W²/16 bytes on average. */
+  static final class Bits extends CausalOrder {
+    private static final class BitPast extends BitSet implements Past {
+      @Override
+      public boolean contains(int rank) {
+        return get(rank);
+      }
+    }
+
+    private BitPast[] pastOfRank = new BitPast[0];
+    private final Map<String, BitSet> writesOfKey = new HashMap<>();
+
+    Bits(Graph g) {
+      super(g);
+      pastOfRank = new BitPast[opOfRank.length];
+      for (int r = 0; r < opOfRank.length; r++) {
+        writesOfKey.computeIfAbsent(m.op(opOfRank[r]).key(), k -> new BitSet()).set(r);
+      }
+    }
+
+    @Override
+    Past empty() {
+      return new BitPast();
+    }
+
+    @Override
+    Past copy(Past p) {
+      return (BitPast) ((BitPast) p).clone();
+    }
+
+    @Override
+    void union(Past into, Past from) {
+      ((BitPast) into).or((BitPast) from);
+    }
+
+    @Override
+    void addSelf(Past into, int node) {
+      if (rankOfNode[node] >= 0) {
+        ((BitPast) into).set(rankOfNode[node]);
+      }
+    }
+
+    @Override
+    Past pastOfRank(int rank) {
+      return pastOfRank[rank];
+    }
+
+    @Override
+    void setPastOfRank(int rank, Past p) {
+      pastOfRank[rank] = (BitPast) p;
+    }
+
+    @Override
+    int[] maximal(String k, Past past, int exclude) {
+      BitSet set = (BitSet) ((BitPast) past).clone();
+      if (k != null) {
+        set.and(writesOfKey.getOrDefault(k, new BitSet()));
+      }
+      if (exclude >= 0) {
+        set.clear(exclude);
+      }
+      // the highest set bit is maximal; drop its past and repeat: one andNot per maximal element
+      int[] out = new int[4];
+      int count = 0;
+      for (int r = set.length() - 1; r >= 0; r = set.previousSetBit(r - 1)) {
+        if (count == out.length) {
+          out = Arrays.copyOf(out, count * 2);
+        }
+        out[count++] = r;
+        set.andNot(pastOfRank[r]);
+      }
+      return Arrays.copyOf(out, count);
+    }
+  }
+
+  /** Pasts as vector clocks over session chains: W·(4S + 40) bytes for S sessions. */
+  static final class Chains extends CausalOrder {
+    /** Per chain, the position of the latest operation of the chain in the past (-1: none). */
+    private final class VcPast implements Past {
+      final int[] vc;
+      /** The INFO PUT (on no chain) whose own past this is, else -1. */
+      int self = -1;
+
+      VcPast(int[] vc) {
+        this.vc = vc;
+      }
+
+      @Override
+      public boolean contains(int rank) {
+        int u = nodeOfRank[rank];
+        int ch = chainOf[u];
+        if (ch >= 0) {
+          return vc[ch] >= posOf[u];
+        }
+        if (self == u) {
+          return true;
+        }
+        // an INFO PUT is on no chain; its only outgoing edges go to its readers, so it is in a past iff one is
+        for (int v : succ[u]) {
+          if (vc[chainOf[v]] >= posOf[v]) {
+            return true;
+          }
+        }
+        return false;
+      }
+    }
+
+    /** The PUTs of one key (or all) on chains, grouped by chain, in position order within a chain. */
+    private static final class Group {
+      int[] chains;
+      int[] start;
+      int[] pos;
+      int[] rank;
+    }
+
+    private final int[] chainOf;
+    private final int[] posOf;
+    private final int chainCount;
+    private VcPast[] pastOfRank;
+    private final Map<String, Group> groups = new HashMap<>();
+    private Group all;
+    /** Ranks of the INFO PUTs (on no chain), per key and all. */
+    private final Map<String, int[]> info = new HashMap<>();
+    private int[] allInfo = new int[0];
+
+    Chains(Graph g) {
+      super(g);
+      int n = nodeOp.length;
+      chainOf = new int[n];
+      posOf = new int[n];
+      Map<Integer, Integer> chainOfSession = new HashMap<>();
+      List<Integer> length = new ArrayList<>();
+      for (int u = 0; u < n; u++) {
+        Operation op = m.op(nodeOp[u]);
+        int ch;
+        if (op.ok()) {
+          ch = chainOfSession.computeIfAbsent(op.session(), s -> {
+            length.add(0);
+            return length.size() - 1;
+          });
+        } else {
+          ch = -1; // an INFO PUT: see VcPast.contains
+        }
+        chainOf[u] = ch;
+        if (ch >= 0) {
+          posOf[u] = length.get(ch);
+          length.set(ch, posOf[u] + 1);
+        }
+      }
+      chainCount = length.size();
+      pastOfRank = new VcPast[opOfRank.length];
+      if (opOfRank.length > 0) {
+        Map<String, List<Integer>> byKey = new HashMap<>();
+        List<Integer> every = new ArrayList<>();
+        Map<String, List<Integer>> infoByKey = new HashMap<>();
+        List<Integer> everyInfo = new ArrayList<>();
+        for (int r = 0; r < opOfRank.length; r++) {
+          if (chainOf[nodeOfRank[r]] >= 0) {
+            byKey.computeIfAbsent(m.op(opOfRank[r]).key(), k -> new ArrayList<>()).add(r);
+            every.add(r);
+          } else {
+            infoByKey.computeIfAbsent(m.op(opOfRank[r]).key(), k -> new ArrayList<>()).add(r);
+            everyInfo.add(r);
+          }
+        }
+        infoByKey.forEach((k, ranks) -> info.put(k, ranks.stream().mapToInt(Integer::intValue).toArray()));
+        allInfo = everyInfo.stream().mapToInt(Integer::intValue).toArray();
+        byKey.forEach((k, ranks) -> groups.put(k, group(ranks)));
+        all = group(every);
+      }
+    }
+
+    private Group group(List<Integer> ranks) {
+      int[] rs = new int[ranks.size()];
+      for (int i = 0; i < rs.length; i++) {
+        rs[i] = ranks.get(i);
+      }
+      // sort by (chain, position); ranks of one chain ascend with position (a chain is a path of the graph)
+      Integer[] boxed = new Integer[rs.length];
+      for (int i = 0; i < rs.length; i++) {
+        boxed[i] = rs[i];
+      }
+      Arrays.sort(boxed, (a, b) -> {
+        int ua = nodeOfRank[a];
+        int ub = nodeOfRank[b];
+        return chainOf[ua] != chainOf[ub] ? Integer.compare(chainOf[ua], chainOf[ub])
+            : Integer.compare(posOf[ua], posOf[ub]);
+      });
+      Group gr = new Group();
+      gr.pos = new int[rs.length];
+      gr.rank = new int[rs.length];
+      int distinct = 0;
+      for (int i = 0; i < rs.length; i++) {
+        int u = nodeOfRank[boxed[i]];
+        gr.pos[i] = posOf[u];
+        gr.rank[i] = boxed[i];
+        if (i == 0 || chainOf[u] != chainOf[nodeOfRank[boxed[i - 1]]]) {
+          distinct++;
+        }
+      }
+      gr.chains = new int[distinct];
+      gr.start = new int[distinct + 1];
+      int c = -1;
+      for (int i = 0; i < rs.length; i++) {
+        int ch = chainOf[nodeOfRank[boxed[i]]];
+        if (c < 0 || gr.chains[c] != ch) {
+          gr.chains[++c] = ch;
+          gr.start[c] = i;
+        }
+      }
+      gr.start[distinct] = rs.length;
+      return gr;
+    }
+
+    @Override
+    Past empty() {
+      int[] vc = new int[chainCount];
+      Arrays.fill(vc, -1);
+      return new VcPast(vc);
+    }
+
+    @Override
+    Past copy(Past p) {
+      VcPast v = (VcPast) p;
+      VcPast c = new VcPast(v.vc.clone());
+      c.self = v.self;
+      return c;
+    }
+
+    @Override
+    void union(Past into, Past from) {
+      int[] a = ((VcPast) into).vc;
+      int[] b = ((VcPast) from).vc;
+      for (int i = 0; i < a.length; i++) {
+        if (b[i] > a[i]) {
+          a[i] = b[i];
+        }
+      }
+      // from.self (an INFO PUT read by into's operation) is in into through the reader rule of contains()
+    }
+
+    @Override
+    void addSelf(Past into, int node) {
+      VcPast v = (VcPast) into;
+      int ch = chainOf[node];
+      if (ch < 0) {
+        v.self = node;
+      } else if (v.vc[ch] < posOf[node]) { // reads too: contains() needs the readers of INFO PUTs
+        v.vc[ch] = posOf[node];
+      }
+    }
+
+    @Override
+    Past pastOfRank(int rank) {
+      return pastOfRank[rank];
+    }
+
+    @Override
+    void setPastOfRank(int rank, Past p) {
+      pastOfRank[rank] = (VcPast) p;
+    }
+
+    @Override
+    int[] maximal(String k, Past past, int exclude) {
+      VcPast v = (VcPast) past;
+      Group g = k == null ? all : groups.get(k);
+      int chains = g == null ? 0 : g.chains.length;
+      int[] infos = k == null ? allInfo : info.getOrDefault(k, new int[0]);
+      int[] cand = new int[chains + infos.length];
+      int count = 0;
+      // per chain, the latest PUT of the group in the past: every other one is in its past, so not maximal
+      for (int c = 0; c < chains; c++) {
+        int limit = v.vc[g.chains[c]];
+        if (limit < 0) {
+          continue;
+        }
+        int lo = g.start[c];
+        int hi = g.start[c + 1] - 1;
+        int found = -1;
+        while (lo <= hi) {
+          int mid = (lo + hi) >>> 1;
+          if (g.pos[mid] <= limit) {
+            found = mid;
+            lo = mid + 1;
+          } else {
+            hi = mid - 1;
+          }
+        }
+        if (found >= 0 && g.rank[found] == exclude) {
+          found = found - 1 >= g.start[c] ? found - 1 : -1;
+        }
+        if (found >= 0) {
+          cand[count++] = g.rank[found];
+        }
+      }
+      for (int r : infos) {
+        if (r != exclude && v.contains(r)) {
+          cand[count++] = r;
+        }
+      }
+      Arrays.sort(cand, 0, count);
+      // highest rank first; a candidate in the past of a higher maximal one is not maximal
+      int[] out = new int[count];
+      int found = 0;
+      for (int i = count - 1; i >= 0; i--) {
+        int r = cand[i];
+        boolean covered = false;
+        for (int j = 0; j < found && !covered; j++) {
+          covered = pastOfRank[out[j]].contains(r);
+        }
+        if (!covered) {
+          out[found++] = r;
+        }
+      }
+      return Arrays.copyOf(out, found);
+    }
   }
 }

@@ -44,4 +44,59 @@ public final class Checkers {
     REGISTRY.values().forEach(s -> out.add(s.get()));
     return out;
   }
+
+  /**
+   * A violation and every checker that reported it.
+   *
+   * @param checkers names of the checkers that reported an identical violation (same kind, explanation and
+   *     operations), in the order of the results
+   */
+  public record Reported(Violation violation, List<String> checkers) {}
+
+  /**
+   * The violations of several results, each identical one once (e.g. the same thin-air read reported by causal,
+   * session and rotx), in order of first appearance, naming all checkers that found it.
+   */
+  public static List<Reported> distinct(List<Result> results) {
+    Map<Violation, List<String>> seen = new LinkedHashMap<>();
+    for (Result r : results) {
+      for (Violation v : r.violations()) {
+        List<String> by = seen.computeIfAbsent(v, x -> new ArrayList<>());
+        if (!by.contains(r.checker())) {
+          by.add(r.checker());
+        }
+      }
+    }
+    List<Reported> out = new ArrayList<>();
+    seen.forEach((v, by) -> out.add(new Reported(v, List.copyOf(by))));
+    return out;
+  }
+
+  /**
+   * Validates checker names before anything runs: each must be known (case and surrounding blanks are ignored).
+   *
+   * @return the names in canonical form, without repeats
+   * @throws IllegalArgumentException naming every unknown name and the known ones
+   */
+  public static List<String> validate(List<String> names) {
+    List<String> out = new ArrayList<>();
+    List<String> unknown = new ArrayList<>();
+    for (String n : names == null ? List.<String>of() : names) {
+      String c = n == null ? "" : n.trim().toLowerCase(java.util.Locale.ROOT);
+      if (!REGISTRY.containsKey(c)) {
+        unknown.add("'" + n + "'");
+      } else if (!out.contains(c)) {
+        out.add(c);
+      }
+    }
+    if (!unknown.isEmpty()) {
+      throw new IllegalArgumentException("unknown checker" + (unknown.size() == 1 ? " " : "s ")
+          + String.join(", ", unknown) + "; known: " + String.join(", ", names()) + ". Fix: --check NAME[,NAME...]");
+    }
+    if (out.isEmpty()) {
+      throw new IllegalArgumentException("no checker named; known: " + String.join(", ", names())
+          + ". Fix: --check NAME[,NAME...]");
+    }
+    return out;
+  }
 }

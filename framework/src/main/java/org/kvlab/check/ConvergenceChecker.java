@@ -77,7 +77,12 @@ public final class ConvergenceChecker implements Checker {
     return NAME;
   }
 
-  /** The quiescence time used for this history. */
+  /**
+   * The quiescence time used for this history: the explicit one, or the first microsecond after the last write could
+   * have taken effect without being seen to — the latest completion of an OK PUT, or invocation of an INFO PUT (it
+   * may take effect any time after; when it gave up says nothing about the store). FAILed PUTs had no effect and are
+   * ignored, so a PUT that fails or times out late cannot push quiescence past the final reads and hide divergence.
+   */
   public long quiescentFrom(History history) {
     if (quiescentFromMicros != null) {
       return quiescentFromMicros;
@@ -85,7 +90,11 @@ public final class ConvergenceChecker implements Checker {
     long last = Long.MIN_VALUE;
     for (Operation op : history.operations()) {
       if (op.type() == Type.PUT) {
-        last = Math.max(last, op.completeMicros());
+        switch (op.outcome()) {
+          case OK -> last = Math.max(last, op.completeMicros());
+          case INFO -> last = Math.max(last, op.invokeMicros());
+          case FAIL -> { }
+        }
       }
     }
     return last == Long.MIN_VALUE ? Long.MIN_VALUE : last + 1;
@@ -196,6 +205,20 @@ public final class ConvergenceChecker implements Checker {
             new Ids(m).add(any.op(), r.source(), newer).list()));
       }
     }
-    return Result.of(NAME, out);
+    int reads = 0;
+    TreeSet<Integer> allDcs = new TreeSet<>();
+    for (List<FinalRead> fs : byKey.values()) {
+      reads += fs.size();
+      fs.forEach(f -> allDcs.add(m.op(f.op()).dc()));
+    }
+    Result result = Result.of(NAME, out);
+    if (reads == 0) {
+      return result.vacuous("nothing to compare: no GET or ROTX completed" + (q == Long.MIN_VALUE ? ""
+          : quiescentFromMicros != null ? " at or after " + q + "µs" : " after the last write (" + (q - 1) + "µs)")
+          + ". Fix: record reads of the written keys in every datacenter after the writes have settled");
+    }
+    return result.withNote("compared " + reads + " final read" + (reads == 1 ? "" : "s") + " of " + byKey.size()
+        + " key" + (byKey.size() == 1 ? "" : "s") + " in " + allDcs.size() + " datacenter"
+        + (allDcs.size() == 1 ? "" : "s") + (allDcs.size() == 1 ? " (one datacenter alone cannot diverge)" : ""));
   }
 }

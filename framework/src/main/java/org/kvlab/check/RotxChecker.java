@@ -1,7 +1,6 @@
 package org.kvlab.check;
 
 import java.util.ArrayList;
-import java.util.BitSet;
 import java.util.List;
 import org.kvlab.history.History;
 import org.kvlab.history.Operation.Type;
@@ -51,7 +50,7 @@ public final class RotxChecker implements Checker {
     return Result.of(NAME, out);
   }
 
-  private static void visit(HistoryModel m, CausalOrder co, int op, BitSet sessionPast, List<Violation> out) {
+  private static void visit(HistoryModel m, CausalOrder co, int op, CausalOrder.Past sessionPast, List<Violation> out) {
     if (m.op(op).type() != Type.ROTX || m.reads[op] == null) {
       return;
     }
@@ -95,14 +94,14 @@ public final class RotxChecker implements Checker {
   }
 
   /** A PUT of r's key in {@code past} that overwrites r's value (r's PUT happens before it, or r read nil), or -1. */
-  private static int overwriter(CausalOrder co, HistoryModel.Read r, BitSet past) {
+  private static int overwriter(CausalOrder co, HistoryModel.Read r, CausalOrder.Past past) {
     int[] max = co.maximalWritesOf(r.key(), past);
     if (r.source() == HistoryModel.INITIAL) {
       return max.length == 0 ? -1 : co.opOfRank(max[0]);
     }
     int w = co.rank(r.source());
     for (int x : max) {
-      if (x != w && co.pastOfRank(x).get(w)) {
+      if (x != w && co.pastOfRank(x).contains(w)) {
         return co.opOfRank(x);
       }
     }

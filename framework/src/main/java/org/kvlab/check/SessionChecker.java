@@ -1,7 +1,6 @@
 package org.kvlab.check;
 
 import java.util.ArrayList;
-import java.util.BitSet;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -99,7 +98,7 @@ public final class SessionChecker implements Checker {
       this.chains = chains;
     }
 
-    void visit(CausalOrder co, int op, BitSet sessionPast, BitSet past) {
+    void visit(CausalOrder co, int op, CausalOrder.Past sessionPast, CausalOrder.Past past) {
       Operation o = m.op(op);
       SessionState st = sessions.computeIfAbsent(o.session(), s -> new SessionState());
       if (o.type() == Type.PUT) {

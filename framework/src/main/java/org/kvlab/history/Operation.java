@@ -54,12 +54,17 @@ public record Operation(
   public String describe() {
     String body = switch (type) {
       case PUT -> "put(" + key + ")=" + show(value);
-      case GET -> "get(" + key + ")" + (reads == null ? "" : "->" + reads.get(key).map(Operation::show).orElse("nil"));
+      case GET -> "get(" + key + ")" + (reads == null ? "" : "->" + show(reads.get(key)));
       case ROTX -> "rotx" + (reads == null ? "" : reads.entrySet().stream()
-          .map(e -> e.getKey() + "=" + e.getValue().map(Operation::show).orElse("nil")).toList());
+          .map(e -> e.getKey() + "=" + show(e.getValue())).toList());
     };
     return "#" + id + " s" + session + "@dc" + dc + " " + body + (outcome == Outcome.OK ? "" : " " + outcome)
         + " [" + invokeMicros + ".." + completeMicros + "µs]";
+  }
+
+  /** nil for not found; "?" if the read is missing (an ill-formed in-memory history; files are validated). */
+  private static String show(Optional<ByteString> read) {
+    return read == null ? "?" : read.map(Operation::show).orElse("nil");
   }
 
   static String show(ByteString v) {

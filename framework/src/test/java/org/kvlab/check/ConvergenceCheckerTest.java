@@ -154,4 +154,45 @@ class ConvergenceCheckerTest {
     dc0.put("x", "a");
     assertValid(check());
   }
+
+  @Test
+  void when_aPutThatFailsOrTimesOutLateFollowsDivergentFinalReads_then_divergenceIsStillReported() {
+    dc0.at(0, 10).put("x", "a");
+    dc1.at(0, 10).put("x", "b");
+    long r0 = dc0.at(100, 105).get("x", "a"); // the datacenters settled on different values
+    long r1 = dc1.at(100, 105).get("x", "b");
+    dc0b.at(50, 5_000).putInfo("y", "lost?"); // invoked before the final reads, gave up long after them
+    h.session(4, 1).at(60, 6_000).putFail("z", "no");
+    History history = h.build();
+    assertEquals(51, new ConvergenceChecker().quiescentFrom(history),
+        "an INFO PUT counts from its invocation, a FAILed one not at all");
+    Result r = new ConvergenceChecker().check(history);
+    assertViolation(r, ConvergenceChecker.DIVERGENT, r0, r1);
+    assertOnlyKinds(r, ConvergenceChecker.DIVERGENT);
+  }
+
+  @Test
+  void when_finalReadsAreCompared_then_theVerdictSaysHowMany() {
+    dc0.at(0, 10).put("x", "a");
+    dc0.at(100, 105).get("x", "a");
+    dc1.at(100, 105).rotx("x", "a", "y", null);
+    Result r = new ConvergenceChecker().check(h.build());
+    assertValid(r);
+    assertEquals(false, r.vacuous());
+    assertEquals("compared 3 final reads of 2 keys in 2 datacenters", r.note());
+  }
+
+  @Test
+  void when_noReadFollowsTheLastWrite_then_theVerdictIsNothingToCompareNotOk() {
+    dc0.at(0, 10).put("x", "a");
+    dc1.at(5, 8).get("x", null); // before the write completed: not a final read
+    Result r = new ConvergenceChecker().check(h.build());
+    assertEquals(true, r.valid(), "no violation was found");
+    assertEquals(true, r.vacuous(), "but nothing was compared");
+    org.junit.jupiter.api.Assertions.assertTrue(r.note().startsWith("nothing to compare: no GET or ROTX completed after"
+        + " the last write (10µs)") && r.note().contains("Fix: "), r.note());
+    Result explicit = new ConvergenceChecker(1_000).check(h.build());
+    org.junit.jupiter.api.Assertions.assertTrue(explicit.vacuous() && explicit.note().contains("at or after 1000µs"),
+        explicit.note());
+  }
 }

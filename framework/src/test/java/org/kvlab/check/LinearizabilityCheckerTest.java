@@ -126,4 +126,31 @@ class LinearizabilityCheckerTest {
   void when_theBudgetIsNotPositive_then_rejected() {
     assertThrows(IllegalArgumentException.class, () -> new LinearizabilityChecker(0));
   }
+
+  @Test
+  void when_aValueIsWrittenTwice_then_theSearchJudgesTheKeyInsteadOfCallingItIllFormed() {
+    // a counter that goes 1, 2, 1: the second "1" is a different write; linearizable (each read sees the latest)
+    s0.at(0, 10).put("x", "1");
+    s0.at(20, 30).put("x", "2");
+    s0.at(40, 50).put("x", "1");
+    s1.at(60, 70).get("x", "1");
+    assertValid(check());
+    // the same through the registry, i.e. what kvlab check --check linearizable runs
+    assertValid(Checkers.byName("linearizable").check(h.build()));
+    // the causal checkers still need unique values and say so
+    assertViolation(new CausalChecker().check(h.build()), HistoryModel.DUPLICATE_KIND);
+  }
+
+  @Test
+  void when_aValueIsWrittenTwiceAndAReadIsStale_then_theSearchFindsTheViolation() {
+    s0.at(0, 10).put("x", "1");
+    s0.at(20, 30).put("x", "2");
+    s0.at(40, 50).put("x", "1");
+    s0.at(60, 70).put("x", "3");
+    long stale = s1.at(80, 90).get("x", "1"); // after 3 completed: no write of "1" can be the latest
+    Result r = check();
+    assertOnlyKinds(r, LinearizabilityChecker.NOT_LINEARIZABLE);
+    assertEquals(1, r.violations().size(), Verdicts.show(r));
+    org.junit.jupiter.api.Assertions.assertTrue(r.violations().get(0).operations().contains(stale), Verdicts.show(r));
+  }
 }

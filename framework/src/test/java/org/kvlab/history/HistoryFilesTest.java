@@ -70,4 +70,125 @@ class HistoryFilesTest {
     HistoryFiles.write(new History(List.of()), file);
     assertEquals(0, HistoryFiles.read(file).size());
   }
+
+  private static final String PUT0 = "{\"id\":0,\"session\":1,\"dc\":0,\"type\":\"PUT\",\"key\":\"x\",\"value\":\"a\","
+      + "\"invokeMicros\":10,\"completeMicros\":25,\"outcome\":\"OK\"}";
+
+  /** Writes {@code PUT0} then {@code line} (line 2) and returns the loader's error message. */
+  private String errorOf(String line) throws IOException {
+    Path file = dir.resolve("h.jsonl");
+    Files.writeString(file, PUT0 + "\n" + line + "\n");
+    return assertThrows(IOException.class, () -> HistoryFiles.read(file)).getMessage();
+  }
+
+  private static String op(String fields) {
+    return "{\"id\":1,\"session\":2,\"dc\":0," + fields + ",\"invokeMicros\":30,\"completeMicros\":40}";
+  }
+
+  private static void assertMentions(String message, String... parts) {
+    assertTrue(message.contains("h.jsonl:2: "), message);
+    for (String p : parts) {
+      assertTrue(message.contains(p), "expected '" + p + "' in: " + message);
+    }
+  }
+
+  @Test
+  void when_anOkGetsReadsLackItsKey_then_theLoaderNamesTheLine() throws IOException {
+    // used to load, then crash Operation.describe() with a NullPointerException
+    assertMentions(errorOf(op("\"type\":\"GET\",\"key\":\"x\",\"reads\":{\"y\":\"a\"},\"outcome\":\"OK\"")),
+        "must hold exactly that key", "\"reads\":{\"x\":\"a\"}");
+    assertMentions(errorOf(op("\"type\":\"GET\",\"key\":\"x\",\"outcome\":\"OK\"")), "an OK GET needs \"reads\"");
+  }
+
+  @Test
+  void when_numbersAreNotWholeNumbers_then_theErrorSaysSo() throws IOException {
+    assertMentions(errorOf(PUT0.replace("\"id\":0", "\"id\":\"abc\"")), "\"id\" must be a whole number",
+        "\"abc\"", "e.g. \"id\":12");
+    assertMentions(errorOf(PUT0.replace("\"id\":0", "\"id\":1.5")), "\"id\" must be a whole number", "1.5");
+    assertMentions(errorOf(PUT0.replace("\"id\":0", "\"id\":1").replace("\"invokeMicros\":10",
+        "\"invokeMicros\":10.25")), "\"invokeMicros\" must be a whole number");
+    assertMentions(errorOf(PUT0.replace("\"id\":0", "\"id\":1").replace("\"session\":1", "\"session\":-3")),
+        "\"session\" must be a whole number from 0");
+    assertMentions(errorOf(PUT0.replace("\"id\":0", "\"id\":1").replace("\"dc\":0", "\"dc\":99999999999")),
+        "\"dc\" must be a whole number from 0 to 2147483647");
+  }
+
+  @Test
+  void when_somethingFollowsTheObject_then_itIsRefused() throws IOException {
+    assertMentions(errorOf(PUT0.replace("\"id\":0", "\"id\":1") + " trailing"), "not a JSON object", "Expected one");
+    assertMentions(errorOf(PUT0.replace("\"id\":0", "\"id\":1") + "{}"), "not a JSON object");
+    assertMentions(errorOf("[1,2]"), "expected a JSON object, got array");
+  }
+
+  @Test
+  void when_keyOrValueIsMissing_then_theErrorShowsTheExpectedForm() throws IOException {
+    assertMentions(errorOf(op("\"type\":\"GET\",\"reads\":{\"x\":null},\"outcome\":\"OK\"")),
+        "a GET needs a \"key\"", "\"key\":\"x\"");
+    assertMentions(errorOf(op("\"type\":\"PUT\",\"value\":\"b\",\"outcome\":\"OK\"")), "a PUT needs a \"key\"");
+    assertMentions(errorOf(op("\"type\":\"PUT\",\"key\":\"x\",\"outcome\":\"INFO\"")),
+        "a PUT needs the \"value\"", "{\"base64\":");
+    assertMentions(errorOf(op("\"type\":\"PUT\",\"key\":7,\"value\":\"b\",\"outcome\":\"OK\"")),
+        "\"key\" must be a string");
+    assertMentions(errorOf(op("\"type\":\"PUT\",\"key\":\"x\",\"vaule\":\"b\",\"outcome\":\"OK\"")),
+        "unknown field \"vaule\"", "id, session, dc, type, key, value, reads");
+  }
+
+  @Test
+  void when_anEnumIsWrong_then_theValidValuesAreListed() throws IOException {
+    assertMentions(errorOf(op("\"type\":\"get\",\"key\":\"x\",\"outcome\":\"INFO\"")),
+        "\"type\" must be one of GET, PUT, ROTX, got \"get\"");
+    assertMentions(errorOf(op("\"type\":\"GET\",\"key\":\"x\",\"outcome\":\"TIMEOUT\"")),
+        "\"outcome\" must be one of OK, FAIL, INFO, got \"TIMEOUT\"");
+  }
+
+  @Test
+  void when_anIdIsUsedTwice_then_bothLinesAreNamed() throws IOException {
+    assertMentions(errorOf(PUT0.replace("\"session\":1", "\"session\":5")), "id 0 is already used on line 1");
+  }
+
+  @Test
+  void when_anOperationCompletesBeforeItIsInvoked_then_refused() throws IOException {
+    assertMentions(errorOf(PUT0.replace("\"id\":0", "\"id\":1").replace("\"completeMicros\":25",
+        "\"completeMicros\":5")), "completeMicros 5 is before invokeMicros 10");
+  }
+
+  @Test
+  void when_twoOperationsOfOneSessionOverlap_then_refusedWithBothLines() throws IOException {
+    // PUT0 is session 1 at 10..25; this one is session 1 at 20..30
+    String m = errorOf(PUT0.replace("\"id\":0", "\"id\":1").replace("\"invokeMicros\":10", "\"invokeMicros\":20")
+        .replace("\"completeMicros\":25", "\"completeMicros\":30"));
+    assertMentions(m, "operation 1 of session 1 is invoked at 20µs", "previous operation 0 (line 1) completed at 25µs");
+    // touching is fine: invoked at the instant the previous one completed
+    Path file = dir.resolve("touch.jsonl");
+    Files.writeString(file, PUT0 + "\n" + PUT0.replace("\"id\":0", "\"id\":1").replace("\"value\":\"a\"",
+        "\"value\":\"b\"").replace("\"invokeMicros\":10", "\"invokeMicros\":25").replace("\"completeMicros\":25",
+        "\"completeMicros\":30") + "\n");
+    assertEquals(2, HistoryFiles.read(file).size());
+  }
+
+  @Test
+  void when_aLineIsNotUtf8_then_itsNumberIsGiven() throws IOException {
+    Path file = dir.resolve("h.jsonl");
+    byte[] bad = op("\"type\":\"PUT\",\"key\":\"x\",\"value\":\"\u0000\",\"outcome\":\"OK\"")
+        .getBytes(StandardCharsets.UTF_8);
+    for (int i = 0; i < bad.length; i++) {
+      if (bad[i] == 0) {
+        bad[i] = (byte) 0xC3; // a lone lead byte: invalid UTF-8
+      }
+    }
+    byte[] first = (PUT0 + "\r\n").getBytes(StandardCharsets.UTF_8);
+    byte[] all = new byte[first.length + bad.length + 1];
+    System.arraycopy(first, 0, all, 0, first.length);
+    System.arraycopy(bad, 0, all, first.length, bad.length);
+    all[all.length - 1] = '\n';
+    Files.write(file, all);
+    String m = assertThrows(IOException.class, () -> HistoryFiles.read(file)).getMessage();
+    assertMentions(m, "not valid UTF-8", "base64");
+  }
+
+  @Test
+  void when_anOkGetHasNoReadsInMemory_then_describeDoesNotCrash() {
+    Operation get = new Operation(3, 1, 0, Type.GET, "x", null, Map.of("y", Optional.empty()), 1, 2, Outcome.OK, null);
+    assertEquals("#3 s1@dc0 get(x)->? [1..2µs]", get.describe());
+  }
 }

@@ -1,0 +1,96 @@
+package org.kvlab.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code kvlab check} and {@code kvlab sim} option validation and verdict printing. */
+class CheckCommandTest {
+  @TempDir
+  Path dir;
+
+  private record Run(int code, String out, String err) {}
+
+  private static Run run(String... args) {
+    PrintStream stdout = System.out;
+    PrintStream stderr = System.err;
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int code;
+    try {
+      System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
+      System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
+      code = Main.run(args);
+    } finally {
+      System.setOut(stdout);
+      System.setErr(stderr);
+    }
+    return new Run(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+  }
+
+  private static String line(long id, int session, int dc, String rest, long invoke, long complete) {
+    return "{\"id\":" + id + ",\"session\":" + session + ",\"dc\":" + dc + "," + rest + ",\"invokeMicros\":" + invoke
+        + ",\"completeMicros\":" + complete + ",\"outcome\":\"OK\"}\n";
+  }
+
+  @Test
+  void when_aCheckNameIsUnknown_then_checkRefusesItBeforeReadingOrChecking() {
+    Run r = run("check", dir.resolve("missing.jsonl").toString(), "--check", "causal,convergance");
+    assertEquals(Main.USAGE, r.code());
+    assertTrue(r.err().contains("unknown checker 'convergance'") && r.err().contains("known: causal, session,"
+        + " convergence, rotx, linearizable"), r.err());
+    assertEquals("", r.out(), "nothing ran");
+  }
+
+  @Test
+  void when_aCheckNameIsUnknown_then_simRefusesItBeforeAnySeedRuns() {
+    Run r = run("sim", "--protocol", "eventual", "--seeds", "1", "--check", "convergence,causl");
+    assertEquals(Main.USAGE, r.code());
+    assertTrue(r.err().contains("unknown checker 'causl'") && r.err().contains("known: causal"), r.err());
+    assertEquals("", r.out(), "no seed ran");
+  }
+
+  @Test
+  void when_severalCheckersFindTheSameThinAirRead_then_itIsPrintedOnceNamingThem() throws Exception {
+    Path file = dir.resolve("thin.jsonl");
+    Files.writeString(file, line(0, 1, 0, "\"type\":\"PUT\",\"key\":\"x\",\"value\":\"a\"", 1, 10)
+        + line(1, 2, 1, "\"type\":\"GET\",\"key\":\"x\",\"reads\":{\"x\":\"ghost\"}", 20, 30));
+    Run r = run("check", file.toString(), "--check", "causal,session,linearizable");
+    assertEquals(Main.FAILED, r.code(), r.out() + r.err());
+    int first = r.out().indexOf("thin-air read");
+    assertTrue(first >= 0 && r.out().indexOf("thin-air read", first + 1) < 0, "printed once:\n" + r.out());
+    assertTrue(r.out().contains("[found by causal, session, linearizable]"), r.out());
+    assertTrue(r.out().contains("(1 shown above)"), r.out());
+  }
+
+  @Test
+  void when_noReadFollowsTheLastWrite_then_convergenceSaysNothingToCompare() throws Exception {
+    Path file = dir.resolve("w.jsonl");
+    Files.writeString(file, line(0, 1, 0, "\"type\":\"PUT\",\"key\":\"x\",\"value\":\"a\"", 1, 10));
+    Run r = run("check", file.toString(), "--check", "convergence");
+    assertTrue(r.out().contains("convergence   no verdict: nothing to compare"), r.out());
+    Files.writeString(file, line(0, 1, 0, "\"type\":\"PUT\",\"key\":\"x\",\"value\":\"a\"", 1, 10)
+        + line(1, 2, 1, "\"type\":\"GET\",\"key\":\"x\",\"reads\":{\"x\":\"a\"}", 20, 30)
+        + line(2, 1, 0, "\"type\":\"GET\",\"key\":\"x\",\"reads\":{\"x\":\"a\"}", 20, 30));
+    r = run("check", file.toString(), "--check", "convergence");
+    assertEquals(Main.OK, r.code());
+    assertTrue(r.out().contains("convergence   ok: compared 2 final reads of 1 key in 2 datacenters"), r.out());
+  }
+
+  @Test
+  void when_theHistoryIsMalformed_then_theLineIsNamed() throws Exception {
+    Path file = dir.resolve("bad.jsonl");
+    Files.writeString(file, line(0, 1, 0, "\"type\":\"GET\",\"key\":\"x\",\"reads\":{\"y\":\"a\"}", 1, 10));
+    Run r = run("check", file.toString());
+    assertEquals(Main.USAGE, r.code());
+    assertTrue(r.err().contains("bad.jsonl:1: the \"reads\" of an OK GET of \"x\" must hold exactly that key"),
+        r.err());
+  }
+}
