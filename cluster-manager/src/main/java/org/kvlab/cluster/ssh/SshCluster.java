@@ -220,12 +220,14 @@ public final class SshCluster {
     return onEveryHost((host, c) -> {
       String cdir = clusterDir(remoteDir(host, c));
       long tenths = Math.max(1, grace.toMillis() / 100);
-      StringBuilder cmd = new StringBuilder("cd " + q(cdir) + " 2>/dev/null || exit 0\n" + aliveFunction());
+      // gone: the process has exited (a zombie waiting for its parent counts as gone).
+      StringBuilder cmd = new StringBuilder("cd " + q(cdir) + " 2>/dev/null || exit 0\n" + aliveFunction()
+          + "gone() { ! kill -0 \"$1\" 2>/dev/null || [ \"$(cut -d' ' -f3 /proc/\"$1\"/stat 2>/dev/null)\" = Z ]; }\n");
       for (ServerSpec s : byHost.get(host)) {
         String id = s.id().toString();
         cmd.append("if [ -f ").append(id).append(".pid ]; then pid=$(cat ").append(id).append(".pid)\n")
             .append("  if alive \"$pid\" ").append(id).append("; then kill -TERM \"$pid\"; i=0\n")
-            .append("    while alive \"$pid\" ").append(id).append(" && [ $i -lt ").append(tenths).append(" ]; do sleep 0.1; i=$((i+1)); done\n")
+            .append("    while ! gone \"$pid\" && [ $i -lt ").append(tenths).append(" ]; do sleep 0.1; i=$((i+1)); done\n")
             .append("    if alive \"$pid\" ").append(id).append("; then kill -KILL \"$pid\"; echo \"").append(id).append(" killed $pid\";")
             .append(" else echo \"").append(id).append(" stopped $pid\"; fi\n")
             .append("  else echo \"").append(id).append(" not-running\"; fi\n")
