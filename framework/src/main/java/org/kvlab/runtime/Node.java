@@ -279,7 +279,8 @@ public final class Node implements AutoCloseable {
         .childHandler(new ChannelInitializer<SocketChannel>() {
           @Override
           protected void initChannel(SocketChannel ch) {
-            Wire.FrameDecoder decoder = Wire.install(ch.pipeline(), config.limits().frameBytesMax(), id.toString());
+            Wire.FrameDecoder decoder = Wire.install(ch.pipeline(), config.limits().frameBytesMax(), id.toString(),
+                metrics::count);
             decoder.limit(Limits.HANDSHAKE_FRAME_BYTES_MAX, "the limit of " + Limits.HANDSHAKE_FRAME_BYTES_MAX
                 + " bytes before the handshake is done");
             ch.pipeline().addLast(new Inbound(decoder));
@@ -599,6 +600,7 @@ public final class Node implements AutoCloseable {
         if (role == null && ctx.channel().isActive()) {
           LOG.warn("{}: closing connection from {}: no handshake within {} ms (limits.handshakeMillis)", id,
               ctx.channel().remoteAddress(), millis);
+          metrics.count("security.handshakeTimeouts");
           ctx.close();
         }
       }, millis, TimeUnit.MILLISECONDS);
@@ -767,6 +769,7 @@ public final class Node implements AutoCloseable {
     /** Refuses the handshake: logs why, tells the other side in Welcome.error, closes. */
     private void refuse(ChannelHandlerContext ctx, Role claimed, String error) {
       LOG.warn("{}: refusing {} connection from {}: {}", id, roleName(claimed), ctx.channel().remoteAddress(), error);
+      metrics.count("security.handshakesRefused");
       refused = true;
       ctx.writeAndFlush(Frame.newBuilder().setWelcome(Welcome.newBuilder().setNode(id.toString()).setError(error)).build())
           .addListener(f -> ctx.close());
@@ -781,6 +784,7 @@ public final class Node implements AutoCloseable {
       if (evt instanceof IdleStateEvent && role == Role.CLIENT) {
         LOG.info("{}: closing client connection from {}: idle for {} s (limits.clientIdleSeconds)", id,
             ctx.channel().remoteAddress(), config.limits().clientIdleSeconds());
+        metrics.count("security.clientsIdleClosed");
         ctx.close();
         return;
       }

@@ -10,6 +10,7 @@ import io.netty.handler.codec.protobuf.ProtobufDecoder;
 import io.netty.handler.codec.protobuf.ProtobufEncoder;
 import io.netty.handler.flush.FlushConsolidationHandler;
 import java.util.List;
+import java.util.function.Consumer;
 import org.kvlab.wire.Frame;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -42,7 +43,12 @@ final class Wire {
    * log lines (a server id, or "client").
    */
   static FrameDecoder install(ChannelPipeline pipeline, int frameBytesMax, String owner) {
-    FrameDecoder decoder = new FrameDecoder(frameBytesMax, owner);
+    return install(pipeline, frameBytesMax, owner, null);
+  }
+
+  /** {@link #install}; {@code events} (if not null) counts wire.framesTooLarge and wire.truncatedFrames. */
+  static FrameDecoder install(ChannelPipeline pipeline, int frameBytesMax, String owner, Consumer<String> events) {
+    FrameDecoder decoder = new FrameDecoder(frameBytesMax, owner, events);
     pipeline.addLast("flush", new FlushConsolidationHandler(256, true));
     pipeline.addLast("frameDecoder", decoder);
     pipeline.addLast("protobufDecoder", new ProtobufDecoder(Frame.getDefaultInstance()));
@@ -115,11 +121,13 @@ final class Wire {
    */
   static final class FrameDecoder extends ByteToMessageDecoder {
     private final String owner;
+    private final Consumer<String> events;
     private int limit;
     private String limitName;
     private boolean failed;
 
-    FrameDecoder(int limit, String owner) {
+    FrameDecoder(int limit, String owner, Consumer<String> events) {
+      this.events = events == null ? e -> { } : events;
       this.limit = limit;
       this.limitName = "limits.frameBytesMax = " + limit;
       this.owner = owner;
@@ -146,6 +154,7 @@ final class Wire {
         if (length > limit) {
           failed = true;
           in.skipBytes(in.readableBytes());
+          events.accept("wire.framesTooLarge");
           throw new TooLongFrameException("a frame of " + length + " bytes, above " + limitName
               + (limitName.startsWith("limits.") ? "; raise it if this is legitimate" : ""));
         }
@@ -166,6 +175,7 @@ final class Wire {
         LOG.warn("{}: connection with {} ended in the middle of a frame ({} received); the frame is dropped",
             owner, ctx.channel().remoteAddress(), got);
         in.skipBytes(in.readableBytes());
+        events.accept("wire.truncatedFrames");
       }
     }
   }
