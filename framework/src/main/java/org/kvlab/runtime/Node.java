@@ -710,6 +710,7 @@ public final class Node implements AutoCloseable {
       if (!auth.getError().isEmpty()) {
         LOG.warn("{}: {} connection from {} gave up the handshake: {}", id, roleName(claimed),
             ctx.channel().remoteAddress(), Wire.printable(auth.getError()));
+        metrics.count("security.handshakesAbandoned");
         refused = true;
         ctx.close();
         return;

@@ -338,8 +338,9 @@ final class PeerLink {
       }
       if (refusal != null) {
         logRefusal(node.id() + ": not connecting to peer " + peer + ": " + refusal);
-        ctx.writeAndFlush(Frame.newBuilder().setAuth(Auth.newBuilder().setError(
-            "server " + node.id() + " gives up the handshake: " + refusal)).build()).addListener(f -> ctx.close());
+        ctx.writeAndFlush(Frame.newBuilder().setAuth(Auth.newBuilder().setError("server " + node.id()
+            + " gives up: this server did not prove the cluster secret or is not " + peer)).build())
+            .addListener(f -> ctx.close());
         return;
       }
       authenticated = true;
