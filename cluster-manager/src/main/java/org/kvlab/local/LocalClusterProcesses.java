@@ -311,7 +311,7 @@ public final class LocalClusterProcesses implements AutoCloseable {
     return out;
   }
 
-  private static boolean isKvlab(ProcessHandle h) {
+  static boolean isKvlab(ProcessHandle h) {
     // A process whose command line cannot be read is not known to be kvlab: never wait for or kill it.
     return h.info().arguments().map(a -> String.join(" ", a).contains("org.kvlab.cli.Main")).orElse(false);
   }
