@@ -93,8 +93,11 @@ final class LocalCommand {
       boolean healthy = true;
       for (Path f : files) {
         ClusterConfig config = Clusters.load(f);
-        List<Optional<Status>> all = LocalClusterProcesses.statuses(config);
+        List<LocalClusterProcesses.Probe> probes = LocalClusterProcesses.probes(config);
+        List<Optional<Status>> all = probes.stream().map(LocalClusterProcesses.Probe::status).toList();
         Table.printStatus(config, f.toString(), all);
+        probes.stream().filter(p -> p.refusal() != null)
+            .forEach(p -> System.out.println("  not this cluster: " + p.refusal()));
         healthy &= LocalClusterProcesses.allConnected(all);
       }
       return healthy ? Main.OK : Main.NOT_RUNNING;
@@ -117,10 +120,17 @@ final class LocalCommand {
         System.out.println("no local cluster to stop");
         return Main.OK;
       }
+      boolean refusedAny = false;
       for (Path f : files) {
         ClusterConfig config = Clusters.load(f);
-        int stopped = LocalClusterProcesses.stop(config, LocalClusterProcesses.STOP_GRACE);
-        if (wipe) {
+        List<String> refused = new java.util.ArrayList<>();
+        int stopped = LocalClusterProcesses.stop(config, LocalClusterProcesses.STOP_GRACE, refused::add);
+        refused.forEach(r -> System.out.println("left running, not a server of this cluster: " + r));
+        refusedAny |= !refused.isEmpty();
+        if (wipe && !refused.isEmpty()) {
+          System.out.println("not deleting the data of " + config.name() + ": some of its addresses are held by "
+              + "another cluster's servers");
+        } else if (wipe) {
           Path data = config.storage().dir().resolve(config.name());
           deleteTree(data);
           System.out.println("deleted " + data);
@@ -128,7 +138,7 @@ final class LocalCommand {
         System.out.println("cluster " + config.name() + " stopped (" + stopped + " of " + config.servers().size()
             + " servers were answering)");
       }
-      return Main.OK;
+      return refusedAny ? Main.FAILED : Main.OK;
     }
   }
 

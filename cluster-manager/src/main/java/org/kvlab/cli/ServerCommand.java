@@ -7,6 +7,7 @@ import java.util.concurrent.CompletableFuture;
 import org.kvlab.api.NodeId;
 import org.kvlab.api.Protocol;
 import org.kvlab.config.ClusterConfig;
+import org.kvlab.config.ClusterSecret;
 import org.kvlab.runtime.Node;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -21,6 +22,10 @@ final class ServerCommand implements Callable<Integer> {
   @Option(names = "--node", split = ",", description = "server ids to run, e.g. 0_1 (default: all servers)")
   List<String> nodes;
 
+  @Option(names = "--secret-file", description = "the file holding the cluster's secret, mode 0600 (default: "
+      + "security.secretFile of the cluster file, else .kvlab/local/<cluster>/secret); ./kvlab local up creates it")
+  Path secretFile;
+
   @Override
   public Integer call() throws Exception {
     ClusterConfig cluster = Clusters.load(config);
@@ -28,10 +33,16 @@ final class ServerCommand implements Callable<Integer> {
     List<NodeId> ids = nodes == null ? cluster.servers().stream().map(ClusterConfig.ServerSpec::id).toList()
         : nodes.stream().map(ServerCommand::parse).toList();
     ids.forEach(cluster::server);
+    ClusterSecret secret;
+    try {
+      secret = ClusterSecret.load(secretFile != null ? secretFile : cluster.security().secretFile());
+    } catch (ClusterSecret.SecretException e) {
+      throw new Main.CliException(Main.USAGE, e.getMessage());
+    }
     List<Node> started = new java.util.ArrayList<>();
     try {
       for (NodeId id : ids) {
-        started.add(Node.start(cluster, id, protocol));
+        started.add(Node.start(cluster, id, protocol, secret));
       }
     } catch (Node.StartException e) {
       started.forEach(Node::close);

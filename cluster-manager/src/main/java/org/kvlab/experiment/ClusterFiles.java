@@ -59,6 +59,13 @@ public final class ClusterFiles {
     y.append("  frameBytesMax: ").append(c.limits().frameBytesMax()).append('\n');
     y.append("  peerQueueMessagesMax: ").append(c.limits().peerQueueMessagesMax()).append('\n');
     y.append("  clientRequestsInFlightMax: ").append(c.limits().clientRequestsInFlightMax()).append('\n');
+    y.append("  handshakeMillis: ").append(c.limits().handshakeMillis()).append('\n');
+    y.append("  clientIdleSeconds: ").append(c.limits().clientIdleSeconds()).append('\n');
+    y.append("security:\n");
+    y.append("  secretFile: ").append(quote(c.security().secretFile().toString())).append('\n');
+    if (c.security().clientToken() != null) {
+      y.append("  clientToken: ").append(quote(c.security().clientToken())).append('\n');
+    }
     return y.toString();
   }
 

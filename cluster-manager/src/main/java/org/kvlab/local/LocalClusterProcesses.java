@@ -15,6 +15,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.stream.Stream;
 import org.kvlab.config.ClusterConfig;
 import org.kvlab.config.ClusterConfig.ServerSpec;
+import org.kvlab.config.ClusterSecret;
 import org.kvlab.runtime.ControlClient;
 import org.kvlab.wire.Status;
 
@@ -63,17 +64,35 @@ public final class LocalClusterProcesses implements AutoCloseable {
     return STATE.resolve(cluster);
   }
 
-  /** The status of one server, or empty if it does not answer. */
-  public static Optional<Status> status(ServerSpec s) {
+  /**
+   * What answers on one server's address: its status, or empty and why not: {@code refusal} is null if
+   * nothing answers, else the reason the answering process is not that server of this cluster (another
+   * cluster, another secret) with the fix.
+   */
+  public record Probe(ServerSpec server, Optional<Status> status, String refusal) {}
+
+  /** Asks server {@code s} of {@code config} for its status (authenticated with the cluster's secret). */
+  public static Probe probe(ClusterConfig config, ServerSpec s) {
     try {
-      return Optional.of(ControlClient.status(s.host(), s.port(), CONTROL_TIMEOUT));
+      return new Probe(s, Optional.of(ControlClient.status(config, s, CONTROL_TIMEOUT)), null);
+    } catch (ControlClient.RefusedException e) {
+      return new Probe(s, Optional.empty(), e.getMessage());
     } catch (IOException e) {
-      return Optional.empty();
+      return new Probe(s, Optional.empty(), null);
     }
   }
 
+  public static List<Probe> probes(ClusterConfig config) {
+    return config.servers().stream().map(s -> probe(config, s)).toList();
+  }
+
+  /** The status of one server, or empty if it does not answer (or is not that server of this cluster). */
+  public static Optional<Status> status(ClusterConfig config, ServerSpec s) {
+    return probe(config, s).status();
+  }
+
   public static List<Optional<Status>> statuses(ClusterConfig config) {
-    return config.servers().stream().map(LocalClusterProcesses::status).toList();
+    return probes(config).stream().map(Probe::status).toList();
   }
 
   /** True if every server answers and is connected to every peer. */
@@ -88,12 +107,25 @@ public final class LocalClusterProcesses implements AutoCloseable {
    */
   public static LocalClusterProcesses start(Path file, ClusterConfig config, boolean singleJvm, String jvmOptions)
       throws LaunchException, IOException {
+    ClusterSecret.SecretException badSecret = null;
+    try {
+      config.security().loadOrCreate(); // the cluster's secret: servers and tools prove it to each other
+    } catch (ClusterSecret.SecretException e) {
+      badSecret = e;
+    }
     for (ServerSpec s : config.servers()) {
-      if (status(s).isPresent()) {
-        throw new LaunchException("server " + s.id() + " of a cluster already answers on " + s.host() + ":" + s.port()
-            + ". Fix: ./kvlab local down " + file, false);
+      Probe p = probe(config, s);
+      if (p.status().isPresent()) {
+        throw new LaunchException("server " + s.id() + " of cluster " + config.name() + " already answers on "
+            + s.host() + ":" + s.port() + ". Fix: ./kvlab local down " + file, false);
+      }
+      if (p.refusal() != null) {
+        throw new LaunchException("cannot start server " + s.id() + ": " + p.refusal(), false);
       }
       checkPortFree(s, file);
+    }
+    if (badSecret != null) {
+      throw new LaunchException(badSecret.getMessage(), false);
     }
     Path dir = stateDir(config.name());
     Files.createDirectories(dir);
@@ -110,7 +142,9 @@ public final class LocalClusterProcesses implements AutoCloseable {
         cmd.add(javaCommand());
         cmd.addAll(splitOptions(jvmOptions));
         cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), "org.kvlab.cli.Main", "server",
-            "--config", file.toAbsolutePath().toString(), "--node",
+            "--config", file.toAbsolutePath().toString(),
+            "--secret-file", config.security().secretFile().toString(), // the path, never the secret
+            "--node",
             String.join(",", group.stream().map(s -> s.id().toString()).toList())));
         Path log = dir.resolve(name + ".log");
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
@@ -198,13 +232,23 @@ public final class LocalClusterProcesses implements AutoCloseable {
    * answered the shutdown request.
    */
   public static int stop(ClusterConfig config, Duration grace) {
+    return stop(config, grace, refusal -> { });
+  }
+
+  /**
+   * {@link #stop(ClusterConfig, Duration)}, telling {@code refused} about each address where something
+   * answers that is not a server of this cluster (another cluster, another secret): it is left running.
+   */
+  public static int stop(ClusterConfig config, Duration grace, java.util.function.Consumer<String> refused) {
     Path dir = stateDir(config.name());
     int stopped = 0;
     for (ServerSpec s : config.servers()) {
       try {
-        if (ControlClient.shutdown(s.host(), s.port(), CONTROL_TIMEOUT)) {
+        if (ControlClient.shutdown(config, s, CONTROL_TIMEOUT)) {
           stopped++;
         }
+      } catch (ControlClient.RefusedException e) {
+        refused.accept(e.getMessage());
       } catch (IOException e) {
         // not answering: handled through its pid below
       }
@@ -267,8 +311,9 @@ public final class LocalClusterProcesses implements AutoCloseable {
     return out;
   }
 
-  private static boolean isKvlab(ProcessHandle h) {
-    return h.info().arguments().map(a -> String.join(" ", a).contains("org.kvlab.cli.Main")).orElse(true);
+  static boolean isKvlab(ProcessHandle h) {
+    // A process whose command line cannot be read is not known to be kvlab: never wait for or kill it.
+    return h.info().arguments().map(a -> String.join(" ", a).contains("org.kvlab.cli.Main")).orElse(false);
   }
 
   private static void checkPortFree(ServerSpec s, Path file) throws LaunchException {

@@ -102,7 +102,7 @@ class CrashRecoveryTest {
           + " writes acknowledged by 0_0 before the crash never reached dc1");
     }
     for (ServerSpec s : config.servers()) {
-      assertTrue(ControlClient.shutdown(s.host(), s.port(), Duration.ofSeconds(5)));
+      assertTrue(ControlClient.shutdown(config, s, Duration.ofSeconds(5)));
     }
     for (Process p : processes) {
       assertTrue(p.waitFor(30, TimeUnit.SECONDS), "server did not stop after a shutdown request");
@@ -136,7 +136,7 @@ class CrashRecoveryTest {
       assertTrue(p10.waitFor(30, TimeUnit.SECONDS));
       awaitSize(acknowledged, acknowledged.size() + 300);
       ServerSpec s00 = config.server(n00);
-      long queued = ControlClient.status(s00.host(), s00.port(), Duration.ofSeconds(5)).getPeers(0).getQueued();
+      long queued = ControlClient.status(config, s00, Duration.ofSeconds(5)).getPeers(0).getQueued();
       assertTrue(queued >= 300, "0_0 should hold the replication of the writes taken while 1_0 is down, holds " + queued);
       p00.destroyForcibly(); // SIGKILL
       assertTrue(p00.waitFor(30, TimeUnit.SECONDS));
@@ -156,7 +156,7 @@ class CrashRecoveryTest {
           "acknowledged writes lost by the SIGKILLed server");
     }
     for (ServerSpec s : config.servers()) {
-      assertTrue(ControlClient.shutdown(s.host(), s.port(), Duration.ofSeconds(5)));
+      assertTrue(ControlClient.shutdown(config, s, Duration.ofSeconds(5)));
     }
     for (Process p : processes) {
       if (p.isAlive()) {
@@ -232,7 +232,10 @@ class CrashRecoveryTest {
           engine: je
           durability: sync
           dir: %s
-        """.formatted(name, base, base + 1, dir.resolve("data")));
+        security:
+          secretFile: %s
+        """.formatted(name, base, base + 1, dir.resolve("data"), dir.resolve("secret")));
+    org.kvlab.config.ClusterSecret.loadOrCreate(dir.resolve("secret")); // what ./kvlab local up does
     return file;
   }
 
@@ -252,7 +255,7 @@ class CrashRecoveryTest {
       boolean all = true;
       for (ServerSpec s : config.servers()) {
         try {
-          Status st = ControlClient.status(s.host(), s.port(), Duration.ofSeconds(1));
+          Status st = ControlClient.status(config, s, Duration.ofSeconds(1));
           all &= st.getPeersConnected() == st.getPeersExpected();
         } catch (IOException e) {
           all = false;

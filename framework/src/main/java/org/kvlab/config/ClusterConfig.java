@@ -17,7 +17,8 @@ import org.kvlab.api.Topology;
  * @param servers one entry per (dc, partition), sorted by id
  * @param storage storage engine, durability and data directory
  * @param emulation optional WAN delay and clock skew
- * @param limits frame size and queue limits
+ * @param limits frame size, queue limits and connection timeouts
+ * @param security where the cluster's secret lives and the optional client token
  */
 public record ClusterConfig(
     String source,
@@ -28,7 +29,14 @@ public record ClusterConfig(
     List<ServerSpec> servers,
     StorageSpec storage,
     EmulationSpec emulation,
-    Limits limits) {
+    Limits limits,
+    SecuritySpec security) {
+
+  /** A cluster with the default security section (secret in {@link SecuritySpec#defaultSecretFile}). */
+  public ClusterConfig(String source, String name, String protocol, Params params, Topology topology,
+      List<ServerSpec> servers, StorageSpec storage, EmulationSpec emulation, Limits limits) {
+    this(source, name, protocol, params, topology, servers, storage, emulation, limits, SecuritySpec.defaults(name));
+  }
 
   /** Loads and validates {@code file}; every problem is reported as a {@link ConfigException}. */
   public static ClusterConfig load(Path file) throws ConfigException {
@@ -53,19 +61,24 @@ public record ClusterConfig(
 
   /** A copy with another storage section (tests and benchmarks switch engine or directory). */
   public ClusterConfig withStorage(StorageSpec storage) {
-    return new ClusterConfig(source, name, protocol, params, topology, servers, storage, emulation, limits);
+    return new ClusterConfig(source, name, protocol, params, topology, servers, storage, emulation, limits, security);
   }
 
   /** A copy with every server's port moved by {@code offset} (tests run clusters side by side). */
   public ClusterConfig withPortOffset(int offset) {
     return new ClusterConfig(source, name, protocol, params, topology,
         servers.stream().map(s -> new ServerSpec(s.id(), s.host(), s.port() + offset)).toList(),
-        storage, emulation, limits);
+        storage, emulation, limits, security);
+  }
+
+  /** A copy with another security section (tests keep their secret apart). */
+  public ClusterConfig withSecurity(SecuritySpec security) {
+    return new ClusterConfig(source, name, protocol, params, topology, servers, storage, emulation, limits, security);
   }
 
   /** A copy with another emulation section. */
   public ClusterConfig withEmulation(EmulationSpec emulation) {
-    return new ClusterConfig(source, name, protocol, params, topology, servers, storage, emulation, limits);
+    return new ClusterConfig(source, name, protocol, params, topology, servers, storage, emulation, limits, security);
   }
 
   /** One server: where it listens for peers, clients and control connections (one port for all). */
@@ -107,17 +120,78 @@ public record ClusterConfig(
   }
 
   /**
-   * @param frameBytesMax largest frame accepted on any connection; a bigger one closes that connection
+   * @param frameBytesMax largest frame body (bytes after the 4-byte length) accepted on any connection
+   *     once its handshake is done; a bigger one closes that connection
    * @param peerQueueMessagesMax unacknowledged messages kept per peer channel before send() pushes back
    * @param clientRequestsInFlightMax outstanding requests per client connection before the client waits
+   * @param handshakeMillis time an accepted connection has to complete its handshake before it is closed
+   * @param clientIdleSeconds a client connection with no traffic either way for this long is closed
+   *     (0: never); the client reopens it on its next request
    */
-  public record Limits(int frameBytesMax, int peerQueueMessagesMax, int clientRequestsInFlightMax) {
+  public record Limits(int frameBytesMax, int peerQueueMessagesMax, int clientRequestsInFlightMax,
+      int handshakeMillis, int clientIdleSeconds) {
     public static final int FRAME_BYTES_MAX_DEFAULT = 16 * 1024 * 1024;
     public static final int PEER_QUEUE_MESSAGES_MAX_DEFAULT = 1_000_000;
     public static final int CLIENT_REQUESTS_IN_FLIGHT_MAX_DEFAULT = 10_000;
+    public static final int HANDSHAKE_MILLIS_DEFAULT = 5_000;
+    public static final int CLIENT_IDLE_SECONDS_DEFAULT = 600;
+    /** Largest frame body accepted before a connection's handshake is done (a Hello is about 100 bytes). */
+    public static final int HANDSHAKE_FRAME_BYTES_MAX = 4096;
+
+    /** Limits with the default handshake deadline and client idle timeout. */
+    public Limits(int frameBytesMax, int peerQueueMessagesMax, int clientRequestsInFlightMax) {
+      this(frameBytesMax, peerQueueMessagesMax, clientRequestsInFlightMax, HANDSHAKE_MILLIS_DEFAULT,
+          CLIENT_IDLE_SECONDS_DEFAULT);
+    }
 
     public static Limits defaults() {
       return new Limits(FRAME_BYTES_MAX_DEFAULT, PEER_QUEUE_MESSAGES_MAX_DEFAULT, CLIENT_REQUESTS_IN_FLIGHT_MAX_DEFAULT);
+    }
+
+    /** A copy with another handshake deadline and client idle timeout. */
+    public Limits withTimeouts(int handshakeMillis, int clientIdleSeconds) {
+      return new Limits(frameBytesMax, peerQueueMessagesMax, clientRequestsInFlightMax, handshakeMillis, clientIdleSeconds);
+    }
+  }
+
+  /**
+   * Who may talk to the cluster (docs/runtime.md, "Security").
+   *
+   * @param secretFile the file holding the cluster secret that servers and the cluster's tools prove
+   *     to each other (see {@link ClusterSecret}); created by {@code kvlab local up}
+   * @param secret the secret itself when it is held in memory only (single-JVM tests), else null
+   * @param clientToken if non-null, clients must prove knowledge of this token to connect; null: any
+   *     client that reaches the port may connect
+   */
+  public record SecuritySpec(Path secretFile, ClusterSecret secret, String clientToken) {
+    /** The default place of a cluster's secret: {@code .kvlab/local/<cluster>/secret} under the working directory. */
+    public static Path defaultSecretFile(String cluster) {
+      return Path.of(".kvlab", "local", cluster, "secret").toAbsolutePath().normalize();
+    }
+
+    public static SecuritySpec defaults(String cluster) {
+      return new SecuritySpec(defaultSecretFile(cluster), null, null);
+    }
+
+    /** The cluster's secret: the in-memory one, or the file's, which must exist. */
+    public ClusterSecret load() throws ClusterSecret.SecretException {
+      return secret != null ? secret : ClusterSecret.load(secretFile);
+    }
+
+    /** The cluster's secret, creating the file if it does not exist yet. */
+    public ClusterSecret loadOrCreate() throws ClusterSecret.SecretException {
+      return secret != null ? secret : ClusterSecret.loadOrCreate(secretFile);
+    }
+
+    /** The key of client handshakes, or null if clients need none. */
+    public ClusterSecret clientKey() {
+      return clientToken == null ? null : ClusterSecret.ofClientToken(clientToken);
+    }
+
+    @Override
+    public String toString() {
+      return "SecuritySpec[secretFile=" + secretFile + (secret != null ? ", in-memory secret" : "")
+          + (clientToken != null ? ", clientToken set" : "") + "]";
     }
   }
 }

@@ -17,6 +17,7 @@ import org.kvlab.api.Params;
 import org.kvlab.api.Topology;
 import org.kvlab.config.ClusterConfig.EmulationSpec;
 import org.kvlab.config.ClusterConfig.Limits;
+import org.kvlab.config.ClusterConfig.SecuritySpec;
 import org.kvlab.config.ClusterConfig.ServerSpec;
 import org.kvlab.config.ClusterConfig.StorageSpec;
 import org.kvlab.config.YamlNode.Kind;
@@ -42,13 +43,16 @@ final class ConfigLoader extends YamlReader {
   static final String DEFAULT_DIR = ".kvlab/data";
 
   private static final List<String> TOP_KEYS = List.of("name", "protocol", "params", "datacenters",
-      "partitions", "servers", "local", "storage", "emulation", "limits", "ssh");
+      "partitions", "servers", "local", "storage", "emulation", "limits", "security", "ssh");
   private static final List<String> SERVER_KEYS = List.of("id", "host", "port");
   private static final List<String> LOCAL_KEYS = List.of("host", "basePort");
   private static final List<String> STORAGE_KEYS = List.of("engine", "durability", "dir");
   private static final List<String> EMULATION_KEYS = List.of("rtt", "skew");
   private static final List<String> LIMITS_KEYS =
-      List.of("frameBytesMax", "peerQueueMessagesMax", "clientRequestsInFlightMax");
+      List.of("frameBytesMax", "peerQueueMessagesMax", "clientRequestsInFlightMax", "handshakeMillis",
+          "clientIdleSeconds");
+  private static final List<String> SECURITY_KEYS = List.of("secretFile", "clientToken");
+  static final int CLIENT_TOKEN_LENGTH_MIN = 16;
 
   /** An example line for each required key, used in "missing key" fixes. */
   private static final Map<String, String> EXAMPLES = Map.of(
@@ -103,7 +107,8 @@ final class ConfigLoader extends YamlReader {
     StorageSpec storage = storage(root.get("storage"));
     EmulationSpec emulation = emulation(root.get("emulation"), topology);
     Limits limits = limits(root.get("limits"));
-    return new ClusterConfig(source, name, protocol, params, topology, servers, storage, emulation, limits);
+    SecuritySpec security = security(root.get("security"), name);
+    return new ClusterConfig(source, name, protocol, params, topology, servers, storage, emulation, limits, security);
   }
 
   private String name(YamlNode value) throws ConfigException {
@@ -490,7 +495,39 @@ final class ConfigLoader extends YamlReader {
         limit(limits.get("frameBytesMax"), FRAME_BYTES_MIN, FRAME_BYTES_MAX, Limits.FRAME_BYTES_MAX_DEFAULT),
         limit(limits.get("peerQueueMessagesMax"), 1, Integer.MAX_VALUE, Limits.PEER_QUEUE_MESSAGES_MAX_DEFAULT),
         limit(limits.get("clientRequestsInFlightMax"), 1, Integer.MAX_VALUE,
-            Limits.CLIENT_REQUESTS_IN_FLIGHT_MAX_DEFAULT));
+            Limits.CLIENT_REQUESTS_IN_FLIGHT_MAX_DEFAULT),
+        limit(limits.get("handshakeMillis"), 100, 600_000, Limits.HANDSHAKE_MILLIS_DEFAULT),
+        limit(limits.get("clientIdleSeconds"), 0, 7 * 24 * 3600, Limits.CLIENT_IDLE_SECONDS_DEFAULT));
+  }
+
+  // security
+
+  private SecuritySpec security(YamlNode value, String cluster) throws ConfigException {
+    YamlNode security = section(value, SECURITY_KEYS);
+    if (security == null) {
+      return SecuritySpec.defaults(cluster);
+    }
+    Path secretFile = SecuritySpec.defaultSecretFile(cluster);
+    YamlNode fileNode = security.get("secretFile");
+    if (fileNode != null) {
+      String f = text(fileNode, "secretFile: .kvlab/local/" + cluster + "/secret");
+      try {
+        secretFile = resolveDir(f);
+      } catch (InvalidPathException e) {
+        throw error(fileNode, "'" + f + "' is not a valid path", "write a file path, e.g. 'secretFile: ~/.kvlab/"
+            + cluster + ".secret'.");
+      }
+    }
+    String token = null;
+    YamlNode tokenNode = security.get("clientToken");
+    if (tokenNode != null) {
+      token = text(tokenNode, "clientToken: 0123456789abcdef0123");
+      if (token.length() < CLIENT_TOKEN_LENGTH_MIN) {
+        throw error(tokenNode, "the client token is shorter than " + CLIENT_TOKEN_LENGTH_MIN + " characters",
+            "use a longer random string, e.g. the output of 'openssl rand -hex 16'.");
+      }
+    }
+    return new SecuritySpec(secretFile, null, token);
   }
 
   private int limit(YamlNode value, int min, int max, int fallback) throws ConfigException {

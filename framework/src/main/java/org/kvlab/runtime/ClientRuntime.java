@@ -231,7 +231,7 @@ public final class ClientRuntime implements AutoCloseable {
           .handler(new ChannelInitializer<SocketChannel>() {
             @Override
             protected void initChannel(SocketChannel ch) {
-              Wire.install(ch.pipeline(), config.limits().frameBytesMax());
+              Wire.install(ch.pipeline(), config.limits().frameBytesMax(), "client");
               ch.pipeline().addLast(new Handler(opened));
             }
           });
@@ -297,6 +297,7 @@ public final class ClientRuntime implements AutoCloseable {
 
     private final class Handler extends SimpleChannelInboundHandler<Frame> {
       private final CompletableFuture<Channel> opened;
+      private Hello hello;
 
       Handler(CompletableFuture<Channel> opened) {
         this.opened = opened;
@@ -304,23 +305,27 @@ public final class ClientRuntime implements AutoCloseable {
 
       @Override
       public void channelActive(ChannelHandlerContext ctx) {
-        ctx.writeAndFlush(Frame.newBuilder().setHello(Hello.newBuilder()
+        hello = Hello.newBuilder()
             .setRole(Role.CLIENT)
             .setCluster(config.name())
             .setProtocol(protocol.name())
-            .setFingerprint(types.fingerprint())).build());
+            .setFingerprint(types.fingerprint())
+            .setNonce(Handshake.nonce()).build();
+        ctx.writeAndFlush(Frame.newBuilder().setHello(hello).build());
       }
 
       @Override
       protected void channelRead0(ChannelHandlerContext ctx, Frame frame) {
         if (frame.hasReply()) {
           onReply(frame.getReply());
+        } else if (frame.hasChallenge()) {
+          ClientHandshake.answer(ctx, config, spec, hello, frame.getChallenge(), opened);
         } else if (frame.hasWelcome()) {
           if (frame.getWelcome().getError().isEmpty()) {
             opened.complete(ctx.channel());
           } else {
             opened.completeExceptionally(new OperationException("server " + spec.id() + " refused the connection: "
-                + frame.getWelcome().getError()));
+                + Wire.printable(frame.getWelcome().getError())));
             ctx.close();
           }
         } else if (!frame.hasPong()) {

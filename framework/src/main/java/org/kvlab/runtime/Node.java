@@ -15,7 +15,10 @@ import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.timeout.IdleStateEvent;
+import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.concurrent.DefaultThreadFactory;
+import io.netty.util.concurrent.ScheduledFuture;
 import java.net.BindException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -45,12 +48,16 @@ import org.kvlab.api.Timer;
 import org.kvlab.api.Topology;
 import org.kvlab.clock.PhysicalClock;
 import org.kvlab.config.ClusterConfig;
+import org.kvlab.config.ClusterConfig.Limits;
 import org.kvlab.config.ClusterConfig.ServerSpec;
+import org.kvlab.config.ClusterSecret;
 import org.kvlab.store.ChannelLog;
 import org.kvlab.store.Durability;
 import org.kvlab.store.Stores;
 import org.kvlab.store.VersionedStore;
 import org.kvlab.wire.Ack;
+import org.kvlab.wire.Auth;
+import org.kvlab.wire.Challenge;
 import org.kvlab.wire.ControlReply;
 import org.kvlab.wire.Data;
 import org.kvlab.wire.Frame;
@@ -71,6 +78,12 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A malformed, oversized or out-of-place frame closes only the connection that sent it, with a logged
  * reason. A failed {@link Invariants invariant} in protocol code halts the node (it is a bug).
+ *
+ * <p>Peers and control tools are admitted only after they proved knowledge of the cluster secret
+ * ({@link Handshake}); clients too when the cluster has a client token. Until its handshake is done a
+ * connection may send frames of at most {@link Limits#HANDSHAKE_FRAME_BYTES_MAX} bytes and must finish
+ * within {@code limits.handshakeMillis}; client connections idle for {@code limits.clientIdleSeconds}
+ * are closed.
  */
 public final class Node implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Node.class);
@@ -79,6 +92,8 @@ public final class Node implements AutoCloseable {
   private final ClusterConfig config;
   private final NodeId id;
   private final Protocol protocol;
+  private final ClusterSecret secret;
+  private final ClusterSecret clientKey; // null: clients need no token
   private final MessageTypes types;
   private final EventLoopGroup group;
   private final EventLoop loop;
@@ -119,10 +134,12 @@ public final class Node implements AutoCloseable {
     boolean ackDue;
   }
 
-  private Node(ClusterConfig config, NodeId id, Protocol protocol) {
+  private Node(ClusterConfig config, NodeId id, Protocol protocol, ClusterSecret secret) {
     this.config = config;
     this.id = id;
     this.protocol = protocol;
+    this.secret = java.util.Objects.requireNonNull(secret, "secret");
+    this.clientKey = config.security().clientKey();
     this.types = protocol.messages();
     this.group = new NioEventLoopGroup(1, new DefaultThreadFactory("kvlab-node-" + id, true));
     this.loop = group.next();
@@ -183,14 +200,31 @@ public final class Node implements AutoCloseable {
   }
 
   /**
-   * Starts node {@code id} of {@code config}: opens its store, listens on its host and port, connects to
-   * every other server, and starts the protocol. Throws {@link StartException} with a readable cause.
+   * Starts node {@code id} of {@code config} with the cluster's secret ({@code config.security()}: the
+   * in-memory one, or the secret file, created if it does not exist yet). See
+   * {@link #start(ClusterConfig, NodeId, Protocol, ClusterSecret)}.
    */
   public static Node start(ClusterConfig config, NodeId id, Protocol protocol) throws StartException {
+    ClusterSecret secret;
+    try {
+      secret = config.security().loadOrCreate();
+    } catch (ClusterSecret.SecretException e) {
+      throw new StartException("server " + id + ": " + e.getMessage(), e);
+    }
+    return start(config, id, protocol, secret);
+  }
+
+  /**
+   * Starts node {@code id} of {@code config}: opens its store, listens on its host and port, connects to
+   * every other server, and starts the protocol. Peers and control tools must prove they know
+   * {@code secret}. Throws {@link StartException} with a readable cause.
+   */
+  public static Node start(ClusterConfig config, NodeId id, Protocol protocol, ClusterSecret secret)
+      throws StartException {
     ServerSpec spec = config.server(id);
     Node node;
     try {
-      node = new Node(config, id, protocol);
+      node = new Node(config, id, protocol, secret);
     } catch (RuntimeException e) {
       throw new StartException("server " + id + ": cannot open storage in " + config.storage().dirOf(config.name(), id)
           + ": " + e.getMessage() + ". Fix: check the directory is writable and not used by another running server", e);
@@ -245,8 +279,11 @@ public final class Node implements AutoCloseable {
         .childHandler(new ChannelInitializer<SocketChannel>() {
           @Override
           protected void initChannel(SocketChannel ch) {
-            Wire.install(ch.pipeline(), config.limits().frameBytesMax());
-            ch.pipeline().addLast(new Inbound());
+            Wire.FrameDecoder decoder = Wire.install(ch.pipeline(), config.limits().frameBytesMax(), id.toString(),
+                metrics::count);
+            decoder.limit(Limits.HANDSHAKE_FRAME_BYTES_MAX, "the limit of " + Limits.HANDSHAKE_FRAME_BYTES_MAX
+                + " bytes before the handshake is done");
+            ch.pipeline().addLast(new Inbound(decoder));
           }
         });
     ChannelFuture bound = b.bind(spec.host(), spec.port()).awaitUninterruptibly();
@@ -305,6 +342,11 @@ public final class Node implements AutoCloseable {
 
   long incarnation() {
     return incarnation;
+  }
+
+  /** The cluster secret peers prove to each other. */
+  ClusterSecret secret() {
+    return secret;
   }
 
   /** The durable channel log, or null unless durability is sync. */
@@ -423,11 +465,11 @@ public final class Node implements AutoCloseable {
 
   @SuppressWarnings({"unchecked", "rawtypes"})
   private void onRequest(Channel ch, org.kvlab.wire.Request frame) {
-    int t = frame.getType();
-    Handlers.RequestHandler handler = t < requestHandlers.length ? requestHandlers[t] : null;
+    int t = frame.getType(); // uint32 on the wire: 2^31 and above arrive negative
+    Handlers.RequestHandler handler = t >= 0 && t < requestHandlers.length ? requestHandlers[t] : null;
     RequestImpl req;
     if (handler == null) {
-      String name = t < typeNames.length ? typeNames[t] : "type #" + t;
+      String name = t >= 0 && t < typeNames.length ? typeNames[t] : "type #" + Integer.toUnsignedString(t);
       ch.writeAndFlush(Frame.newBuilder().setReply(Reply.newBuilder().setId(frame.getId())
           .setError("server " + id + " (" + protocol.name() + ") has no handler for request " + name)).build());
       return;
@@ -461,11 +503,11 @@ public final class Node implements AutoCloseable {
 
   @SuppressWarnings({"unchecked", "rawtypes"})
   private boolean onData(NodeId from, Data data) {
-    int t = data.getType();
-    Handlers.MessageHandler handler = t < messageHandlers.length ? messageHandlers[t] : null;
+    int t = data.getType(); // uint32 on the wire: 2^31 and above arrive negative
+    Handlers.MessageHandler handler = t >= 0 && t < messageHandlers.length ? messageHandlers[t] : null;
     if (handler == null) {
       LOG.error("{}: peer {} sent {} but the protocol has no handler for it", id, from,
-          t < typeNames.length ? typeNames[t] : "unknown type #" + t);
+          t >= 0 && t < typeNames.length ? typeNames[t] : "unknown type #" + Integer.toUnsignedString(t));
       return false;
     }
     Message body;
@@ -538,14 +580,44 @@ public final class Node implements AutoCloseable {
   // Accepted connections: peers, clients, control
 
   private final class Inbound extends SimpleChannelInboundHandler<Frame> {
-    private Role role;
+    private final Wire.FrameDecoder decoder;
+    private Role role; // set once the handshake is done
     private NodeId peer;
     private InboundState state;
+    private Hello hello; // the Hello of a handshake waiting for Auth
+    private ByteString serverNonce;
+    private boolean refused;
+    private ScheduledFuture<?> deadline;
+
+    Inbound(Wire.FrameDecoder decoder) {
+      this.decoder = decoder;
+    }
+
+    @Override
+    public void channelActive(ChannelHandlerContext ctx) {
+      int millis = config.limits().handshakeMillis();
+      deadline = ctx.executor().schedule(() -> {
+        if (role == null && ctx.channel().isActive()) {
+          LOG.warn("{}: closing connection from {}: no handshake within {} ms (limits.handshakeMillis)", id,
+              ctx.channel().remoteAddress(), millis);
+          metrics.count("security.handshakeTimeouts");
+          ctx.close();
+        }
+      }, millis, TimeUnit.MILLISECONDS);
+      ctx.fireChannelActive();
+    }
 
     @Override
     protected void channelRead0(ChannelHandlerContext ctx, Frame frame) {
+      if (refused) {
+        return; // closing
+      }
       if (role == null) {
-        onHello(ctx, frame);
+        if (hello == null) {
+          onHello(ctx, frame);
+        } else {
+          onAuth(ctx, frame);
+        }
         return;
       }
       switch (role) {
@@ -577,47 +649,99 @@ public final class Node implements AutoCloseable {
         reject(ctx, "first frame must be hello, got " + Wire.kind(frame));
         return;
       }
-      Hello hello = frame.getHello();
-      if (hello.getRole() == Role.CONTROL) {
-        role = Role.CONTROL;
-        ctx.writeAndFlush(Frame.newBuilder().setWelcome(Welcome.newBuilder().setNode(id.toString())).build());
+      Hello h = frame.getHello();
+      String error = checkHello(h);
+      if (error != null) {
+        refuse(ctx, h.getRole(), error);
         return;
       }
-      String error = null;
-      if (!hello.getCluster().equals(config.name())) {
-        error = "this is server " + id + " of cluster '" + config.name() + "', not of '" + hello.getCluster() + "'";
-      } else if (!hello.getProtocol().equals(protocol.name()) || hello.getFingerprint() != types.fingerprint()) {
-        error = "protocol mismatch: server " + id + " runs " + protocol.name() + " (message fingerprint "
-            + Long.toHexString(types.fingerprint()) + "), the other side " + hello.getProtocol() + " ("
-            + Long.toHexString(hello.getFingerprint()) + "); run the same kvlab build on both sides";
+      ClusterSecret key = h.getRole() == Role.CLIENT ? clientKey : secret;
+      if (key == null) {
+        establish(ctx, h); // a client, and the cluster has no client token
+        return;
       }
-      if (error == null && hello.getRole() == Role.PEER) {
+      if (h.getNonce().size() != Handshake.NONCE_BYTES) {
+        refuse(ctx, h.getRole(), "the hello carries no " + Handshake.NONCE_BYTES + "-byte nonce for the "
+            + "challenge-response: the other side runs an older kvlab build; run the same kvlab build on both sides");
+        return;
+      }
+      hello = h;
+      serverNonce = Handshake.nonce();
+      ctx.writeAndFlush(Frame.newBuilder().setChallenge(Challenge.newBuilder().setNode(id.toString())
+          .setNonce(serverNonce).setProof(Handshake.serverProof(key, h, id.toString(), serverNonce))).build());
+    }
+
+    /** Why {@code h} is refused before any proof, or null. Strings from the wire are escaped. */
+    private String checkHello(Hello h) {
+      if (h.getRole() != Role.PEER && h.getRole() != Role.CLIENT && h.getRole() != Role.CONTROL) {
+        return "unknown role " + h.getRoleValue();
+      }
+      if (!h.getCluster().equals(config.name())) {
+        return "this server (" + id + ") belongs to cluster '" + config.name() + "', not '"
+            + Wire.printable(h.getCluster()) + "'";
+      }
+      if (!h.getProtocol().equals(protocol.name())
+          || (h.getRole() != Role.CONTROL && h.getFingerprint() != types.fingerprint())) {
+        return "protocol mismatch: server " + id + " runs " + protocol.name() + " (message fingerprint "
+            + Long.toHexString(types.fingerprint()) + "), the other side " + Wire.printable(h.getProtocol()) + " ("
+            + Long.toHexString(h.getFingerprint()) + "); run the same kvlab build on both sides";
+      }
+      if (h.getRole() == Role.PEER) {
         try {
-          peer = NodeId.parse(hello.getNode());
-          config.server(peer);
-          if (peer.equals(id)) {
-            error = "a server cannot connect to itself";
+          NodeId p = NodeId.parse(h.getNode());
+          config.server(p);
+          if (p.equals(id)) {
+            return "a server cannot connect to itself";
           }
         } catch (IllegalArgumentException e) {
-          error = e.getMessage();
+          return Wire.printable(e.getMessage());
         }
-      } else if (error == null && hello.getRole() != Role.CLIENT) {
-        error = "unknown role " + hello.getRole();
       }
-      if (error != null) {
-        LOG.warn("{}: refusing connection from {}: {}", id, ctx.channel().remoteAddress(), error);
-        ctx.writeAndFlush(Frame.newBuilder().setWelcome(Welcome.newBuilder().setNode(id.toString()).setError(error)).build())
-            .addListener(f -> ctx.close());
-        role = Role.ROLE_UNSPECIFIED;
+      return null;
+    }
+
+    private void onAuth(ChannelHandlerContext ctx, Frame frame) {
+      Role claimed = hello.getRole();
+      if (!frame.hasAuth()) {
+        refuse(ctx, claimed, "expected auth (the answer to the challenge), got " + Wire.kind(frame));
         return;
       }
-      role = hello.getRole();
+      Auth auth = frame.getAuth();
+      if (!auth.getError().isEmpty()) {
+        LOG.warn("{}: {} connection from {} gave up the handshake: {}", id, roleName(claimed),
+            ctx.channel().remoteAddress(), Wire.printable(auth.getError()));
+        metrics.count("security.handshakesAbandoned");
+        refused = true;
+        ctx.close();
+        return;
+      }
+      ClusterSecret key = claimed == Role.CLIENT ? clientKey : secret;
+      if (!Handshake.checkConnector(key, hello, id.toString(), serverNonce, auth.getProof())) {
+        refuse(ctx, claimed, claimed == Role.CLIENT
+            ? "authentication failed: wrong client token (security.clientToken of cluster '" + config.name() + "')"
+            : "authentication failed: the other side does not know the secret of cluster '" + config.name()
+                + "' (a cluster of the same name started elsewhere, another directory or checkout?)");
+        return;
+      }
+      establish(ctx, hello);
+    }
+
+    /** The handshake is done: the connection gets its role, the full frame limit and its Welcome. */
+    private void establish(ChannelHandlerContext ctx, Hello h) {
+      role = h.getRole();
+      hello = null;
+      serverNonce = null;
+      if (deadline != null) {
+        deadline.cancel(false);
+      }
+      decoder.limit(config.limits().frameBytesMax(), "limits.frameBytesMax = " + config.limits().frameBytesMax());
       Welcome.Builder welcome = Welcome.newBuilder().setNode(id.toString());
       if (role == Role.PEER) {
+        peer = NodeId.parse(h.getNode());
         state = inbound.computeIfAbsent(peer, p -> new InboundState());
-        if (!state.known || state.incarnation != hello.getIncarnation()) {
+        if (!state.known || state.incarnation != h.getIncarnation()) {
           state.known = false;
-          state.incarnation = hello.getIncarnation();
+          state.incarnation = h.getIncarnation();
           state.delivered = 0;
           state.persisted = 0;
         }
@@ -626,8 +750,12 @@ public final class Node implements AutoCloseable {
         }
         state.channel = ctx.channel();
         welcome.setDelivered(state.delivered);
-      } else {
+      } else if (role == Role.CLIENT) {
         clients.add(ctx.channel());
+        int idle = config.limits().clientIdleSeconds();
+        if (idle > 0) {
+          ctx.pipeline().addFirst("idle", new IdleStateHandler(0, 0, idle, TimeUnit.SECONDS));
+        }
       }
       Frame answer = Frame.newBuilder().setWelcome(welcome).build();
       if (role == Role.PEER && sync != null) {
@@ -637,6 +765,31 @@ public final class Node implements AutoCloseable {
       } else {
         ctx.writeAndFlush(answer);
       }
+    }
+
+    /** Refuses the handshake: logs why, tells the other side in Welcome.error, closes. */
+    private void refuse(ChannelHandlerContext ctx, Role claimed, String error) {
+      LOG.warn("{}: refusing {} connection from {}: {}", id, roleName(claimed), ctx.channel().remoteAddress(), error);
+      metrics.count("security.handshakesRefused");
+      refused = true;
+      ctx.writeAndFlush(Frame.newBuilder().setWelcome(Welcome.newBuilder().setNode(id.toString()).setError(error)).build())
+          .addListener(f -> ctx.close());
+    }
+
+    private String roleName(Role r) {
+      return r == Role.UNRECOGNIZED ? "unknown-role" : r.name().toLowerCase(java.util.Locale.ROOT);
+    }
+
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+      if (evt instanceof IdleStateEvent && role == Role.CLIENT) {
+        LOG.info("{}: closing client connection from {}: idle for {} s (limits.clientIdleSeconds)", id,
+            ctx.channel().remoteAddress(), config.limits().clientIdleSeconds());
+        metrics.count("security.clientsIdleClosed");
+        ctx.close();
+        return;
+      }
+      ctx.fireUserEventTriggered(evt);
     }
 
     private void onPeerData(ChannelHandlerContext ctx, Data data) {
@@ -705,6 +858,9 @@ public final class Node implements AutoCloseable {
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
+      if (deadline != null) {
+        deadline.cancel(false);
+      }
       if (role == Role.CLIENT) {
         clients.remove(ctx.channel());
       }

@@ -18,6 +18,8 @@ import org.kvlab.api.Invariants;
 import org.kvlab.api.NodeId;
 import org.kvlab.config.ClusterConfig.ServerSpec;
 import org.kvlab.store.ChannelLog;
+import org.kvlab.wire.Auth;
+import org.kvlab.wire.Challenge;
 import org.kvlab.wire.Data;
 import org.kvlab.wire.Frame;
 import org.kvlab.wire.Hello;
@@ -89,6 +91,7 @@ final class PeerLink {
   private ScheduledFuture<?> pingTask;
   private ScheduledFuture<?> flushTask;
   private long sent;
+  private String lastRefusal; // the last handshake failure logged, so a refusal repeated on every retry logs once
 
   PeerLink(Node node, NodeId peer, ServerSpec spec, long delayMillis, int queueMax) {
     this.node = node;
@@ -252,7 +255,7 @@ final class PeerLink {
         .handler(new ChannelInitializer<SocketChannel>() {
           @Override
           protected void initChannel(SocketChannel ch) {
-            Wire.install(ch.pipeline(), node.config().limits().frameBytesMax());
+            Wire.install(ch.pipeline(), node.config().limits().frameBytesMax(), node.id().toString());
             ch.pipeline().addLast(new Handler());
           }
         });
@@ -292,22 +295,71 @@ final class PeerLink {
     }
   }
 
+  /** Logs a handshake failure at ERROR the first time, at DEBUG while it repeats on every retry. */
+  private void logRefusal(String message) {
+    if (message.equals(lastRefusal)) {
+      LOG.debug("{}", message);
+    } else {
+      LOG.error("{} (logged once while it repeats)", message);
+      lastRefusal = message;
+    }
+  }
+
   private final class Handler extends SimpleChannelInboundHandler<Frame> {
+    private Hello hello;
+    private boolean authenticated;
+
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
       channel = ctx.channel();
-      ctx.writeAndFlush(Frame.newBuilder().setHello(Hello.newBuilder()
+      hello = Hello.newBuilder()
           .setRole(Role.PEER)
           .setCluster(node.config().name())
           .setProtocol(node.protocol().name())
           .setFingerprint(node.types().fingerprint())
           .setNode(node.id().toString())
-          .setIncarnation(node.incarnation())).build());
+          .setIncarnation(node.incarnation())
+          .setNonce(Handshake.nonce()).build();
+      ctx.writeAndFlush(Frame.newBuilder().setHello(hello).build());
+    }
+
+    /** The peer proved it knows the cluster secret; this side answers with its own proof. */
+    private void onChallenge(ChannelHandlerContext ctx, Challenge challenge) {
+      String refusal = null;
+      if (authenticated) {
+        refusal = "second challenge";
+      } else if (!challenge.getNode().equals(peer.toString())) {
+        refusal = "the server at " + spec.host() + ":" + spec.port() + " is " + Wire.printable(challenge.getNode())
+            + ", not " + peer + " (fix the servers list of " + node.config().source() + ")";
+      } else if (!Handshake.checkServer(node.secret(), hello, peer.toString(), challenge.getNonce(), challenge.getProof())) {
+        refusal = "the server at " + spec.host() + ":" + spec.port() + " does not know the secret of cluster '"
+            + node.config().name() + "': another cluster of the same name (started from another directory or "
+            + "checkout) listens there; stop it or change the ports";
+      }
+      if (refusal != null) {
+        logRefusal(node.id() + ": not connecting to peer " + peer + ": " + refusal);
+        ctx.writeAndFlush(Frame.newBuilder().setAuth(Auth.newBuilder().setError("server " + node.id()
+            + " gives up: this server did not prove the cluster secret or is not " + peer)).build())
+            .addListener(f -> ctx.close());
+        return;
+      }
+      authenticated = true;
+      ctx.writeAndFlush(Frame.newBuilder().setAuth(Auth.newBuilder().setProof(
+          Handshake.connectorProof(node.secret(), hello, peer.toString(), challenge.getNonce()))).build());
     }
 
     @Override
     protected void channelRead0(ChannelHandlerContext ctx, Frame frame) {
+      if (!authenticated && frame.getKindCase() != Frame.KindCase.CHALLENGE
+          && !(frame.hasWelcome() && !frame.getWelcome().getError().isEmpty())) {
+        // Only a server that proved the secret may welcome this channel or send it anything else.
+        logRefusal(node.id() + ": not connecting to peer " + peer + ": the server at " + spec.host() + ":"
+            + spec.port() + " answered " + Wire.kind(frame) + " without proving the cluster secret");
+        ctx.close();
+        return;
+      }
       switch (frame.getKindCase()) {
+        case CHALLENGE -> onChallenge(ctx, frame.getChallenge());
         case WELCOME -> onWelcome(ctx, frame.getWelcome());
         case ACK -> onAck(frame.getAck().getSeq());
         case PONG -> {
@@ -323,10 +375,11 @@ final class PeerLink {
 
     private void onWelcome(ChannelHandlerContext ctx, Welcome welcome) {
       if (!welcome.getError().isEmpty()) {
-        LOG.error("{}: peer {} refused the channel: {}", node.id(), peer, welcome.getError());
+        logRefusal(node.id() + ": peer " + peer + " refused the channel: " + Wire.printable(welcome.getError()));
         ctx.close();
         return;
       }
+      lastRefusal = null;
       // Everything the peer delivered is done; everything else is resent in order, first. (onAck checks
       // the peer did not deliver a number this incarnation never handed out, e.g. reused after a crash.)
       onAck(welcome.getDelivered());

@@ -184,7 +184,7 @@ class DurableChannelTest {
 
   private Status status(NodeId id) throws IOException {
     ServerSpec s = config.server(id);
-    return ControlClient.status(s.host(), s.port(), Duration.ofSeconds(2));
+    return ControlClient.status(config, s, Duration.ofSeconds(2));
   }
 
   /** Messages queued (unacknowledged or unsent) on the child's channel to the other node. */

@@ -36,6 +36,8 @@ import org.kvlab.wire.Role;
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class MalformedInputTest {
+  private static final int FRAME_MAX = 64 * 1024;
+  private static final int HANDSHAKE_MILLIS = 1000;
   private static ClusterConfig config;
   private static LocalCluster cluster;
   private static ClientRuntime client;
@@ -44,7 +46,8 @@ class MalformedInputTest {
   @BeforeAll
   static void start() throws Exception {
     config = TestClusters.loopback("testkit", 2, 1, TestClusters.memory(),
-        new Limits(64 * 1024, Limits.PEER_QUEUE_MESSAGES_MAX_DEFAULT, Limits.CLIENT_REQUESTS_IN_FLIGHT_MAX_DEFAULT));
+        new Limits(FRAME_MAX, Limits.PEER_QUEUE_MESSAGES_MAX_DEFAULT, Limits.CLIENT_REQUESTS_IN_FLIGHT_MAX_DEFAULT,
+            HANDSHAKE_MILLIS, Limits.CLIENT_IDLE_SECONDS_DEFAULT));
     cluster = LocalCluster.start(config, new Testkit());
     assertTrue(cluster.awaitConnected(Duration.ofSeconds(20)));
     client = new ClientRuntime(config, new Testkit(), 1);
@@ -73,13 +76,15 @@ class MalformedInputTest {
   }
 
   @Test
-  void when_frameIsTruncated_then_nodeServes() throws Exception {
+  void when_frameIsTruncated_then_itIsLoggedAndNodeServes() throws Exception {
+    long truncated = counter("wire.truncatedFrames");
     try (Socket s = connect()) {
       DataOutputStream out = new DataOutputStream(s.getOutputStream());
       out.writeInt(1000);
       out.write(new byte[10]);
       out.flush();
     } // closed mid-frame
+    awaitCounter("wire.truncatedFrames", truncated + 1); // logged (and counted), as docs/runtime.md says
     assertServing();
   }
 
@@ -162,6 +167,150 @@ class MalformedInputTest {
       assertClosedByServer(s);
     }
     assertServing();
+  }
+
+  @Test
+  void when_requestTypeIsAtLeast2pow31_then_errorReplyAndConnectionStays() throws Exception {
+    try (Socket s = connect()) {
+      write(s, Frame.newBuilder().setHello(clientHello()).build());
+      assertEquals("", read(s).getWelcome().getError());
+      for (long type : new long[] {1L << 31, 0xffffffffL}) {
+        write(s, Frame.newBuilder().setRequest(Request.newBuilder().setId(type).setType((int) type)
+            .setBody(ByteString.copyFromUtf8("x"))).build());
+        Frame reply = read(s);
+        assertEquals(type, reply.getReply().getId());
+        assertTrue(reply.getReply().getError().contains("no handler for request type #" + type), reply.toString());
+      }
+      int echo = Testkit.MESSAGES.idOf(Echo.class);
+      write(s, Frame.newBuilder().setRequest(Request.newBuilder().setId(3).setType(echo)
+          .setBody(Echo.newBuilder().setPayload(ByteString.copyFromUtf8("still here")).build().toByteString())).build());
+      assertEquals("still here", EchoReply.parseFrom(read(s).getReply().getBody()).getPayload().toStringUtf8());
+    }
+    assertServing();
+  }
+
+  @Test
+  void when_authenticatedPeerSendsTypeAtLeast2pow31_then_onlyThatChannelCloses() throws Exception {
+    long refusedBefore = counter("security.handshakesRefused");
+    try (Socket s = connect()) {
+      Hello hello = Hello.newBuilder().setRole(Role.PEER).setCluster(config.name()).setProtocol("testkit")
+          .setFingerprint(Testkit.MESSAGES.fingerprint()).setNode("1_0").setIncarnation(7).setNonce(Handshake.nonce())
+          .build();
+      write(s, Frame.newBuilder().setHello(hello).build());
+      org.kvlab.wire.Challenge c = read(s).getChallenge();
+      var secret = config.security().load();
+      assertTrue(Handshake.checkServer(secret, hello, target.id().toString(), c.getNonce(), c.getProof()));
+      write(s, Frame.newBuilder().setAuth(org.kvlab.wire.Auth.newBuilder()
+          .setProof(Handshake.connectorProof(secret, hello, target.id().toString(), c.getNonce()))).build());
+      assertEquals("", read(s).getWelcome().getError());
+      write(s, Frame.newBuilder().setData(Data.newBuilder().setSeq(1).setType((int) 0x80000001L)).build());
+      assertClosedByServer(s);
+    }
+    assertEquals(refusedBefore, counter("security.handshakesRefused"));
+    assertServing();
+  }
+
+  @Test
+  void when_connectionSendsNothing_then_closedAtTheHandshakeDeadline() throws Exception {
+    long timeouts = counter("security.handshakeTimeouts");
+    try (Socket s = connect()) { // half-open: connected, silent
+      assertClosedByServer(s);
+    }
+    awaitCounter("security.handshakeTimeouts", timeouts + 1);
+    assertServing();
+  }
+
+  @Test
+  void when_helloTricklesInByteByByte_then_closedAtTheHandshakeDeadline() throws Exception {
+    long timeouts = counter("security.handshakeTimeouts");
+    byte[] hello = Frame.newBuilder().setHello(clientHello()).build().toByteArray();
+    byte[] framed = java.nio.ByteBuffer.allocate(4 + hello.length).putInt(hello.length).put(hello).array();
+    boolean closed = false;
+    try (Socket s = connect()) { // slowloris: one byte every 100 ms never completes the frame in time
+      for (int i = 0; i < framed.length - 1 && !closed; i++) {
+        try {
+          s.getOutputStream().write(framed[i]);
+          s.getOutputStream().flush();
+          Thread.sleep(100);
+        } catch (java.net.SocketException e) {
+          closed = true;
+        }
+      }
+      if (!closed) {
+        assertClosedByServer(s);
+      }
+    }
+    assertTrue(framed.length * 100 > HANDSHAKE_MILLIS * 2, "the frame must take longer than the deadline to trickle");
+    awaitCounter("security.handshakeTimeouts", timeouts + 1);
+    assertServing();
+  }
+
+  @Test
+  void when_frameBeforeHelloExceedsTheHandshakeLimit_then_refusedOnItsLengthAlone() throws Exception {
+    long tooLarge = counter("wire.framesTooLarge");
+    try (Socket s = connect()) {
+      DataOutputStream out = new DataOutputStream(s.getOutputStream());
+      out.writeInt(Limits.HANDSHAKE_FRAME_BYTES_MAX + 1); // far below frameBytesMax; nothing of the body follows
+      out.flush();
+      assertClosedByServer(s);
+    }
+    assertEquals(tooLarge + 1, counter("wire.framesTooLarge"));
+    assertServing();
+  }
+
+  @Test
+  void when_frameBodyIsExactlyFrameBytesMax_then_accepted_andOneMoreByteIsRefused() throws Exception {
+    long tooLarge = counter("wire.framesTooLarge");
+    try (Socket s = connect()) {
+      write(s, Frame.newBuilder().setHello(clientHello()).build());
+      assertEquals("", read(s).getWelcome().getError());
+      write(s, requestOfSize(1, FRAME_MAX));
+      assertTrue(read(s).getReply().getError().contains("no handler"));
+      write(s, requestOfSize(2, FRAME_MAX + 1));
+      assertClosedByServer(s);
+    }
+    assertEquals(tooLarge + 1, counter("wire.framesTooLarge"));
+    assertServing();
+  }
+
+  @Test
+  void when_helloClusterNameHoldsANewline_then_theRefusalEscapesIt() throws Exception {
+    try (Socket s = connect()) {
+      write(s, Frame.newBuilder().setHello(clientHello().setCluster("x\n[main] INFO forged line")).build());
+      String error = read(s).getWelcome().getError();
+      assertTrue(error.contains("not 'x\\n[main] INFO forged line'"), error);
+      assertTrue(error.indexOf('\n') < 0, error);
+      assertClosedByServer(s);
+    }
+    assertEquals("a\\nb\\u001b[31m \\\\ \\u00e9", Wire.printable("a\nb\u001b[31m \\ \u00e9"));
+    assertTrue(Wire.printable("y".repeat(1000)).length() < 260);
+    assertServing();
+  }
+
+  /** A request frame (unknown type 999) whose body is exactly {@code size} bytes. */
+  private static Frame requestOfSize(long id, int size) {
+    int pad = size;
+    while (true) {
+      Frame f = Frame.newBuilder().setRequest(Request.newBuilder().setId(id).setType(999)
+          .setBody(ByteString.copyFrom(new byte[pad]))).build();
+      int actual = f.getSerializedSize();
+      if (actual == size) {
+        return f;
+      }
+      pad -= actual - size;
+    }
+  }
+
+  private static long counter(String name) {
+    return cluster.node(target.id()).metrics().counters().getOrDefault(name, 0L);
+  }
+
+  /** Waits (bounded by the class timeout) until the server's counter reaches {@code value}. */
+  private static void awaitCounter(String name, long value) throws InterruptedException {
+    while (counter(name) < value) {
+      Thread.sleep(10);
+    }
+    assertEquals(value, counter(name));
   }
 
   private static Hello.Builder clientHello() {

@@ -10,6 +10,7 @@ import org.kvlab.api.Topology;
 import org.kvlab.config.ClusterConfig;
 import org.kvlab.config.ClusterConfig.EmulationSpec;
 import org.kvlab.config.ClusterConfig.Limits;
+import org.kvlab.config.ClusterConfig.SecuritySpec;
 import org.kvlab.config.ClusterConfig.ServerSpec;
 import org.kvlab.config.ClusterConfig.StorageSpec;
 import org.kvlab.store.Durability;
@@ -39,8 +40,17 @@ public final class TestClusters {
         servers.add(new ServerSpec(new NodeId(d, p), "127.0.0.1", base + d * partitions + p));
       }
     }
-    return new ClusterConfig("test", "test-" + base, protocol, new Params(Map.of()), new Topology(dcs, partitions),
-        servers, storage, EmulationSpec.none(), limits);
+    String name = "test-" + base;
+    return new ClusterConfig("test", name, protocol, new Params(Map.of()), new Topology(dcs, partitions),
+        servers, storage, EmulationSpec.none(), limits, new SecuritySpec(secretFile(name), null, null));
+  }
+
+  /**
+   * Where a test cluster's secret lives: under {@code target/}, created by the first server that starts
+   * (so a child JVM started in the same module directory finds the same secret).
+   */
+  public static Path secretFile(String cluster) {
+    return Path.of("target", "kvlab-test-secrets", cluster).toAbsolutePath().normalize();
   }
 
   public static StorageSpec memory() {

@@ -1,0 +1,262 @@
+package org.kvlab.runtime;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.google.protobuf.ByteString;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.Socket;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.kvlab.api.NodeId;
+import org.kvlab.api.OperationException;
+import org.kvlab.config.ClusterConfig;
+import org.kvlab.config.ClusterConfig.Limits;
+import org.kvlab.config.ClusterConfig.SecuritySpec;
+import org.kvlab.config.ClusterConfig.ServerSpec;
+import org.kvlab.config.ClusterSecret;
+import org.kvlab.testing.TestClusters;
+import org.kvlab.testing.Testkit;
+import org.kvlab.testing.kit.Echo;
+import org.kvlab.testing.kit.EchoReply;
+import org.kvlab.wire.Auth;
+import org.kvlab.wire.Challenge;
+import org.kvlab.wire.Control;
+import org.kvlab.wire.Frame;
+import org.kvlab.wire.Hello;
+import org.kvlab.wire.Role;
+import org.kvlab.wire.ShutdownRequest;
+import org.kvlab.wire.Status;
+
+/**
+ * A cluster obeys only its own tools and admits only its own servers: control and peer handshakes
+ * succeed only with the cluster's name, protocol and secret, and every refusal names its cause on both
+ * sides; clients need the client token when the cluster has one.
+ */
+@Timeout(value = 90, unit = TimeUnit.SECONDS)
+class HandshakeTest {
+  private static final Duration T = Duration.ofSeconds(5);
+  private static final NodeId A = new NodeId(0, 0);
+  private static final NodeId B = new NodeId(1, 0);
+
+  @Test
+  void when_toolHasTheClusterSecret_then_statusWorks_andOtherNameSecretOrNoSecretIsRefused(@TempDir Path dir)
+      throws Exception {
+    ClusterConfig config = TestClusters.loopback("testkit", 2, 1, TestClusters.memory());
+    try (LocalCluster cluster = LocalCluster.start(config, new Testkit())) {
+      assertTrue(cluster.awaitConnected(Duration.ofSeconds(20)));
+      ServerSpec a = config.server(A);
+      Status st = ControlClient.status(config, a, T);
+      assertEquals(config.name(), st.getCluster());
+
+      // Another cluster's file naming the same ports ("local down" with another checkout's file).
+      ClusterConfig other = new ClusterConfig("other.yaml", "other", "testkit", config.params(), config.topology(),
+          config.servers(), config.storage(), config.emulation(), config.limits(),
+          new SecuritySpec(dir.resolve("other-secret"), ClusterSecret.generate(), null));
+      ControlClient.RefusedException e = assertThrows(ControlClient.RefusedException.class,
+          () -> ControlClient.shutdown(other, a, T));
+      assertTrue(e.getMessage().contains("belongs to cluster '" + config.name() + "', not 'other'"), e.getMessage());
+      assertTrue(e.getMessage().contains("Fix:"), e.getMessage());
+
+      // The same name, but another secret (a cluster of the same name started from another directory).
+      ClusterConfig sameNameOtherSecret = config.withSecurity(
+          new SecuritySpec(dir.resolve("secret"), ClusterSecret.generate(), null));
+      e = assertThrows(ControlClient.RefusedException.class, () -> ControlClient.shutdown(sameNameOtherSecret, a, T));
+      assertTrue(e.getMessage().contains("does not know the secret"), e.getMessage());
+
+      // No secret at all in this directory.
+      ClusterConfig noSecret = config.withSecurity(new SecuritySpec(dir.resolve("missing"), null, null));
+      e = assertThrows(ControlClient.RefusedException.class, () -> ControlClient.shutdown(noSecret, a, T));
+      assertTrue(e.getMessage().contains("no cluster secret at " + dir.resolve("missing")), e.getMessage());
+
+      // The server logs each refusal too: the other name it refused, the secrets the tools gave up on.
+      awaitCounter(cluster.node(A), "security.handshakesRefused", 1);
+      awaitCounter(cluster.node(A), "security.handshakesAbandoned", 2);
+      // Nothing was stopped.
+      assertEquals(config.name(), ControlClient.status(config, a, T).getCluster());
+      assertEquals(1, ControlClient.status(config, config.server(B), T).getPeersConnected());
+    }
+  }
+
+  @Test
+  void when_controlConnectionSkipsOrForgesTheProof_then_refusedAndNothingStops() throws Exception {
+    ClusterConfig config = TestClusters.loopback("testkit", 1, 1, TestClusters.memory());
+    try (LocalCluster cluster = LocalCluster.start(config, new Testkit())) {
+      ServerSpec a = config.server(A);
+      Frame shutdown = Frame.newBuilder().setControl(Control.newBuilder().setShutdown(ShutdownRequest.getDefaultInstance()))
+          .build();
+      // 1. Shutdown right after the challenge, without answering it.
+      try (Socket s = connect(a)) {
+        write(s, Frame.newBuilder().setHello(controlHello(config)).build());
+        assertTrue(read(s).hasChallenge());
+        write(s, shutdown);
+        String error = read(s).getWelcome().getError();
+        assertTrue(error.contains("expected auth"), error);
+        assertClosedByServer(s);
+      }
+      // 2. A made-up proof.
+      try (Socket s = connect(a)) {
+        write(s, Frame.newBuilder().setHello(controlHello(config)).build());
+        assertTrue(read(s).hasChallenge());
+        write(s, Frame.newBuilder().setAuth(Auth.newBuilder().setProof(Handshake.nonce())).build());
+        String error = read(s).getWelcome().getError();
+        assertTrue(error.contains("does not know the secret of cluster '" + config.name() + "'"), error);
+        write(s, shutdown); // ignored: the server is closing the connection
+        assertClosedByServer(s);
+      }
+      // 3. A replayed proof: the right one for an earlier connection.
+      Hello hello = controlHello(config);
+      ByteString replayed;
+      ClusterSecret secret = config.security().load();
+      try (Socket s = connect(a)) {
+        write(s, Frame.newBuilder().setHello(hello).build());
+        Challenge c = read(s).getChallenge();
+        replayed = Handshake.connectorProof(secret, hello, A.toString(), c.getNonce());
+      }
+      try (Socket s = connect(a)) {
+        write(s, Frame.newBuilder().setHello(hello).build());
+        assertTrue(read(s).hasChallenge());
+        write(s, Frame.newBuilder().setAuth(Auth.newBuilder().setProof(replayed)).build());
+        assertTrue(read(s).getWelcome().getError().contains("does not know the secret"));
+      }
+      awaitCounter(cluster.node(A), "security.handshakesRefused", 3);
+      assertTrue(ControlClient.status(config, a, T).getUptimeMillis() > 0, "the server is still running");
+    }
+  }
+
+  @Test
+  void when_serversHaveDifferentSecrets_then_theyNeverConnect() throws Exception {
+    ClusterConfig config = TestClusters.loopback("testkit", 2, 1, TestClusters.memory());
+    Node a = Node.start(config, A, new Testkit(), ClusterSecret.generate());
+    try {
+      Node b = Node.start(config, B, new Testkit(), ClusterSecret.generate());
+      try {
+        // Each side gives up on the other once its proof fails; wait until both have tried at least twice.
+        while (counter(a, "security.handshakesAbandoned") < 2 || counter(b, "security.handshakesAbandoned") < 2) {
+          Thread.sleep(20);
+        }
+        assertEquals(0, a.status().get(5, TimeUnit.SECONDS).getPeersConnected());
+        assertEquals(0, b.status().get(5, TimeUnit.SECONDS).getPeersConnected());
+      } finally {
+        b.close();
+      }
+    } finally {
+      a.close();
+    }
+  }
+
+  @Test
+  void when_clusterHasAClientToken_then_onlyClientsWithItConnect(@TempDir Path dir) throws Exception {
+    ClusterConfig base = TestClusters.loopback("testkit", 1, 1, TestClusters.memory());
+    ClusterConfig config = base.withSecurity(new SecuritySpec(base.security().secretFile(), null, "token-0123456789abcdef"));
+    try (LocalCluster cluster = LocalCluster.start(config, new Testkit())) {
+      Echo echo = Echo.newBuilder().setPayload(ByteString.copyFromUtf8("hi")).build();
+      try (ClientRuntime client = new ClientRuntime(config, new Testkit(), 1)) {
+        assertEquals("hi", client.call(A, echo, EchoReply.class).get(10, TimeUnit.SECONDS).getPayload().toStringUtf8());
+      }
+      try (ClientRuntime client = new ClientRuntime(base, new Testkit(), 1)) {
+        ExecutionException e = assertThrows(ExecutionException.class,
+            () -> client.call(A, echo, EchoReply.class).get(10, TimeUnit.SECONDS));
+        assertTrue(e.getCause() instanceof OperationException);
+        assertTrue(e.getCause().getMessage().contains("requires a client token"), e.getCause().getMessage());
+      }
+      ClusterConfig wrong = base.withSecurity(new SecuritySpec(base.security().secretFile(), null, "wrong-token-0123456789"));
+      try (ClientRuntime client = new ClientRuntime(wrong, new Testkit(), 1)) {
+        ExecutionException e = assertThrows(ExecutionException.class,
+            () -> client.call(A, echo, EchoReply.class).get(10, TimeUnit.SECONDS));
+        assertTrue(e.getCause().getMessage().contains("does not know this client token"), e.getCause().getMessage());
+      }
+      // A raw client that skips the challenge gets nothing served.
+      try (Socket s = connect(config.server(A))) {
+        write(s, Frame.newBuilder().setHello(Hello.newBuilder().setRole(Role.CLIENT).setCluster(config.name())
+            .setProtocol("testkit").setFingerprint(Testkit.MESSAGES.fingerprint()).setNonce(Handshake.nonce())).build());
+        assertTrue(read(s).hasChallenge());
+        write(s, Frame.newBuilder().setRequest(org.kvlab.wire.Request.newBuilder().setId(1)
+            .setType(Testkit.MESSAGES.idOf(Echo.class)).setBody(echo.toByteString())).build());
+        Frame answer = read(s);
+        assertTrue(answer.getWelcome().getError().contains("expected auth"), answer.toString());
+        assertClosedByServer(s);
+      }
+      awaitCounter(cluster.node(A), "security.handshakesAbandoned", 2);
+      awaitCounter(cluster.node(A), "security.handshakesRefused", 1);
+    }
+  }
+
+  @Test
+  void when_clientConnectionIsIdle_then_serverClosesIt_andTheClientReconnects() throws Exception {
+    ClusterConfig config = TestClusters.loopback("testkit", 1, 1, TestClusters.memory(),
+        Limits.defaults().withTimeouts(Limits.HANDSHAKE_MILLIS_DEFAULT, 1));
+    try (LocalCluster cluster = LocalCluster.start(config, new Testkit());
+         ClientRuntime client = new ClientRuntime(config, new Testkit(), 1)) {
+      Echo echo = Echo.newBuilder().setPayload(ByteString.copyFromUtf8("x")).build();
+      client.call(A, echo, EchoReply.class).get(10, TimeUnit.SECONDS);
+      Node node = cluster.node(A);
+      while (counter(node, "security.clientsIdleClosed") < 1) {
+        Thread.sleep(50);
+      }
+      while (node.status().get(5, TimeUnit.SECONDS).getClients() != 0) {
+        Thread.sleep(10);
+      }
+      assertEquals("x", client.call(A, echo, EchoReply.class).get(10, TimeUnit.SECONDS).getPayload().toStringUtf8());
+    }
+  }
+
+  private static Hello controlHello(ClusterConfig config) {
+    return Hello.newBuilder().setRole(Role.CONTROL).setCluster(config.name()).setProtocol("testkit")
+        .setNonce(Handshake.nonce()).build();
+  }
+
+  private static long counter(Node node, String name) {
+    return node.metrics().counters().getOrDefault(name, 0L);
+  }
+
+  /** Waits (bounded by the class timeout) until the counter reaches {@code value}, then checks it is exactly that. */
+  private static void awaitCounter(Node node, String name, long value) throws InterruptedException {
+    while (counter(node, name) < value) {
+      Thread.sleep(10);
+    }
+    Thread.sleep(100); // nothing more arrives
+    assertEquals(value, counter(node, name));
+  }
+
+  private static Socket connect(ServerSpec s) throws IOException {
+    Socket socket = new Socket(s.host(), s.port());
+    socket.setSoTimeout(5000);
+    return socket;
+  }
+
+  private static void write(Socket s, Frame f) throws IOException {
+    DataOutputStream out = new DataOutputStream(s.getOutputStream());
+    byte[] b = f.toByteArray();
+    out.writeInt(b.length);
+    out.write(b);
+    out.flush();
+  }
+
+  private static Frame read(Socket s) throws IOException {
+    DataInputStream in = new DataInputStream(s.getInputStream());
+    byte[] b = new byte[in.readInt()];
+    in.readFully(b);
+    return Frame.parseFrom(b);
+  }
+
+  private static void assertClosedByServer(Socket s) throws IOException {
+    InputStream in = s.getInputStream();
+    try {
+      while (in.read() >= 0) {
+        // drain until the server closes
+      }
+    } catch (java.net.SocketException reset) {
+      // a reset also means closed
+    }
+  }
+}
