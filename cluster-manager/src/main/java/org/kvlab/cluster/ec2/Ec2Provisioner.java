@@ -459,7 +459,7 @@ public final class Ec2Provisioner {
       }
       List<KeyPairInfo> keys = aws("list the key pairs", region, () -> ec2.describeKeyPairs(b -> b.filters(byTags))).keyPairs();
       for (KeyPairInfo k : keys) {
-        aws("delete key pair " + k.keyName(), region, () -> ec2.deleteKeyPair(b -> b.keyPairId(k.keyPairId())));
+        aws("delete key pair " + k.keyName(), region, () -> ec2.deleteKeyPair(b -> b.keyName(k.keyName())));
         Ec2Resource r = new Ec2Resource(Ec2Resource.Kind.KEY_PAIR, region, k.keyName(), k.keyPairId());
         deleted.add(r);
         listener.deleted(r);
