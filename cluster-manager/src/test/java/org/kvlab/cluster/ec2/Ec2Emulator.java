@@ -20,11 +20,11 @@ import org.kvlab.runtime.LoopbackPorts;
  * {@code scripts/ec2-emulator}, started here, stopped by PID in {@link #close}. Its instances are metadata only, with
  * fake addresses that the tests never dial.
  */
-final class Ec2Emulator implements AutoCloseable {
+public final class Ec2Emulator implements AutoCloseable {
   private static final Duration START_TIMEOUT = Duration.ofSeconds(90);
 
   final int port;
-  final URI endpoint;
+  public final URI endpoint;
   private final Process process;
   private final Path log;
 
@@ -35,7 +35,7 @@ final class Ec2Emulator implements AutoCloseable {
     this.log = log;
   }
 
-  static Ec2Emulator start() throws IOException, InterruptedException {
+  public static Ec2Emulator start() throws IOException, InterruptedException {
     Path script = repoRoot().resolve("scripts/ec2-emulator");
     Process which = new ProcessBuilder(script.toString(), "python").redirectErrorStream(false)
         .redirectError(ProcessBuilder.Redirect.INHERIT).start();
@@ -70,7 +70,7 @@ final class Ec2Emulator implements AutoCloseable {
   }
 
   /** Forgets every resource (moto's reset API), so each test starts from an empty account. */
-  void reset() throws IOException, InterruptedException {
+  public void reset() throws IOException, InterruptedException {
     HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(endpoint.resolve("/moto-api/reset"))
         .POST(HttpRequest.BodyPublishers.noBody()).timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
     if (r.statusCode() != 200) {
@@ -78,7 +78,7 @@ final class Ec2Emulator implements AutoCloseable {
     }
   }
 
-  long pid() {
+  public long pid() {
     return process.pid();
   }
 
