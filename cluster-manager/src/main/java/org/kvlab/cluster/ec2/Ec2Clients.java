@@ -1,10 +1,12 @@
 package org.kvlab.cluster.ec2;
 
 import java.net.URI;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
 import software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider;
+import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
 import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.ec2.Ec2Client;
@@ -16,6 +18,7 @@ import software.amazon.awssdk.services.ec2.Ec2Client;
 public final class Ec2Clients implements AutoCloseable {
   private final AwsCredentialsProvider credentials;
   private final URI endpoint;
+  private final List<ExecutionInterceptor> interceptors;
   private final Map<String, Ec2Client> byRegion = new ConcurrentHashMap<>();
 
   /**
@@ -23,8 +26,14 @@ public final class Ec2Clients implements AutoCloseable {
    * @param endpoint an endpoint override (an EC2 emulator), or null for AWS's own endpoints
    */
   public Ec2Clients(AwsCredentialsProvider credentials, URI endpoint) {
+    this(credentials, endpoint, List.of());
+  }
+
+  /** With SDK interceptors on every call (e.g. auditing, or tests that make AWS answer with a given error). */
+  public Ec2Clients(AwsCredentialsProvider credentials, URI endpoint, List<ExecutionInterceptor> interceptors) {
     this.credentials = credentials;
     this.endpoint = endpoint;
+    this.interceptors = List.copyOf(interceptors);
   }
 
   /**
@@ -51,7 +60,8 @@ public final class Ec2Clients implements AutoCloseable {
       var b = Ec2Client.builder()
           .region(Region.of(r))
           .credentialsProvider(credentials)
-          .httpClient(UrlConnectionHttpClient.create());
+          .httpClient(UrlConnectionHttpClient.create())
+          .overrideConfiguration(c -> interceptors.forEach(c::addExecutionInterceptor));
       if (endpoint != null) {
         b.endpointOverride(endpoint);
       }

@@ -133,7 +133,7 @@ public final class Ec2Provisioner {
     BigDecimal total = BigDecimal.ZERO;
     List<String> missing = new ArrayList<>();
     String market = spec.spot() == null ? "on-demand"
-        : "spot, waiting up to " + spec.spot().maxWait().toSeconds() + " s, then "
+        : "spot, waiting up to " + human(spec.spot().maxWait()) + ", then "
             + (spec.spot().fallbackOnDemand() ? "on-demand" : "fail");
     for (int d = 0; d < config.topology().datacenters(); d++) {
       String region = spec.region(d);
@@ -327,11 +327,11 @@ public final class Ec2Provisioner {
           if (System.nanoTime() - deadline >= 0) {
             if (!spec.spot().fallbackOnDemand()) {
               throw new Ec2Error("no spot " + spec.instanceType() + " capacity in " + region + " within "
-                  + spec.spot().maxWait().toSeconds() + " s (" + code + ")", "try again later, another instance type or"
+                  + human(spec.spot().maxWait()) + " (" + code + ")", "try again later, another instance type or"
                   + " region, a longer spot.maxWait, or 'spot: { then: on-demand }'");
             }
-            listener.progress("no spot capacity in " + region + " after " + spec.spot().maxWait().toSeconds()
-                + " s (" + code + "): starting on-demand instances");
+            listener.progress("no spot capacity in " + region + " after " + human(spec.spot().maxWait())
+                + " (" + code + "): starting on-demand instances");
             spot = false;
             break;
           }
@@ -632,6 +632,10 @@ public final class Ec2Provisioner {
         type, i.state() == null ? "unknown" : i.state().nameAsString(),
         i.instanceLifecycle() == InstanceLifecycleType.SPOT, i.launchTime(), expires, i.publicIpAddress(),
         i.privateIpAddress(), prices.usdPerHour(region, type));
+  }
+
+  static String human(Duration d) {
+    return d.toMillis() < 1000 ? d.toMillis() + " ms" : d.toMillis() % 1000 == 0 ? d.toSeconds() + " s" : d.toMillis() / 1000.0 + " s";
   }
 
   private static List<String> distinctRegions(Ec2Spec spec) {

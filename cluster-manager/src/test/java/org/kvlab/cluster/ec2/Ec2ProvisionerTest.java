@@ -408,4 +408,55 @@ class Ec2ProvisionerTest {
     assertThrows(Ec2Error.class, () -> p.down("wan", "alice", c.spec().regions()));
     assertTrue(instances("us-east-1").isEmpty());
   }
+
+  /** Makes every spot RunInstances fail as AWS does without spot capacity; counts the attempts. */
+  static final class NoSpotCapacity implements software.amazon.awssdk.core.interceptor.ExecutionInterceptor {
+    final java.util.concurrent.atomic.AtomicInteger attempts = new java.util.concurrent.atomic.AtomicInteger();
+
+    @Override
+    public void beforeExecution(software.amazon.awssdk.core.interceptor.Context.BeforeExecution context,
+        software.amazon.awssdk.core.interceptor.ExecutionAttributes attributes) {
+      if (context.request() instanceof software.amazon.awssdk.services.ec2.model.RunInstancesRequest r
+          && r.instanceMarketOptions() != null) {
+        attempts.incrementAndGet();
+        throw software.amazon.awssdk.services.ec2.model.Ec2Exception.builder().statusCode(500)
+            .awsErrorDetails(software.amazon.awssdk.awscore.exception.AwsErrorDetails.builder()
+                .errorCode("InsufficientInstanceCapacity").errorMessage("no spot capacity (test)").build())
+            .build();
+      }
+    }
+  }
+
+  Ec2Provisioner withoutSpotCapacity(NoSpotCapacity interceptor) {
+    clients.close();
+    clients = new Ec2Clients(StaticCredentialsProvider.create(AwsBasicCredentials.create("testing", "testing")),
+        emulator.endpoint, List.of(interceptor));
+    return provisioner();
+  }
+
+  @Test
+  void without_spot_capacity_up_retries_until_max_wait_then_starts_on_demand_instances() throws Exception {
+    NoSpotCapacity noSpot = new NoSpotCapacity();
+    Cluster c = cluster("fallback", TWO_REGIONS + "  spot: { maxWait: 300ms, then: on-demand }\n");
+    Ec2Cluster up = withoutSpotCapacity(noSpot).up(c.config(), c.spec(), CallerAddress.fixed(CALLER), i -> "127.0.0.1");
+    assertEquals(4, up.hosts().size());
+    assertTrue(up.hosts().stream().noneMatch(h -> h.instance().spot()), up.hosts().toString());
+    assertTrue(noSpot.attempts.get() >= 4, "retried in both datacenters: " + noSpot.attempts.get());
+    assertTrue(events.stream().anyMatch(e -> e.contains("no spot capacity in eu-west-1 after 300 ms (InsufficientInstanceCapacity):"
+        + " starting on-demand instances")), events.toString());
+  }
+
+  @Test
+  void without_spot_capacity_and_then_fail_up_fails_and_deletes_what_it_created() throws Exception {
+    NoSpotCapacity noSpot = new NoSpotCapacity();
+    Cluster c = cluster("nospot", TWO_REGIONS + "  spot: { maxWait: 0s, then: fail }\n");
+    Ec2Provisioner p = withoutSpotCapacity(noSpot);
+    Ec2Error e = assertThrows(Ec2Error.class, () -> p.up(c.config(), c.spec(), CallerAddress.fixed(CALLER), i -> "127.0.0.1"));
+    assertTrue(e.getMessage().startsWith("no spot t3.small capacity in us-east-1 within 0 ms (InsufficientInstanceCapacity)."
+        + " Fix: try again later"), e.getMessage());
+    assertEquals(1, noSpot.attempts.get());
+    assertTrue(p.tagged("nospot", "alice", c.spec().regions()).isEmpty(), "the key pairs and groups up created are deleted");
+    assertTrue(events.stream().anyMatch(x -> x.startsWith("deleted security group")), events.toString());
+    assertFalse(Files.exists(p.keyFile("nospot")));
+  }
 }
