@@ -43,7 +43,8 @@ final class ConfigLoader extends YamlReader {
   static final String DEFAULT_DIR = ".kvlab/data";
 
   private static final List<String> TOP_KEYS = List.of("name", "protocol", "params", "datacenters",
-      "partitions", "servers", "local", "storage", "emulation", "limits", "security", "ssh");
+      "partitions", "servers", "local", "storage", "emulation", "limits", "security", "ssh",
+      "ec2" /* read by the cluster manager's EC2 backend (org.kvlab.cluster.ec2.Ec2Spec), not here */);
   private static final List<String> SERVER_KEYS = List.of("id", "host", "port");
   private static final List<String> LOCAL_KEYS = List.of("host", "basePort");
   private static final List<String> STORAGE_KEYS = List.of("engine", "durability", "dir");
