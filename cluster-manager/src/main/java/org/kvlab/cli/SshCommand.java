@@ -87,6 +87,19 @@ final class SshCommand {
     return Main.FAILED;
   }
 
+  /**
+   * The cluster's secret file (created here on first use, mode 0600), which deploy copies to every host: the
+   * servers and this tool prove it to each other in every peer and control handshake.
+   */
+  static Path secretFile(SshCluster cluster) {
+    try {
+      cluster.config().security().loadOrCreate();
+      return cluster.config().security().secretFile();
+    } catch (org.kvlab.config.ClusterSecret.SecretException e) {
+      throw new Main.CliException(Main.USAGE, e.getMessage());
+    }
+  }
+
   /** The distribution this kvlab runs from: its shaded jar, or (from a build tree) its class path. */
   static Distribution distribution(Path given) {
     try {
@@ -117,7 +130,7 @@ final class SshCommand {
     @Override
     public Integer call() {
       SshCluster cluster = common.cluster();
-      return finish(cluster.deploy(distribution(dist), null), "deploy");
+      return finish(cluster.deploy(distribution(dist), secretFile(cluster)), "deploy");
     }
   }
 
@@ -136,7 +149,7 @@ final class SshCommand {
     public Integer call() {
       SshCluster cluster = common.cluster();
       Duration w = Params.parseDuration(wait, "--wait");
-      int code = finish(cluster.deploy(distribution(dist), null), "deploy");
+      int code = finish(cluster.deploy(distribution(dist), secretFile(cluster)), "deploy");
       if (code != Main.OK) {
         return code;
       }

@@ -159,7 +159,8 @@ public final class SshCluster {
             + "if [ -f " + id + ".pid ] && alive \"$(cat " + id + ".pid)\" " + id + "; then echo \"running $(cat " + id
             + ".pid)\"; exit 0; fi\n"
             + "nohup setsid " + settings.java() + " " + settings.jvmOptions() + " -cp \"$(cat classpath)\""
-            + " org.kvlab.cli.Main server --config cluster.yaml --node " + id + " > " + id + ".log 2>&1 < /dev/null &\n"
+            + " org.kvlab.cli.Main server --config cluster.yaml --node " + id
+            + " --secret-file secret/" + SECRET_FILE_NAME + " > " + id + ".log 2>&1 < /dev/null &\n"
             + "echo $! > " + id + ".pid\n"
             + "echo \"started $!\"\n";
         SshConnection.ExecResult r = c.exec(cmd);
@@ -444,9 +445,9 @@ public final class SshCluster {
         + " | grep -q -- \"org.kvlab.cli.Main server --config cluster.yaml --node $2\\( \\|\\$\\)\"; }\n";
   }
 
-  private static Optional<Status> controlStatus(ServerSpec s) {
+  private Optional<Status> controlStatus(ServerSpec s) {
     try {
-      return Optional.of(ControlClient.status(s.host(), s.port(), CONTROL_TIMEOUT));
+      return Optional.of(ControlClient.status(config, s, CONTROL_TIMEOUT));
     } catch (IOException e) {
       return Optional.empty();
     }

@@ -89,8 +89,8 @@ class SshClusterTest {
     ClusterConfig config = ClusterConfig.load(file);
     List<SshEvent> events = Collections.synchronizedList(new ArrayList<>());
     SshCluster cluster = new SshCluster(file, config, SshSection.load(file), events::add);
-    Path secret = tmp.resolve("secret");
-    Files.writeString(secret, "not-a-real-secret");
+    config.security().loadOrCreate(); // the cluster's secret (0600), which the servers and this test's tools prove
+    Path secret = config.security().secretFile();
 
     SshCluster.Report deployed = cluster.deploy(dist, secret);
     assertTrue(deployed.ok(), deployed.failures().toString());
