@@ -144,20 +144,26 @@ class LocalLifecycleTest {
   @Test
   void when_downIsSentWhileServersAreStarting_then_everyServerGetsTheShutdown() throws Exception {
     Path file = clusterFile("lc-down", "{ engine: memory }");
-    Process up = kvlab("up.log", "local", "up", file.toString(), "--wait", "60s");
-    List<ProcessHandle> started = awaitPids("lc-down");
+    // the servers alone, as local up starts them (pid files included), so that down is the only one to stop
+    // them (a local up would stop the second server itself once the first exits)
+    Path state = Files.createDirectories(dir.resolve(".kvlab/local/lc-down"));
+    List<ProcessHandle> started = new ArrayList<>();
+    for (String id : List.of("0_0", "1_0")) {
+      Process server = kvlab(id + ".log", "server", "--config", file.toString(), "--node", id);
+      Files.writeString(state.resolve(id + ".pid"), Long.toString(server.pid()));
+      started.add(server.toHandle());
+    }
+    Files.writeString(state.resolve("config"), file.toString());
     Process down = kvlab("down.log", "local", "down", file.toString());
     assertEquals(Main.OK, finish(down, "down.log"));
     String out = Files.readString(dir.resolve("down.log"));
-    // each server answered (retried until it listened) rather than being killed after the grace period
+    // each server answered (asked again until it listened) rather than being killed after the grace period
     assertTrue(out.contains("(2 of 2 servers were answering)"), out);
     assertFalse(out.contains("killing it"), out);
     assertAllExit(started, "after local down");
-    for (ProcessHandle h : started) {
-      assertTrue(Files.readString(dir.resolve(".kvlab/local/lc-down/" + (h.equals(started.get(0)) ? "0_0" : "1_0")
-          + ".log")).contains("shutdown requested"), "a graceful shutdown");
+    for (String id : List.of("0_0", "1_0")) {
+      assertTrue(Files.readString(dir.resolve(id + ".log")).contains("shutdown requested"), "a graceful shutdown");
     }
-    finish(up, "up.log");
   }
 
   @Test
