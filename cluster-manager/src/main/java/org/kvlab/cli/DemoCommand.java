@@ -67,7 +67,7 @@ final class DemoCommand implements Callable<Integer> {
   static String experimentText() throws IOException {
     try (java.io.InputStream in = DemoCommand.class.getResourceAsStream(EXPERIMENT)) {
       if (in == null) {
-        throw new IllegalStateException(EXPERIMENT + " is missing from the kvlab jar (a broken build: run mvn install)");
+        throw new IllegalStateException(EXPERIMENT + " is missing from the kvlab jar (a broken build: rebuild with KVLAB_BUILD=always ./kvlab demo)");
       }
       String text = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
       return text.replace("protocols: [eventual]", "protocols: [" + String.join(", ", protocols()) + "]");

@@ -7,6 +7,10 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
 import org.kvlab.config.ClusterConfig;
 import org.kvlab.config.ClusterConfig.ServerSpec;
@@ -33,7 +37,10 @@ final class LocalCommand {
 
   @Command(name = "up", mixinStandardHelpOptions = true,
       description = "Start every server of a cluster file on this machine and wait until all are connected. "
-          + "By default each server runs in its own JVM (so one can be killed); --single-jvm runs them all in one.")
+          + "By default each server runs in its own JVM (so one can be killed); --single-jvm runs them all in one. "
+          + "If a server fails, the cluster does not come up in time, or this command gets SIGINT before the "
+          + "cluster is up, it stops the servers it started. Each server's last " + LocalClusterProcesses.LOGS_KEPT
+          + " logs are kept (.log.1 is the previous one).")
   static final class Up implements Callable<Integer> {
     @Parameters(index = "0", description = "the cluster file, e.g. examples/eventual-2dc-3p.yaml")
     Path file;
@@ -52,27 +59,115 @@ final class LocalCommand {
     public Integer call() throws Exception {
       ClusterConfig config = Clusters.load(file);
       Clusters.protocol(config);
+      java.time.Duration waitFor;
+      try {
+        waitFor = org.kvlab.api.Params.parseDuration(wait, "--wait");
+      } catch (IllegalArgumentException e) {
+        throw new Main.CliException(Main.USAGE, e.getMessage());
+      }
+      // Until the cluster is up, the servers belong to this command: a failure or an interrupt stops them
+      // (SIGINT to this process alone, from a parent script or an IDE, as Ctrl-C does in a terminal). The
+      // hook is in place before the first server starts, so no interrupt falls between the two.
+      AtomicBoolean settled = new AtomicBoolean();
+      AtomicReference<LocalClusterProcesses> started = new AtomicReference<>();
+      CountDownLatch launched = new CountDownLatch(1);
+      CountDownLatch stopped = new CountDownLatch(1);
+      Thread hook = new Thread(() -> {
+        if (settled.compareAndSet(false, true)) {
+          awaitQuietly(launched); // start() goes on while the hooks run: let it finish launching
+          LocalClusterProcesses c = started.get();
+          if (c != null) {
+            System.err.println("kvlab: interrupted: stopping the servers this local up started...");
+            c.stopStarted(INTERRUPT_GRACE, System.err::println);
+            System.err.println("kvlab: stopped; logs in " + c.dir());
+          }
+          stopped.countDown();
+        } else {
+          awaitQuietly(stopped); // a failure is stopping them: let it finish before the JVM exits
+        }
+      }, "kvlab-local-up-stop");
+      Runtime.getRuntime().addShutdownHook(hook);
+      exitOnInterrupt();
       LocalClusterProcesses cluster;
       try {
         cluster = LocalClusterProcesses.start(file, config, singleJvm, jvmOptions);
+        started.set(cluster);
       } catch (LocalClusterProcesses.LaunchException e) {
+        removeHook(hook);
         throw new Main.CliException(Main.FAILED, e.getMessage());
+      } catch (IOException | RuntimeException e) {
+        removeHook(hook);
+        throw e;
+      } finally {
+        launched.countDown();
       }
       System.out.printf("starting %s (%s, %d datacenters x %d partitions): %d servers in %s%n", config.name(),
           config.protocol(), config.topology().datacenters(), config.topology().partitions(), config.servers().size(),
           singleJvm ? "one JVM" : "one JVM per server");
       try {
-        List<Optional<Status>> all = cluster.awaitConnected(org.kvlab.api.Params.parseDuration(wait, "--wait"));
+        List<Optional<Status>> all = cluster.awaitConnected(waitFor);
+        if (!settled.compareAndSet(false, true)) {
+          awaitQuietly(stopped);
+          return INTERRUPTED;
+        }
+        removeHook(hook);
         Table.printStatus(config, file.toString(), all);
         System.out.println("cluster " + config.name() + " is up; logs in " + cluster.dir() + "; stop it with ./kvlab local down " + file);
         return Main.OK;
-      } catch (LocalClusterProcesses.LaunchException e) {
-        if (!e.timedOut()) {
-          throw new Main.CliException(Main.FAILED, e.getMessage() + "; stop the rest with ./kvlab local down " + file);
+      } catch (LocalClusterProcesses.LaunchException | RuntimeException e) {
+        if (!settled.compareAndSet(false, true)) {
+          awaitQuietly(stopped);
+          return INTERRUPTED;
         }
-        Table.printStatus(config, file.toString(), LocalClusterProcesses.statuses(config));
-        throw new Main.CliException(Main.NOT_RUNNING, e.getMessage());
+        try {
+          if (e instanceof LocalClusterProcesses.LaunchException le && le.timedOut()) {
+            Table.printStatus(config, file.toString(), LocalClusterProcesses.statuses(config));
+          }
+          System.err.println("kvlab: local up failed: stopping the servers it started...");
+          cluster.stopStarted(LocalClusterProcesses.STOP_GRACE, System.err::println);
+        } finally {
+          stopped.countDown();
+          removeHook(hook);
+        }
+        if (e instanceof LocalClusterProcesses.LaunchException le) {
+          throw new Main.CliException(le.timedOut() ? Main.NOT_RUNNING : Main.FAILED, le.getMessage()
+              + "; the servers it started were stopped (their logs are kept in " + cluster.dir() + ")");
+        }
+        throw e;
       }
+    }
+  }
+
+  /** Exit code of a {@code local up} stopped by SIGINT (128 + 2, as shells report it). */
+  static final int INTERRUPTED = 130;
+  static final java.time.Duration INTERRUPT_GRACE = java.time.Duration.ofSeconds(10);
+
+  private static void awaitQuietly(CountDownLatch latch) {
+    try {
+      latch.await(30, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private static void removeHook(Thread hook) {
+    try {
+      Runtime.getRuntime().removeShutdownHook(hook);
+    } catch (IllegalStateException e) {
+      // shutting down already
+    }
+  }
+
+  /**
+   * SIGINT runs the shutdown hooks even if this JVM was started with SIGINT ignored (as a background job of
+   * a non-interactive shell is), where the JVM would not install its own handler.
+   */
+  @SuppressWarnings("removal")
+  private static void exitOnInterrupt() {
+    try {
+      sun.misc.Signal.handle(new sun.misc.Signal("INT"), s -> new Thread(() -> System.exit(INTERRUPTED), "kvlab-sigint").start());
+    } catch (IllegalArgumentException | UnsupportedOperationException | LinkageError e) {
+      // the JVM's own handler (if any) does the same
     }
   }
 
@@ -105,7 +200,8 @@ final class LocalCommand {
   }
 
   @Command(name = "down", mixinStandardHelpOptions = true,
-      description = "Stop every server of a cluster gracefully (killing any that do not stop within 15 s).")
+      description = "Stop every server of a cluster gracefully: asks each (again while one is still starting) and "
+          + "waits for all together, killing any that have not stopped within 15 s.")
   static final class Down implements Callable<Integer> {
     @Parameters(index = "0", arity = "0..1", description = "the cluster file (default: every cluster started here)")
     Path file;
@@ -124,7 +220,7 @@ final class LocalCommand {
       for (Path f : files) {
         ClusterConfig config = Clusters.load(f);
         List<String> refused = new java.util.ArrayList<>();
-        int stopped = LocalClusterProcesses.stop(config, LocalClusterProcesses.STOP_GRACE, refused::add);
+        int stopped = LocalClusterProcesses.stop(config, LocalClusterProcesses.STOP_GRACE, System.out::println, refused::add);
         refused.forEach(r -> System.out.println("left running, not a server of this cluster: " + r));
         refusedAny |= !refused.isEmpty();
         if (wipe && !refused.isEmpty()) {

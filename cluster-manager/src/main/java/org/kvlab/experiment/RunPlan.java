@@ -127,9 +127,20 @@ public record RunPlan(Experiment.Run run, ClusterConfig cluster, int clientsPerD
       servers.add(new ServerSpec(id, LOOPBACK, ports.get(i++)));
     }
     return new ClusterConfig(dataDir.resolve("cluster.yaml").toString(), clusterName(e), run.protocol(),
-        template != null ? template.params() : Params.empty(), topology, servers,
+        template != null ? declaredParams(template.params(), run.protocol()) : Params.empty(), topology, servers,
         new StorageSpec(spec.engine(), durability, dataDir.toAbsolutePath().normalize()),
         new EmulationSpec(rtt, skew), template != null ? template.limits() : Limits.defaults());
+  }
+
+  /**
+   * The template's parameters that {@code protocol} declares: a template written for one protocol (say
+   * GentleRain's heartbeat) may be run with others, which would refuse parameters they do not read.
+   */
+  static Params declaredParams(Params params, String protocol) {
+    java.util.Set<String> declared = org.kvlab.api.Protocols.byName(protocol).parameters().keySet();
+    Map<String, String> kept = new java.util.TreeMap<>(params.asMap());
+    kept.keySet().retainAll(declared);
+    return new Params(kept);
   }
 
   /** The cluster name of an experiment's runs: {@code bench-<experiment>} (at most 64 characters). */

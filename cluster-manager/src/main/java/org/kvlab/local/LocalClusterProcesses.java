@@ -6,12 +6,20 @@ import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
 import java.util.stream.Stream;
 import org.kvlab.config.ClusterConfig;
 import org.kvlab.config.ClusterConfig.ServerSpec;
@@ -30,6 +38,10 @@ public final class LocalClusterProcesses implements AutoCloseable {
   public static final Duration CONTROL_TIMEOUT = Duration.ofSeconds(2);
   public static final Duration STOP_GRACE = Duration.ofSeconds(15);
   public static final String DEFAULT_JVM_OPTIONS = "-Xmx512m -XX:+UseSerialGC";
+  /** How many earlier logs of each server {@code start} keeps ({@code 0_1.log.1} is the previous one). */
+  public static final int LOGS_KEPT = 3;
+  /** How often {@code stop} asks a server that has not answered yet (it may still be starting). */
+  static final Duration STOP_RETRY = Duration.ofMillis(200);
 
   private final Path file;
   private final ClusterConfig config;
@@ -147,6 +159,7 @@ public final class LocalClusterProcesses implements AutoCloseable {
             "--node",
             String.join(",", group.stream().map(s -> s.id().toString()).toList())));
         Path log = dir.resolve(name + ".log");
+        rotate(log, LOGS_KEPT);
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
         processes.add(p);
         names.add(name);
@@ -227,59 +240,150 @@ public final class LocalClusterProcesses implements AutoCloseable {
   }
 
   /**
-   * Asks every server of {@code config} to stop, waits up to {@code grace} for each process named in
-   * the cluster's pid files, kills those left, and removes the pid files. Returns how many servers
-   * answered the shutdown request.
+   * Stops the server processes this object started (and no other process, whatever listens on the
+   * cluster's addresses): asks each of their servers to shut down, retrying while a server is still starting,
+   * waits for all of them together up to {@code grace}, kills those left and removes the pid files. For a
+   * {@code local up} that failed or was interrupted. Returns how many servers answered the request.
    */
+  public int stopStarted(Duration grace, Consumer<String> log) {
+    Map<ServerSpec, ProcessHandle> own = new LinkedHashMap<>();
+    for (int i = 0; i < processes.size(); i++) {
+      for (ServerSpec s : config.servers()) {
+        if (names.get(i).equals("all") || names.get(i).equals(s.id().toString())) {
+          own.put(s, processes.get(i).toHandle());
+        }
+      }
+    }
+    int answered = stopServers(config, new ArrayList<>(own.keySet()), own, grace, log, refusal -> { });
+    removeStateFiles(dir);
+    return answered;
+  }
+
+  /** {@link #stop(ClusterConfig, Duration, Consumer, Consumer)} without messages. */
   public static int stop(ClusterConfig config, Duration grace) {
-    return stop(config, grace, refusal -> { });
+    return stop(config, grace, line -> { }, refusal -> { });
   }
 
   /**
-   * {@link #stop(ClusterConfig, Duration)}, telling {@code refused} about each address where something
-   * answers that is not a server of this cluster (another cluster, another secret): it is left running.
+   * {@link #stop(ClusterConfig, Duration, Consumer, Consumer)}, telling {@code refused} about each address where
+   * something answers that is not a server of this cluster (another cluster, another secret).
    */
-  public static int stop(ClusterConfig config, Duration grace, java.util.function.Consumer<String> refused) {
+  public static int stop(ClusterConfig config, Duration grace, Consumer<String> refused) {
+    return stop(config, grace, line -> { }, refused);
+  }
+
+  /**
+   * Asks every server of {@code config} to stop, and waits up to {@code grace} for the processes named in
+   * the cluster's pid files, all together; kills those left (saying so to {@code log}) and removes the pid
+   * files. A server whose process is alive but does not answer yet (still starting: not listening) is asked
+   * again every {@link #STOP_RETRY} until it answers or its process exits; a server without a live process
+   * is asked once. A server that refuses the request because it is not a server of this cluster (another
+   * cluster's, or one with another secret: {@link ControlClient.RefusedException}) is reported to {@code refused}
+   * and left running, its process neither waited for nor killed. Returns how many servers answered the request.
+   */
+  public static int stop(ClusterConfig config, Duration grace, Consumer<String> log, Consumer<String> refused) {
     Path dir = stateDir(config.name());
-    int stopped = 0;
-    for (ServerSpec s : config.servers()) {
-      try {
-        if (ControlClient.shutdown(config, s, CONTROL_TIMEOUT)) {
-          stopped++;
-        }
-      } catch (ControlClient.RefusedException e) {
-        refused.accept(e.getMessage());
-      } catch (IOException e) {
-        // not answering: handled through its pid below
-      }
-    }
-    List<Long> pids = new ArrayList<>();
+    Map<ServerSpec, ProcessHandle> own = new LinkedHashMap<>();
     for (ServerSpec s : config.servers()) {
       Path pidFile = dir.resolve(s.id() + ".pid");
       try {
         if (Files.exists(pidFile)) {
-          pids.add(Long.parseLong(Files.readString(pidFile).trim()));
+          ProcessHandle.of(Long.parseLong(Files.readString(pidFile).trim()))
+              .filter(h -> h.isAlive() && isKvlab(h)).ifPresent(h -> own.put(s, h));
         }
       } catch (IOException | NumberFormatException e) {
         // a pid file being rewritten or damaged: nothing to wait for
       }
     }
-    for (long pid : pids.stream().distinct().toList()) {
-      Optional<ProcessHandle> h = ProcessHandle.of(pid);
-      if (h.isPresent() && isKvlab(h.get())) {
-        try {
-          h.get().onExit().get(grace.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (TimeoutException e) {
-          System.out.println("process " + pid + " did not stop in " + grace.toSeconds() + " s; killing it");
-          h.get().destroyForcibly();
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-          h.get().destroyForcibly();
-        } catch (java.util.concurrent.ExecutionException e) {
-          h.get().destroyForcibly();
+    int answered = stopServers(config, config.servers(), own, grace, log, refused);
+    removeStateFiles(dir);
+    return answered;
+  }
+
+  private static int stopServers(ClusterConfig config, List<ServerSpec> servers, Map<ServerSpec, ProcessHandle> own,
+      Duration grace, Consumer<String> log, Consumer<String> refused) {
+    long deadline = System.nanoTime() + grace.toNanos();
+    List<ServerSpec> pending = new ArrayList<>(servers);
+    int answered = 0;
+    ExecutorService pool = Executors.newFixedThreadPool(Math.max(1, Math.min(16, servers.size())), r -> {
+      Thread t = new Thread(r, "kvlab-stop");
+      t.setDaemon(true);
+      return t;
+    });
+    try {
+      while (true) {
+        // ask every pending server at once: one that hangs costs CONTROL_TIMEOUT, not that per server
+        List<Future<Boolean>> asked = new ArrayList<>();
+        for (ServerSpec s : pending) {
+          asked.add(pool.submit(() -> requestShutdown(config, s)));
+        }
+        List<ServerSpec> next = new ArrayList<>();
+        for (int i = 0; i < pending.size(); i++) {
+          ServerSpec s = pending.get(i);
+          boolean ok;
+          try {
+            ok = asked.get(i).get();
+          } catch (ExecutionException e) {
+            if (e.getCause() instanceof ControlClient.RefusedException r) {
+              refused.accept(r.getMessage()); // not this cluster's server: left running, never killed
+              own.remove(s);
+              continue;
+            }
+            ok = false;
+          }
+          ProcessHandle h = own.get(s);
+          if (ok) {
+            answered++;
+          } else if (h != null && h.isAlive()) {
+            next.add(s); // still starting (or busy): ask again
+          }
+        }
+        pending = next;
+        if (own.values().stream().noneMatch(ProcessHandle::isAlive) || System.nanoTime() >= deadline) {
+          break;
+        }
+        Thread.sleep(STOP_RETRY.toMillis());
+      }
+      // wait for every process together, until the one deadline
+      for (ProcessHandle h : own.values().stream().distinct().toList()) {
+        long left = deadline - System.nanoTime();
+        if (left > 0 && h.isAlive()) {
+          try {
+            h.onExit().get(left, TimeUnit.NANOSECONDS);
+          } catch (TimeoutException | ExecutionException e) {
+            // killed below
+          }
         }
       }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } finally {
+      pool.shutdownNow();
     }
+    for (ProcessHandle h : own.values().stream().distinct().toList()) {
+      if (h.isAlive()) {
+        log.accept("process " + h.pid() + " did not stop in " + grace.toSeconds() + " s; killing it");
+        h.destroyForcibly();
+      }
+    }
+    return answered;
+  }
+
+  /**
+   * Sends one shutdown request to {@code s}'s control endpoint, proving the cluster's secret: true if it
+   * answered; throws {@link ControlClient.RefusedException} if what answers is not a server of this cluster.
+   */
+  private static boolean requestShutdown(ClusterConfig config, ServerSpec s) throws ControlClient.RefusedException {
+    try {
+      return ControlClient.shutdown(config, s, CONTROL_TIMEOUT);
+    } catch (ControlClient.RefusedException e) {
+      throw e;
+    } catch (IOException e) {
+      return false; // not listening (yet), or gone
+    }
+  }
+
+  private static void removeStateFiles(Path dir) {
     if (Files.isDirectory(dir)) {
       try (Stream<Path> files = Files.list(dir)) {
         for (Path p : files.toList()) {
@@ -291,7 +395,27 @@ public final class LocalClusterProcesses implements AutoCloseable {
         // the state directory is advisory
       }
     }
-    return stopped;
+  }
+
+  /**
+   * Keeps the last {@code kept} logs: {@code log} becomes {@code log.1}, {@code log.1} becomes
+   * {@code log.2}, ..., and the oldest is deleted. Best effort: a log that cannot be moved is overwritten.
+   */
+  static void rotate(Path log, int kept) {
+    try {
+      Files.deleteIfExists(log.resolveSibling(log.getFileName() + "." + kept));
+      for (int i = kept - 1; i >= 1; i--) {
+        Path from = log.resolveSibling(log.getFileName() + "." + i);
+        if (Files.exists(from)) {
+          Files.move(from, log.resolveSibling(log.getFileName() + "." + (i + 1)), StandardCopyOption.REPLACE_EXISTING);
+        }
+      }
+      if (kept > 0 && Files.exists(log)) {
+        Files.move(log, log.resolveSibling(log.getFileName() + ".1"), StandardCopyOption.REPLACE_EXISTING);
+      }
+    } catch (IOException e) {
+      // rotation is a convenience: the new log is written anyway
+    }
   }
 
   /** Clusters started from this directory whose state directory still names a cluster file. */

@@ -1,6 +1,7 @@
 package org.kvlab.api;
 
 import com.google.protobuf.Message;
+import java.util.Map;
 
 /**
  * A protocol plug-in, found by name through {@link java.util.ServiceLoader}: list the implementing class
@@ -25,4 +26,14 @@ public interface Protocol {
 
   /** A fresh client instance for one session. */
   Client newClient();
+
+  /**
+   * The parameters this protocol reads from a cluster file's {@code params} section: each name
+   * with one line saying its form, default and meaning, e.g. {@code "heartbeat" -> "duration, default
+   * 10ms: how often a server with no writes to replicate sends a heartbeat"}. A cluster file setting any other parameter is refused with this list, so a misspelt parameter does not silently
+   * fall back to its default. The default declares none.
+   */
+  default Map<String, String> parameters() {
+    return Map.of();
+  }
 }

@@ -14,6 +14,8 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.kvlab.api.NodeId;
 import org.kvlab.api.Params;
+import org.kvlab.api.Protocol;
+import org.kvlab.api.Protocols;
 import org.kvlab.api.Topology;
 import org.kvlab.config.ClusterConfig.EmulationSpec;
 import org.kvlab.config.ClusterConfig.Limits;
@@ -101,6 +103,7 @@ final class ConfigLoader extends YamlReader {
     String name = name(require(root, "name"));
     String protocol = protocol(require(root, "protocol"));
     Params params = params(root.get("params"));
+    checkParamsDeclared(root.get("params"), protocol);
     int datacenters = intIn(require(root, "datacenters"), 1, DATACENTERS_MAX);
     int partitions = intIn(require(root, "partitions"), 1, PARTITIONS_MAX);
     Topology topology = new Topology(datacenters, partitions);
@@ -151,6 +154,46 @@ final class ConfigLoader extends YamlReader {
       values.put(e.getKey(), v.text);
     }
     return new Params(values);
+  }
+
+  /**
+   * Refuses a parameter that the protocol does not declare ({@link Protocol#parameters()}), listing those it
+   * does. A protocol that is not installed is not checked here (the CLI refuses it, listing the installed ones).
+   */
+  private void checkParamsDeclared(YamlNode value, String protocolName) throws ConfigException {
+    if (value == null || value.kind != Kind.MAPPING || value.entries.isEmpty()) {
+      return;
+    }
+    Protocol protocol = Protocols.all().stream().filter(p -> p.name().equalsIgnoreCase(protocolName))
+        .findFirst().orElse(null);
+    if (protocol == null) {
+      return;
+    }
+    Map<String, String> declared = protocol.parameters();
+    for (Map.Entry<String, YamlNode> e : value.entries.entrySet()) {
+      if (declared.containsKey(e.getKey())) {
+        continue;
+      }
+      String suggestion = closest(e.getKey(), List.copyOf(declared.keySet()));
+      throw new ConfigException(source, e.getValue().keyLine, e.getValue().keyColumn,
+          "params: '" + e.getKey() + "' is not a parameter of protocol " + protocol.name(),
+          (suggestion == null ? "remove it. " : "did you mean '" + suggestion + "'? ") + knownParameters(protocol));
+    }
+  }
+
+  /** "Protocol x reads: a (form, default: meaning); b (...)." or "Protocol x reads no parameters." */
+  static String knownParameters(Protocol protocol) {
+    Map<String, String> declared = new TreeMap<>(protocol.parameters());
+    if (declared.isEmpty()) {
+      return "Protocol " + protocol.name() + " reads no parameters.";
+    }
+    StringBuilder sb = new StringBuilder("Protocol " + protocol.name() + " reads: ");
+    String sep = "";
+    for (Map.Entry<String, String> d : declared.entrySet()) {
+      sb.append(sep).append(d.getKey()).append(" (").append(d.getValue()).append(')');
+      sep = "; ";
+    }
+    return sb.append('.').toString();
   }
 
   // servers / local

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.core.exc.StreamReadException;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import com.fasterxml.jackson.dataformat.yaml.YAMLParser;
 import java.io.IOException;
+import java.io.InputStream;
 import java.math.BigInteger;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
@@ -16,6 +17,7 @@ import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -32,6 +34,7 @@ import org.kvlab.config.YamlNode.Kind;
 public class YamlReader {
   // Not YAMLFactory.builder().build(): that one reads an empty value (`key:`) as "" rather than null.
   private static final YAMLFactory YAML = new YAMLFactory();
+  private static final java.util.regex.Pattern DECIMAL_INTEGER = java.util.regex.Pattern.compile("[+-]?[0-9]+");
 
   /** The file name used in messages. */
   protected final String source;
@@ -57,19 +60,27 @@ public class YamlReader {
     return null;
   }
 
+  /** The largest file {@link #readText} reads: a cluster or experiment file is a few kilobytes. */
+  public static final long FILE_BYTES_MAX = 16L << 20;
+
   /**
-   * The text of {@code file}: errors (naming the file as a {@code what}) if it is a directory, missing,
-   * unreadable or not UTF-8. A leading byte-order mark is dropped.
+   * The text of {@code file}: errors (naming the file as a {@code what}) if it is a directory, a device, a
+   * FIFO or another file that is not a regular file (reading one could block forever or never end), larger
+   * than {@link #FILE_BYTES_MAX}, missing, unreadable or not UTF-8. A leading byte-order mark is dropped.
    */
   public static String readText(Path file, String what) throws ConfigException {
+    return readText(file, what, FILE_BYTES_MAX);
+  }
+
+  /** {@link #readText(Path, String)} with another size limit. */
+  public static String readText(Path file, String what, long bytesMax) throws ConfigException {
     String source = file.toString();
     String cannot = "cannot read " + what + " " + source;
-    if (Files.isDirectory(file)) {
-      throw new ConfigException(source, 0, 0, cannot + ": it is a directory", "give the path of a " + what + " (.yaml).");
-    }
+    checkRegularFile(file, what, bytesMax);
     byte[] bytes;
-    try {
-      bytes = Files.readAllBytes(file);
+    try (InputStream in = Files.newInputStream(file)) {
+      // bounded even if the file grows after the check
+      bytes = in.readNBytes((int) Math.min(Integer.MAX_VALUE - 8, bytesMax + 1));
     } catch (NoSuchFileException e) {
       throw new ConfigException(source, 0, 0, cannot + ": no such file", "check the path.");
     } catch (AccessDeniedException e) {
@@ -77,6 +88,9 @@ public class YamlReader {
     } catch (IOException e) {
       String reason = e.getMessage() == null ? "input/output error" : e.getMessage();
       throw new ConfigException(source, 0, 0, cannot + ": " + reason, "check the path and that the file is readable.");
+    }
+    if (bytes.length > bytesMax) {
+      throw tooLarge(source, what, bytesMax);
     }
     try {
       String text = StandardCharsets.UTF_8.newDecoder()
@@ -87,6 +101,43 @@ public class YamlReader {
     } catch (CharacterCodingException e) {
       throw new ConfigException(source, 0, 0, cannot + ": it is not UTF-8 text", "save it as UTF-8.");
     }
+  }
+
+  /**
+   * Errors (naming the file as a {@code what}) unless {@code file} is a regular file (symbolic links are
+   * followed) of at most {@code bytesMax} bytes: a directory, a device such as /dev/zero, a FIFO or a socket
+   * is refused before it is opened. For every reader of user-given files (cluster, experiment, history).
+   */
+  public static void checkRegularFile(Path file, String what, long bytesMax) throws ConfigException {
+    String source = file.toString();
+    String cannot = "cannot read " + what + " " + source;
+    BasicFileAttributes attributes;
+    try {
+      attributes = Files.readAttributes(file, BasicFileAttributes.class);
+    } catch (NoSuchFileException e) {
+      throw new ConfigException(source, 0, 0, cannot + ": no such file", "check the path.");
+    } catch (AccessDeniedException e) {
+      throw new ConfigException(source, 0, 0, cannot + ": permission denied", "make the file readable (chmod +r).");
+    } catch (IOException e) {
+      String reason = e.getMessage() == null ? "input/output error" : e.getMessage();
+      throw new ConfigException(source, 0, 0, cannot + ": " + reason, "check the path and that the file is readable.");
+    }
+    if (attributes.isDirectory()) {
+      throw new ConfigException(source, 0, 0, cannot + ": it is a directory", "give the path of a " + what + ".");
+    }
+    if (!attributes.isRegularFile()) {
+      throw new ConfigException(source, 0, 0, cannot + ": it is not a regular file (a device, a FIFO or a socket)",
+          "give the path of a " + what + " saved on disk; to use generated text, write it to a file first.");
+    }
+    if (attributes.size() > bytesMax) {
+      throw tooLarge(source, what, bytesMax);
+    }
+  }
+
+  private static ConfigException tooLarge(String source, String what, long bytesMax) {
+    return new ConfigException(source, 0, 0, "cannot read " + what + " " + source + ": it is larger than "
+        + (bytesMax >= 1 << 20 ? (bytesMax >> 20) + " MiB" : bytesMax + " bytes") + ", too large for a " + what,
+        "check the path (is it the " + what + "?).");
   }
 
   public static String stripBom(String yaml) {
@@ -130,6 +181,11 @@ public class YamlReader {
       throw new ConfigException(source, line, column, label(path) + "YAML aliases (*" + p.getText()
           + ") are not supported", "write the value out in full.");
     }
+    if (p instanceof YAMLParser yp && yp.getTypeId() != null) {
+      // kvlab reads every value as written: a tag would be silently ignored
+      throw new ConfigException(source, line, column, label(path) + "YAML tags (" + shownTag(yp.getTypeId())
+          + ") are not supported", "remove the tag; values are read as written (quote text, e.g. '\"7100\"').");
+    }
     switch (token) {
       case START_OBJECT: {
         Map<String, YamlNode> entries = new LinkedHashMap<>();
@@ -170,6 +226,11 @@ public class YamlReader {
         throw new ConfigException(source, line, column, label(path) + "unsupported YAML value",
             "write plain text, a number, a list or a mapping.");
     }
+  }
+
+  private static String shownTag(String tag) {
+    String core = "tag:yaml.org,2002:";
+    return tag.startsWith(core) ? "!!" + tag.substring(core.length()) : "!" + tag;
   }
 
   private static YamlNode scalar(Kind kind, String path, JsonLocation at, int keyLine, int keyColumn,
@@ -343,18 +404,19 @@ public class YamlReader {
     if (value.kind == Kind.NULL) {
       throw errorAtKey(value, "has no value", "give it a whole number " + range + ".");
     }
-    BigInteger n = value.integer;
-    if (n == null && value.kind == Kind.STRING) {
-      try {
-        n = new BigInteger(value.text.strip());
-      } catch (NumberFormatException e) {
-        n = null;
-      }
+    String fix = "write a whole number " + range + " in decimal digits" + (example == null ? "." : ", e.g. '" + example + "'.");
+    String t = value.isScalar() ? value.text.strip() : "";
+    if ((value.kind != Kind.INTEGER && value.kind != Kind.STRING) || !DECIMAL_INTEGER.matcher(t).matches()) {
+      // YAML 1.1 also reads 0x1dc4, 0b101, 0o17 and 1_000 as numbers: kvlab takes decimal digits only.
+      String why = t.contains("_") ? " (no '_' separators)" : t.matches("[+-]?0[xXbBoO].*") ? " (no hex, octal or binary)" : "";
+      throw error(value, value.shown() + " is not a whole number in decimal digits" + why, fix);
     }
-    if (n == null) {
-      throw error(value, value.shown() + " is not a whole number",
-          "write a whole number " + range + " in digits" + (example == null ? "." : ", e.g. '" + example + "'."));
+    String digits = t.startsWith("+") || t.startsWith("-") ? t.substring(1) : t;
+    if (digits.length() > 1 && digits.startsWith("0")) {
+      throw error(value, value.shown() + " has a leading zero (YAML 1.1 reads it as an octal number)",
+          "write the number without leading zeros.");
     }
+    BigInteger n = new BigInteger(t);
     if (n.bitLength() > 62) {
       throw error(value, value.text + " is out of range", "use a number " + range + ".");
     }

@@ -2,7 +2,11 @@ package org.kvlab.store;
 
 /** When an acknowledged write is on disk. */
 public enum Durability {
-  /** Writes reach disk lazily (and on graceful shutdown). Fast; a kill -9 may lose acknowledged writes. */
+  /**
+   * Replies do not wait for the disk. With engine je, a background thread writes the log every 200 ms and
+   * fsyncs it every 10 s: a kill -9 loses about the last 200 ms of acknowledged writes, a machine crash
+   * about the last 10 s, and the channels to other datacenters are not durable (docs/runtime.md).
+   */
   NONE,
   /**
    * A reply that follows a write waits until the write is fsynced. Fsyncs are batched (group commit) on

@@ -15,11 +15,15 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import org.kvlab.api.RecordType;
 
@@ -54,12 +58,20 @@ import org.kvlab.api.RecordType;
  * <p><b>Threading.</b> Called from one event loop thread, except {@link #sync()}, which may run
  * concurrently on the group-commit thread (JE supports this; no lock is taken around reads or puts).
  * {@code sync()} and {@code close()} synchronize with each other, so a sync racing a close is safe and a
- * sync after close is a no-op (close already made everything durable).
+ * sync after close is a no-op (close already made everything durable). Under durability none, a daemon
+ * thread per store writes the log buffer in the background (see the constructor), under the same lock.
  */
 public final class JeStore<R extends Message> implements VersionedStore<R> {
   static final String DATABASE = "versions";
   static final int CACHE_PERCENT = 25;
   static final int LOG_FILE_MB = 64;
+  /**
+   * Durability none: how often a background thread writes JE's log buffer to the file (no fsync), so that a
+   * killed process (kill -9) loses at most the writes of about this long; the OS has the rest.
+   */
+  public static final Duration BACKGROUND_WRITE_INTERVAL = Duration.ofMillis(200);
+  /** Durability none: how often the background thread also fsyncs, bounding what an OS crash or power loss loses. */
+  public static final Duration BACKGROUND_FSYNC_INTERVAL = Duration.ofSeconds(10);
 
   private final RecordType<R> type;
   private final Path dir;
@@ -69,12 +81,15 @@ public final class JeStore<R extends Message> implements VersionedStore<R> {
   private final Object lifecycle = new Object();
   private volatile boolean closed;
   private JeChannelLog channelLog; // opened on first use (durability sync only), guarded by lifecycle
+  private final ScheduledExecutorService flusher; // durability none only; null otherwise
 
   /**
    * Opens (creating if needed) the store in {@code dir}.
    *
-   * @param durability recorded for diagnostics; the engine behaves the same either way, because the
-   *     runtime decides when to call {@link #sync()}
+   * @param durability under {@code sync} the runtime decides when to call {@link #sync()}; under
+   *     {@code none} a background thread writes the log buffer every {@link #BACKGROUND_WRITE_INTERVAL}
+   *     and fsyncs it every {@link #BACKGROUND_FSYNC_INTERVAL} (without it, a kill -9 could lose every
+   *     write still in JE's buffers, back to the server's start when little was written)
    */
   public JeStore(RecordType<R> type, Path dir, Durability durability) {
     this.type = Objects.requireNonNull(type, "type");
@@ -105,6 +120,35 @@ public final class JeStore<R extends Message> implements VersionedStore<R> {
       throw e;
     }
     this.env = environment;
+    this.flusher = durability == Durability.NONE ? startFlusher(dir) : null;
+  }
+
+  private ScheduledExecutorService startFlusher(Path dir) {
+    ScheduledExecutorService ex = Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread t = new Thread(r, "kvlab-je-flush-" + dir.getFileName());
+      t.setDaemon(true);
+      return t;
+    });
+    long writeMillis = BACKGROUND_WRITE_INTERVAL.toMillis();
+    long fsyncEvery = Math.max(1, BACKGROUND_FSYNC_INTERVAL.toMillis() / writeMillis);
+    long[] ticks = {0};
+    ex.scheduleWithFixedDelay(() -> {
+      try {
+        backgroundFlush(++ticks[0] % fsyncEvery == 0);
+      } catch (RuntimeException e) {
+        // JE invalidated the environment (disk full, I/O error): the event loop's next write reports it
+      }
+    }, writeMillis, writeMillis, TimeUnit.MILLISECONDS);
+    return ex;
+  }
+
+  /** Writes JE's log buffer to the file system, and fsyncs it if {@code fsync}. No-op after close. */
+  void backgroundFlush(boolean fsync) {
+    synchronized (lifecycle) {
+      if (!closed) {
+        env.flushLog(fsync);
+      }
+    }
   }
 
   @Override
@@ -232,6 +276,9 @@ public final class JeStore<R extends Message> implements VersionedStore<R> {
         return;
       }
       closed = true;
+      if (flusher != null) {
+        flusher.shutdownNow();
+      }
       try {
         if (channelLog != null) {
           channelLog.close();

@@ -127,7 +127,7 @@ class ClusterConfigLoadTest {
 
   @Test
   void when_limits_are_partly_given_then_the_others_keep_their_defaults() throws Exception {
-    ClusterConfig c = ClusterConfig.parse(MINIMAL + "limits: { peerQueueMessagesMax: 1_000 }\n", "l.yaml");
+    ClusterConfig c = ClusterConfig.parse(MINIMAL + "limits: { peerQueueMessagesMax: 1000 }\n", "l.yaml");
 
     assertEquals(new Limits(Limits.FRAME_BYTES_MAX_DEFAULT, 1000, Limits.CLIENT_REQUESTS_IN_FLIGHT_MAX_DEFAULT),
         c.limits());

@@ -42,6 +42,69 @@ class ClusterConfigValidationTest {
     }
   }
 
+  // --- file kinds and sizes (issue 11): refused before reading, so nothing hangs or runs out of memory
+
+  @Test
+  void when_path_is_a_device_then_it_is_refused_without_reading() {
+    Path zero = Path.of("/dev/zero");
+    ConfigException e = assertThrows(ConfigException.class, () -> ClusterConfig.load(zero));
+    assertReadable(e, zero.toString(), 0, "not a regular file", "write it to a file first");
+  }
+
+  @Test
+  @org.junit.jupiter.api.Timeout(20)
+  void when_path_is_a_fifo_then_it_is_refused_without_blocking() throws Exception {
+    Path fifo = Files.createTempDirectory("kvlab-config").resolve("fifo.yaml");
+    Process mk = new ProcessBuilder("mkfifo", fifo.toString()).start();
+    assertTrue(mk.waitFor(10, java.util.concurrent.TimeUnit.SECONDS) && mk.exitValue() == 0, "mkfifo");
+    ConfigException e = assertThrows(ConfigException.class, () -> ClusterConfig.load(fifo));
+    assertReadable(e, fifo.toString(), 0, "not a regular file");
+  }
+
+  @Test
+  void when_file_is_too_large_then_it_is_refused_without_reading() throws Exception {
+    Path big = Files.createTempDirectory("kvlab-config").resolve("big.yaml");
+    try (java.io.RandomAccessFile f = new java.io.RandomAccessFile(big.toFile(), "rw")) {
+      f.setLength(YamlReader.FILE_BYTES_MAX + 1); // sparse: no disk used
+    }
+    ConfigException e = assertThrows(ConfigException.class, () -> ClusterConfig.load(big));
+    assertReadable(e, big.toString(), 0, "larger than 16 MiB");
+    Files.delete(big);
+  }
+
+  // --- numbers YAML 1.1 reads in other bases, and tags
+
+  @Test
+  void when_a_number_is_hex_binary_octal_or_has_underscores_then_it_is_refused_with_its_line() {
+    fails(MINIMAL.replace("port: 7100", "port: 0x1dc4"), 6, "servers[0].port: '0x1dc4' is not a whole number in"
+        + " decimal digits (no hex, octal or binary)", "Fix: write a whole number from 1 to 65535 in decimal digits");
+    fails(MINIMAL.replace("port: 7101", "port: 7_101"), 7, "'7_101' is not a whole number in decimal digits"
+        + " (no '_' separators)");
+    fails(MINIMAL.replace("port: 7102", "port: 0b1"), 8, "'0b1' is not a whole number");
+    fails(MINIMAL.replace("port: 7103", "port: 07103"), 9, "'07103' has a leading zero", "without leading zeros");
+    fails(replaceLine(MINIMAL, 3, "datacenters: 0x2"), 3, "datacenters: '0x2' is not a whole number");
+    fails(MINIMAL + "limits:\n  frameBytesMax: 1_048_576\n", 11, "limits.frameBytesMax: '1_048_576'");
+  }
+
+  @Test
+  void when_a_value_has_a_yaml_tag_then_it_is_refused_with_its_column() {
+    ConfigException e = fails(MINIMAL.replace("port: 7100", "port: !!str 7100"), 6,
+        "servers[0].port: YAML tags (!!str) are not supported", "Fix: remove the tag");
+    assertTrue(e.getMessage().matches("c\\.yaml:6:\\d+: .*"), "line and column: " + e.getMessage());
+    fails(replaceLine(MINIMAL, 1, "name: !custom t"), 1, "name: YAML tags (!custom) are not supported");
+    fails(MINIMAL + "storage: !!map { engine: memory }\n", 10, "storage: YAML tags (!!map)");
+  }
+
+  // --- protocol parameters
+
+  @Test
+  void when_params_are_not_declared_by_the_protocol_then_they_are_refused_with_the_known_list() {
+    String yaml = MINIMAL.replace("protocol: eventual", "protocol: testkit") + "params:\n  heartbeat: 10ms\n";
+    ConfigException e = fails(yaml, 11, "params: 'heartbeat' is not a parameter of protocol testkit",
+        "Fix: remove it. Protocol testkit reads no parameters.");
+    assertTrue(e.getMessage().startsWith("c.yaml:11:3: "), "line and column of the key: " + e.getMessage());
+  }
+
   // --- file level
 
   @Test

@@ -136,6 +136,44 @@ class JeStoreTest extends VersionedStoreContract {
     }
   }
 
+  /**
+   * Durability none: writes are in JE's log buffer only, and 500 small puts do not fill it, so before the
+   * background writer a kill -9 lost all of them however long ago they were made (issue 11). Now every
+   * write older than the background write interval survives a SIGKILL.
+   */
+  @Test
+  void when_a_durability_none_process_is_killed_then_writes_older_than_the_flush_interval_survive() throws Exception {
+    Path dir = tmp.resolve("none-crash");
+    int count = 500;
+    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    Path log = tmp.resolve("none-child.log");
+    Process child = new ProcessBuilder(java, "-Xmx256m", "-cp", System.getProperty("java.class.path"),
+        JeNoneCrashChild.class.getName(), dir.toString(), String.valueOf(count))
+        .redirectErrorStream(true)
+        .redirectOutput(log.toFile())
+        .start();
+    try {
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+      while (!Files.readString(log).contains(JeNoneCrashChild.WRITTEN)) {
+        assertTrue(child.isAlive() && System.nanoTime() < deadline, "child did not write: " + Files.readString(log));
+        Thread.sleep(20);
+      }
+      // many background write intervals (200 ms) pass; then SIGKILL, as kill -9
+      Thread.sleep(15 * JeStore.BACKGROUND_WRITE_INTERVAL.toMillis());
+    } finally {
+      child.destroyForcibly();
+      assertTrue(child.waitFor(30, TimeUnit.SECONDS));
+    }
+    assertEquals(137, child.exitValue(), "killed by SIGKILL");
+    try (JeStore<TestRecord> s = reopen(dir)) {
+      assertEquals(10, s.keyCount());
+      for (int k = 0; k < 10; k++) {
+        assertEquals(count / 10, s.versions("key" + k).size(), "key" + k);
+        assertEquals(count - 10 + k, s.newest("key" + k).orElseThrow().getUt());
+      }
+    }
+  }
+
   @Test
   void when_random_operations_run_then_je_answers_like_the_in_memory_store() {
     InMemoryStore<TestRecord> model = new InMemoryStore<>(TYPE);

@@ -1,5 +1,6 @@
 package org.kvlab.protocols.causalspartanx;
 
+import java.util.Map;
 import org.kvlab.api.MessageTypes;
 import org.kvlab.api.BaseProtocol;
 import org.kvlab.api.RecordType;
@@ -21,5 +22,13 @@ public final class CausalSpartanX extends BaseProtocol {
     super("causalspartanx",
         "causal++ consistency: HLC (wait-free PUT), datacenter stable vectors, one-round read-only transactions",
         MESSAGES, RECORD, () -> new CausalSpartanXServer(CausalSpartanXServer.Variant.CORRECT), CausalSpartanXClient::new);
+  }
+
+  @Override
+  public Map<String, String> parameters() {
+    return Map.of(
+        "heartbeat", "duration, default 10ms: a server with nothing to replicate sends its clock to its peers this often (Δ)",
+        "dsvInterval", "duration, default 5ms: how often the partitions of a datacenter compute its stable vector (θ)",
+        "pruneLag", "duration, default 1s: versions older than the stable vector minus this are pruned");
   }
 }

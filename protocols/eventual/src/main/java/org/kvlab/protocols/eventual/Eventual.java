@@ -1,5 +1,6 @@
 package org.kvlab.protocols.eventual;
 
+import java.util.Map;
 import org.kvlab.api.MessageTypes;
 import org.kvlab.api.BaseProtocol;
 import org.kvlab.api.RecordType;
@@ -16,5 +17,11 @@ public final class Eventual extends BaseProtocol {
     super("eventual",
         "eventual consistency: last writer wins by (timestamp, datacenter), asynchronous replication (baseline)",
         MESSAGES, RECORD, EventualServer::new, EventualClient::new);
+  }
+
+  /** Eventual reads no parameters: a cluster file that sets any is refused. */
+  @Override
+  public Map<String, String> parameters() {
+    return Map.of();
   }
 }

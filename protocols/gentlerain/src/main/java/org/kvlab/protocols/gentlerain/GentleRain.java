@@ -1,5 +1,6 @@
 package org.kvlab.protocols.gentlerain;
 
+import java.util.Map;
 import org.kvlab.api.MessageTypes;
 import org.kvlab.api.BaseProtocol;
 import org.kvlab.api.RecordType;
@@ -17,5 +18,15 @@ public final class GentleRain extends BaseProtocol {
     super("gentlerain",
         "causal consistency with physical clocks and a global stable time (GST); PUT waits out clock skew",
         MESSAGES, RECORD, GentleRainServer::new, GentleRainClient::new);
+  }
+
+  @Override
+  public Map<String, String> parameters() {
+    return Map.of(
+        "heartbeat", "duration, default 10ms: a server with nothing to replicate sends its clock to its peers this often",
+        "gstInterval", "duration, default 5ms: how often the partitions of a datacenter compute the global stable time",
+        "pruneLag", "duration, default 1s: versions older than the stable time minus this are pruned",
+        "recoveryMargin", "duration, default 250ms: after a restart with data, the server's version vector starts"
+            + " this far ahead of its clock");
   }
 }
