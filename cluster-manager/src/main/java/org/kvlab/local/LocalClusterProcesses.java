@@ -437,7 +437,24 @@ public final class LocalClusterProcesses implements AutoCloseable {
 
   static boolean isKvlab(ProcessHandle h) {
     // A process whose command line cannot be read is not known to be kvlab: never wait for or kill it.
-    return h.info().arguments().map(a -> String.join(" ", a).contains("org.kvlab.cli.Main")).orElse(false);
+    return commandLine(h).map(c -> c.contains("org.kvlab.cli.Main")).orElse(false);
+  }
+
+  /**
+   * The command line of {@code h}: from {@code /proc/PID/cmdline} where there is one (ProcessHandle.Info gives
+   * no arguments at all for a command line over about 4 KB, such as a JVM with a long class path), else from
+   * ProcessHandle.Info; empty if neither can be read.
+   */
+  static Optional<String> commandLine(ProcessHandle h) {
+    try {
+      byte[] raw = Files.readAllBytes(Path.of("/proc", Long.toString(h.pid()), "cmdline"));
+      if (raw.length > 0) {
+        return Optional.of(new String(raw, java.nio.charset.StandardCharsets.UTF_8).replace('\0', ' '));
+      }
+    } catch (IOException | SecurityException | UnsupportedOperationException e) {
+      // no procfs (not Linux) or not ours to read: ask the JDK
+    }
+    return h.info().arguments().map(a -> String.join(" ", a));
   }
 
   private static void checkPortFree(ServerSpec s, Path file) throws LaunchException {

@@ -147,6 +147,7 @@ class LocalLifecycleTest {
     // the servers alone, as local up starts them (pid files included), so that down is the only one to stop
     // them (a local up would stop the second server itself once the first exits)
     Path state = Files.createDirectories(dir.resolve(".kvlab/local/lc-down"));
+    org.kvlab.config.ClusterSecret.loadOrCreate(state.resolve("secret")); // as local up makes it
     List<ProcessHandle> started = new ArrayList<>();
     for (String id : List.of("0_0", "1_0")) {
       Process server = kvlab(id + ".log", "server", "--config", file.toString(), "--node", id);
@@ -158,7 +159,7 @@ class LocalLifecycleTest {
     assertEquals(Main.OK, finish(down, "down.log"));
     String out = Files.readString(dir.resolve("down.log"));
     // each server answered (asked again until it listened) rather than being killed after the grace period
-    assertTrue(out.contains("(2 of 2 servers were answering)"), out);
+    assertTrue(out.contains("(2 of 2 servers were answering)"), out + Files.readString(dir.resolve("0_0.log")));
     assertFalse(out.contains("killing it"), out);
     assertAllExit(started, "after local down");
     for (String id : List.of("0_0", "1_0")) {

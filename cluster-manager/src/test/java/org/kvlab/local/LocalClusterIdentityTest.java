@@ -89,7 +89,7 @@ class LocalClusterIdentityTest {
 
   /** A process whose command line the platform does not show (another user's, or hidepid). */
   private static final class Unreadable implements ProcessHandle {
-    @Override public long pid() { return 1; }
+    @Override public long pid() { return Long.MAX_VALUE; } // no /proc entry: only ProcessHandle.Info is asked
     @Override public Optional<ProcessHandle> parent() { return Optional.empty(); }
     @Override public Stream<ProcessHandle> children() { return Stream.empty(); }
     @Override public Stream<ProcessHandle> descendants() { return Stream.empty(); }
