@@ -46,6 +46,32 @@ public sealed interface Fault {
     }
   }
 
+  /**
+   * One line for a run's faults (the FAULTS column of {@code kvlab sim}): each partition, crash and slow
+   * node; clock skew, drawn on every node, as one summary (nodes, largest offset, largest drift), or
+   * per node when at most two nodes are skewed.
+   */
+  static String summary(java.util.List<Fault> faults) {
+    java.util.List<String> parts = new java.util.ArrayList<>();
+    java.util.List<Skew> skews = new java.util.ArrayList<>();
+    for (Fault f : faults) {
+      if (f instanceof Skew k) {
+        skews.add(k);
+      } else {
+        parts.add(f.describe());
+      }
+    }
+    if (skews.size() <= 2) {
+      skews.forEach(k -> parts.add(k.describe()));
+    } else {
+      long maxSkew = skews.stream().mapToLong(k -> Math.abs(k.skewMicros())).max().orElse(0);
+      double maxDrift = skews.stream().mapToDouble(k -> Math.abs(k.driftPpm())).max().orElse(0);
+      parts.add(String.format("skew %d nodes up to ±%.1fms drift up to ±%.0fppm", skews.size(), maxSkew / 1000.0,
+          maxDrift));
+    }
+    return String.join("; ", parts);
+  }
+
   static String ms(long micros) {
     return micros % 1000 == 0 ? (micros / 1000) + "ms" : String.format("%.1fms", micros / 1000.0);
   }
