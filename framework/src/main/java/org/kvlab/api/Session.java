@@ -81,12 +81,13 @@ public final class Session implements AutoCloseable {
         bounded.completeExceptionally(org.kvlab.history.History.cause(e));
       }
     });
+    // copy(): a caller cancelling what it got (await does, on its timeout) must not cancel the recording.
     return bounded.whenComplete((r, e) -> {
       // One rule for every history (History.outcomeOf): the exception says whether the outcome is unknown.
       recorder.add(new org.kvlab.history.Operation(id, sessionId, dc, type, key, value,
           e == null && reads != null ? reads.apply(r) : null, invoked, micros(),
           org.kvlab.history.History.outcomeOf(e), e == null ? null : org.kvlab.history.History.errorText(e)));
-    });
+    }).copy();
   }
 
   public String protocol() {
