@@ -24,7 +24,11 @@ public sealed interface Fault {
     }
   }
 
-  /** Every message a server sends is delayed by an extra {@code delayMicros}. */
+  /**
+   * A slow server: every message it sends to other servers, and its replies to clients of other
+   * datacenters, are delayed by an extra {@code delayMicros} (slow replication, the seed's "slow
+   * partition"); its replies to clients of its own datacenter are not.
+   */
   record Slow(NodeId node, long delayMicros, long startMicros, long endMicros) implements Fault {
     public String describe() {
       return String.format("slow %s +%s %s..%s", node, ms(delayMicros), ms(startMicros), ms(endMicros));

@@ -48,7 +48,9 @@ import org.slf4j.helpers.NOPLogger;
  * crashed server are delivered after it restarts; a crashed server's undelivered messages are lost
  * under durability {@code none}. A client's request and its reply cross the same network: latency of
  * the datacenter pair, partitions between the client's and the server's datacenters (they wait for the
- * heal, as on a server link), a slow server's extra delay on its replies. A request the client has no
+ * heal, as on a server link), a slow server's extra delay on its replies to clients of other
+ * datacenters (not to its own datacenter's clients: the slow fault models slow replication, as in the
+ * seed's "slow partition"). A request the client has no
  * answer to within {@link SimSpec#CLIENT_TIMEOUT_MICROS} (a crashed server, a partition, a server that
  * holds it) times out with its outcome unknown (INFO); an operation still without an outcome when the
  * run ends is recorded as INFO too. Outcomes follow {@link History#outcomeOf}: the protocol says
@@ -257,6 +259,7 @@ public final class Simulation {
     return t;
   }
 
+  /** Extra delay of a message a slow server {@code from} sends at {@code time}. */
   private long slowExtra(NodeId from, long time) {
     long extra = 0;
     for (Fault f : faults) {
@@ -475,8 +478,11 @@ public final class Simulation {
           if (r != null) {
             types.idOf(r.getClass());
           }
-          // The reply crosses the same network as server links: latency, this server's slowness, partitions.
-          long latency = spec.network().sample(id.dc(), session.dc, random) + slowExtra(id, now);
+          // The reply crosses the same network as server links: latency and partitions; to a client of
+          // another datacenter (a WAN link, like a server link) also a slow server's delay. A client of
+          // this server's own datacenter is local: slowness models slow replication, not slow answers.
+          long latency = spec.network().sample(id.dc(), session.dc, random)
+              + (session.dc != id.dc() ? slowExtra(id, now) : 0);
           long t = wanDelay(id.dc(), session.dc, now, latency);
           long replyTrace = trace.enabled() ? trace.send(now, id.toString(), session.name(), r != null ? r : body) : -1;
           at(t, () -> {

@@ -12,8 +12,8 @@ import org.kvlab.testing.OutcomeKit;
 
 /**
  * A client reaching a server of another datacenter is subject to the faults of server links: a
- * partition holds its request (and the reply) until the heal, a slow server's replies are late, a
- * crashed server does not answer. OutcomeKit(true) sends every request to the server of datacenter 0.
+ * partition holds its request (and the reply) until the heal, a slow server's replies to it are late
+ * (as its messages to other servers are), a crashed server does not answer. OutcomeKit(true) sends every request to the server of datacenter 0.
  * One-way latency between datacenters is 25 ms (± 2.5), 0.2 ms (± 0.1) inside one.
  */
 class ClientNetworkFaultsTest {
@@ -60,13 +60,14 @@ class ClientNetworkFaultsTest {
   }
 
   @Test
-  void when_theServerIsSlow_then_itsRepliesToClientsAreLate() {
+  void when_theServerIsSlow_then_itsRepliesToRemoteClientsAreLate_likeItsServerMessages() {
     SimResult r = run(List.of(new Fault.Slow(PRIMARY, 300_000, 0, 2_000_000)));
     Operation remote = putOf(r, 1);
     Operation local = putOf(r, 0);
     assertEquals(Outcome.OK, remote.outcome());
     assertTrue(remote.completeMicros() - remote.invokeMicros() >= 345_000, remote.describe());
-    assertTrue(local.completeMicros() - local.invokeMicros() >= 300_000, local.describe());
+    // A client of the slow server's own datacenter is local (the slow fault models slow replication).
+    assertTrue(local.completeMicros() - local.invokeMicros() < 2_000, local.describe());
   }
 
   @Test
