@@ -50,7 +50,7 @@ public final class SimRunner {
 
   /**
    * A readable account of one violation: what the checker said, the operations involved, the faults
-   * that touched them, and a Lamport diagram centred on them (their sessions and the servers those
+   * that touched them (on the servers they called, partitions between their datacenters), and a Lamport diagram centred on them (their sessions and the servers those
    * called; see {@link Trace#diagram(List, List, int)}).
    */
   public static String explain(SeedReport report, Violation v, int maxRows) {
@@ -66,9 +66,18 @@ public final class SimRunner {
     if (!ops.isEmpty()) {
       long from = ops.stream().mapToLong(Operation::invokeMicros).min().orElse(0);
       long to = ops.stream().mapToLong(Operation::completeMicros).max().orElse(0);
+      // The faults that touched them: on the servers they called, or between the datacenters involved.
+      java.util.Set<String> servers = report.result().trace().serversOf(ops);
+      java.util.Set<Integer> dcs = new java.util.TreeSet<>();
+      ops.forEach(op -> dcs.add(op.dc()));
+      servers.forEach(sv -> dcs.add(org.kvlab.api.NodeId.parse(sv).dc()));
       List<String> during = new ArrayList<>();
       for (Fault f : report.result().faults()) {
-        if (f.startMicros() <= to && f.endMicros() >= from) {
+        boolean touches = f instanceof Fault.Partition p ? dcs.contains(p.dcA()) && dcs.contains(p.dcB())
+            : f instanceof Fault.Crash c ? servers.contains(c.node().toString())
+            : f instanceof Fault.Slow sl ? servers.contains(sl.node().toString())
+            : f instanceof Fault.Skew k && servers.contains(k.node().toString());
+        if (touches && f.startMicros() <= to && f.endMicros() >= from) {
           during.add(f.describe());
         }
       }

@@ -124,14 +124,7 @@ public final class Trace {
       from = Math.min(from, op.invokeMicros());
       to = Math.max(to, op.completeMicros());
     }
-    // The servers involved: those the sessions sent requests to (or got replies from) during the operations.
-    java.util.TreeSet<String> servers = new java.util.TreeSet<>();
-    for (Entry e : entries) {
-      if (e.to != null && (inOp(windows, e.from, e.sendMicros) || inOp(windows, e.to, e.sendMicros))) {
-        servers.add(windows.containsKey(e.from) ? e.to : e.from);
-      }
-    }
-    servers.removeAll(windows.keySet());
+    java.util.TreeSet<String> servers = servers(windows);
     List<String> columns = new ArrayList<>(windows.keySet());
     columns.addAll(servers);
     Set<String> cols = new LinkedHashSet<>(columns);
@@ -212,6 +205,27 @@ public final class Trace {
       out.append(String.format("%10s   (%d rows not shown)%n", "...", hidden));
     }
     return out.toString();
+  }
+
+  /** The servers involved in {@code ops}: those their sessions sent requests to (or got replies from) while they ran. */
+  public java.util.SortedSet<String> serversOf(List<org.kvlab.history.Operation> ops) {
+    java.util.Map<String, List<long[]>> windows = new java.util.LinkedHashMap<>();
+    for (org.kvlab.history.Operation op : ops) {
+      windows.computeIfAbsent(sessionName(op), k -> new ArrayList<>())
+          .add(new long[] {op.invokeMicros(), op.completeMicros()});
+    }
+    return servers(windows);
+  }
+
+  private java.util.TreeSet<String> servers(java.util.Map<String, List<long[]>> windows) {
+    java.util.TreeSet<String> servers = new java.util.TreeSet<>();
+    for (Entry e : entries) {
+      if (e.to != null && (inOp(windows, e.from, e.sendMicros) || inOp(windows, e.to, e.sendMicros))) {
+        servers.add(windows.containsKey(e.from) ? e.to : e.from);
+      }
+    }
+    servers.removeAll(windows.keySet());
+    return servers;
   }
 
   /** The rows to show: every focus row (operations first), then those nearest to them, up to {@code maxRows}. */

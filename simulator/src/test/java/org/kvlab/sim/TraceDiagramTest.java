@@ -94,6 +94,20 @@ class TraceDiagramTest {
   }
 
   @Test
+  void when_aViolationIsExplained_then_onlyTheFaultsOfItsServersAndDatacentersAreListed() {
+    SimResult run = new SimResult(1, new org.kvlab.history.History(OPS), List.of(
+        new Fault.Skew(A, 12_300, 150), new Fault.Skew(new NodeId(0, 1), -5_000, 0),
+        new Fault.Crash(new NodeId(1, 1), 0, 500_000), new Fault.Partition(0, 1, 400_000, 600_000)),
+        List.of(), trace(), 0, 0, 1_000_000, 0, 0);
+    String text = SimRunner.explain(new SimRunner.SeedReport(1, run, List.of()),
+        new org.kvlab.check.Violation("test", "two operations", List.of(1L, 2L)), 40);
+    String faults = text.lines().filter(l -> l.contains("faults while they ran")).findFirst().orElseThrow();
+    assertTrue(faults.contains("skew 0_0") && faults.contains("partition dc0|dc1"), faults);
+    assertFalse(faults.contains("0_1") || faults.contains("1_1"), "servers not involved: " + faults);
+    assertTrue(text.contains("invoke put(x)") && text.contains("invoke get(x)"), text);
+  }
+
+  @Test
   void when_skewIsDrawn_then_theFaultSummaryShowsIt() {
     SimSpec spec = SimSpec.defaults().withFaultKinds(java.util.Set.of("skew", "partition"));
     List<Fault> faults = FaultPlan.draw(spec, new Random(3));
