@@ -56,7 +56,7 @@ final class SimCommand implements Callable<Integer> {
   @Option(names = "--durability", defaultValue = "sync", description = "sync or none: what a crash keeps (default: ${DEFAULT-VALUE})") String durability;
   @Option(names = "--max-skew", defaultValue = "100ms", description = "bound of drawn clock skew (default: ${DEFAULT-VALUE})") String maxSkew;
   @Option(names = "--param", description = "protocol parameter name=value (repeatable)") Map<String, String> params = new TreeMap<>();
-  @Option(names = "--trace-rows", defaultValue = "80", description = "rows of message diagram per violation (default: ${DEFAULT-VALUE})") int traceRows;
+  @Option(names = "--trace-rows", defaultValue = "80", description = "rows of message diagram per violation, centred on the violating operations (default: ${DEFAULT-VALUE})") int traceRows;
   @Option(names = "--show", defaultValue = "3", description = "failing seeds to explain in full (default: ${DEFAULT-VALUE})") int show;
 
   @Override
@@ -96,8 +96,7 @@ final class SimCommand implements Callable<Integer> {
         row.append(String.format(" %-12s", !c.valid() ? c.violations().size() + " violations"
             : c.vacuous() ? "no verdict" : "ok"));
       }
-      row.append(' ').append(r.result().faults().stream().filter(f -> !(f instanceof org.kvlab.sim.Fault.Skew))
-          .map(org.kvlab.sim.Fault::describe).reduce((a, b) -> a + "; " + b).orElse(""));
+      row.append(' ').append(org.kvlab.sim.Fault.summary(r.result().faults()));
       if (r.result().failed()) {
         row.append(" FAILED: ").append(r.result().failures().get(0));
       }

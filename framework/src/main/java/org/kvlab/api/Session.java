@@ -16,7 +16,9 @@ import java.util.function.Supplier;
 /**
  * One client session: a protocol {@link Client} bound to its own thread, with an asynchronous API
  * ({@code ...Async}) and a blocking facade for YCSB threads and the shell. Thread-safe: operations from
- * any thread are handed to the session's thread. Blocking calls throw {@link OperationException}.
+ * any thread are handed to the session's thread. Blocking calls throw {@link OperationException}, whose
+ * {@link OperationException#outcomeUnknown()} says whether the operation may have taken effect (a timeout
+ * of this session, a lost connection, a server's {@link Request#unknown}) or definitely did not.
  */
 public final class Session implements AutoCloseable {
   private final Client client;
@@ -58,18 +60,34 @@ public final class Session implements AutoCloseable {
     if (recorder == null) {
       return op;
     }
-    return op.whenComplete((r, e) -> {
-      Throwable cause = e;
-      while (cause instanceof CompletionException && cause.getCause() != null) {
-        cause = cause.getCause();
+    // A recorded operation ends by the session's timeout at the latest, as INFO: an operation never
+    // answered is in the history (outcome unknown), not left out of it. A late answer is ignored.
+    CompletableFuture<T> bounded = new CompletableFuture<>();
+    String what = type.name().toLowerCase(java.util.Locale.ROOT) + (key == null ? "" : " " + key);
+    Runnable expire = () -> bounded.completeExceptionally(OperationException.unknown(what + " timed out after "
+        + timeout.toMillis() + " ms (it may still take effect)"));
+    java.util.concurrent.Future<?> timer = thread instanceof java.util.concurrent.ScheduledExecutorService ses
+        ? ses.schedule(expire, timeout.toMillis(), TimeUnit.MILLISECONDS) : null;
+    if (timer == null) {
+      CompletableFuture.delayedExecutor(timeout.toMillis(), TimeUnit.MILLISECONDS, thread).execute(expire);
+    }
+    op.whenComplete((r, e) -> {
+      if (timer != null) {
+        timer.cancel(false);
       }
-      org.kvlab.history.Operation.Outcome outcome = e == null ? org.kvlab.history.Operation.Outcome.OK
-          : type != org.kvlab.history.Operation.Type.PUT ? org.kvlab.history.Operation.Outcome.FAIL
-          : org.kvlab.history.Operation.Outcome.INFO; // a failed write may still have taken effect
-      recorder.add(new org.kvlab.history.Operation(id, sessionId, dc, type, key, value,
-          e == null && reads != null ? reads.apply(r) : null, invoked, micros(), outcome,
-          e == null ? null : String.valueOf(cause.getMessage())));
+      if (e == null) {
+        bounded.complete(r);
+      } else {
+        bounded.completeExceptionally(org.kvlab.history.History.cause(e));
+      }
     });
+    // copy(): a caller cancelling what it got (await does, on its timeout) must not cancel the recording.
+    return bounded.whenComplete((r, e) -> {
+      // One rule for every history (History.outcomeOf): the exception says whether the outcome is unknown.
+      recorder.add(new org.kvlab.history.Operation(id, sessionId, dc, type, key, value,
+          e == null && reads != null ? reads.apply(r) : null, invoked, micros(),
+          org.kvlab.history.History.outcomeOf(e), e == null ? null : org.kvlab.history.History.errorText(e)));
+    }).copy();
   }
 
   public String protocol() {
@@ -126,11 +144,11 @@ public final class Session implements AutoCloseable {
       return future.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
     } catch (TimeoutException e) {
       future.cancel(false);
-      throw new OperationException(what + " timed out after " + timeout.toMillis() + " ms: the server may be "
-          + "overloaded, waiting on an unreachable peer, or down (check ./kvlab local status)");
+      throw OperationException.unknown(what + " timed out after " + timeout.toMillis() + " ms (it may still take "
+          + "effect): the server may be overloaded, waiting on an unreachable peer, or down (check ./kvlab local status)");
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new OperationException(what + " interrupted");
+      throw OperationException.unknown(what + " interrupted (it may still take effect)");
     } catch (ExecutionException e) {
       throw unwrap(what, e.getCause());
     }
@@ -143,7 +161,7 @@ public final class Session implements AutoCloseable {
     if (cause instanceof OperationException op) {
       return op;
     }
-    return new OperationException(what + " failed: " + cause, cause);
+    return OperationException.unknown(what + " failed: " + cause, cause); // nothing says it did not take effect
   }
 
   @Override

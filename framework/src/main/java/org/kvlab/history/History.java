@@ -23,6 +23,41 @@ public final class History {
     return operations.size();
   }
 
+  /**
+   * The one rule by which the simulator, the real client ({@code Session}) and history files turn the
+   * way an operation ended into its outcome: no error is {@code OK}; an
+   * {@link org.kvlab.api.OperationException} is {@code INFO} if its outcome is unknown
+   * ({@link org.kvlab.api.OperationException#outcomeUnknown()}) and {@code FAIL} otherwise; any other
+   * exception (the client gave up and cancelled, a protocol client threw) is {@code INFO}, since nothing
+   * says the operation did not take effect. The message's words are never looked at.
+   */
+  public static Operation.Outcome outcomeOf(Throwable error) {
+    if (error == null) {
+      return Operation.Outcome.OK;
+    }
+    Throwable t = cause(error);
+    if (t instanceof org.kvlab.api.OperationException op) {
+      return op.outcomeUnknown() ? Operation.Outcome.INFO : Operation.Outcome.FAIL;
+    }
+    return Operation.Outcome.INFO;
+  }
+
+  /** The exception inside the wrappers futures add ({@code CompletionException}, {@code ExecutionException}). */
+  public static Throwable cause(Throwable error) {
+    Throwable t = error;
+    while ((t instanceof java.util.concurrent.CompletionException || t instanceof java.util.concurrent.ExecutionException)
+        && t.getCause() != null) {
+      t = t.getCause();
+    }
+    return t;
+  }
+
+  /** The error text a history records for {@code error}: its message, or its class if it has none. */
+  public static String errorText(Throwable error) {
+    Throwable t = cause(error);
+    return t.getMessage() == null ? t.toString() : t.getMessage();
+  }
+
   public Operation get(long id) {
     for (Operation op : operations) {
       if (op.id() == id) {

@@ -277,7 +277,8 @@ public final class ClientRuntime implements AutoCloseable {
           if (!w.isSuccess()) {
             Pending p = pending.remove(id);
             if (p != null) {
-              completeExceptionally(p, new OperationException("sending to server " + spec.id() + " failed: "
+              // Part of the frame may have left: the server may have the request.
+              completeExceptionally(p, OperationException.unknown("sending to server " + spec.id() + " failed: "
                   + w.cause().getMessage(), w.cause()));
             }
           }
@@ -341,6 +342,7 @@ public final class ClientRuntime implements AutoCloseable {
         }
         if (!reply.getError().isEmpty()) {
           completeExceptionally(p, reply.getOverloaded() ? new org.kvlab.api.OverloadedException(reply.getError())
+              : reply.getOutcomeUnknown() ? OperationException.unknown(reply.getError())
               : new OperationException(reply.getError()));
           return;
         }
@@ -348,11 +350,13 @@ public final class ClientRuntime implements AutoCloseable {
         try {
           body = types.parse(reply.getType(), reply.getBody());
         } catch (InvalidProtocolBufferException e) {
-          completeExceptionally(p, new OperationException("malformed reply from server " + spec.id() + ": " + e.getMessage()));
+          // The server handled the request; what it did is unknown.
+          completeExceptionally(p, OperationException.unknown("malformed reply from server " + spec.id() + ": "
+              + e.getMessage()));
           return;
         }
         if (!p.replyType().isInstance(body)) {
-          completeExceptionally(p, new OperationException("server " + spec.id() + " answered "
+          completeExceptionally(p, OperationException.unknown("server " + spec.id() + " answered "
               + body.getClass().getSimpleName() + " where " + p.replyType().getSimpleName() + " was expected"));
           return;
         }
@@ -369,7 +373,7 @@ public final class ClientRuntime implements AutoCloseable {
         for (Long id : pending.keySet()) {
           Pending p = pending.remove(id);
           if (p != null) {
-            completeExceptionally(p, new OperationException("connection to server " + spec.id() + " at " + spec.host()
+            completeExceptionally(p, OperationException.unknown("connection to server " + spec.id() + " at " + spec.host()
                 + ":" + spec.port() + " lost; the operation may or may not have taken effect"));
           }
         }

@@ -496,7 +496,8 @@ public final class Node implements AutoCloseable {
     } catch (RuntimeException e) {
       LOG.warn("{}: handler of {} failed: {}", id, typeNames[t], e.toString(), e);
       if (!req.answered()) {
-        req.fail("server " + id + " failed handling " + typeNames[t] + ": " + e);
+        // The handler may have written or sent something before it threw: the outcome is unknown.
+        req.unknown("server " + id + " failed handling " + typeNames[t] + ": " + e);
       }
     }
   }
@@ -551,6 +552,11 @@ public final class Node implements AutoCloseable {
     @Override
     public void fail(String reason) {
       answer(Reply.newBuilder().setId(requestId).setError(reason));
+    }
+
+    @Override
+    public void unknown(String reason) {
+      answer(Reply.newBuilder().setId(requestId).setError(reason).setOutcomeUnknown(true));
     }
 
     /** Fails the request as refused for back-pressure: the client raises {@link org.kvlab.api.OverloadedException}. */

@@ -1,9 +1,7 @@
 package org.kvlab.sim;
 
 import java.util.ArrayList;
-import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Set;
 import org.kvlab.api.Protocol;
 import org.kvlab.check.Checker;
 import org.kvlab.check.Checkers;
@@ -51,27 +49,43 @@ public final class SimRunner {
   }
 
   /**
-   * A readable account of one violation: what the checker said, the operations involved, and a
-   * Lamport diagram of the messages around them.
+   * A readable account of one violation: what the checker said, the operations involved, the faults
+   * that touched them (on the servers they called, partitions between their datacenters), and a Lamport diagram centred on them (their sessions and the servers those
+   * called; see {@link Trace#diagram(List, List, int)}).
    */
   public static String explain(SeedReport report, Violation v, int maxRows) {
     History h = report.result().history();
     StringBuilder out = new StringBuilder();
     out.append("  ").append(v.kind()).append(": ").append(v.explanation()).append('\n');
-    Set<String> processes = new LinkedHashSet<>();
-    long from = Long.MAX_VALUE;
-    long to = 0;
+    List<Operation> ops = new ArrayList<>();
     for (long id : v.operations()) {
       Operation op = h.get(id);
       out.append("    ").append(op.describe()).append('\n');
-      processes.add("s" + op.session() + "@dc" + op.dc());
-      from = Math.min(from, op.invokeMicros());
-      to = Math.max(to, op.completeMicros());
+      ops.add(op);
     }
-    if (!v.operations().isEmpty()) {
-      out.append("  messages around them:\n");
-      out.append(report.result().trace().diagram(processes, Math.max(0, from - 1000), to + 1000, maxRows)
-          .indent(4));
+    if (!ops.isEmpty()) {
+      long from = ops.stream().mapToLong(Operation::invokeMicros).min().orElse(0);
+      long to = ops.stream().mapToLong(Operation::completeMicros).max().orElse(0);
+      // The faults that touched them: on the servers they called, or between the datacenters involved.
+      java.util.Set<String> servers = report.result().trace().serversOf(ops);
+      java.util.Set<Integer> dcs = new java.util.TreeSet<>();
+      ops.forEach(op -> dcs.add(op.dc()));
+      servers.forEach(sv -> dcs.add(org.kvlab.api.NodeId.parse(sv).dc()));
+      List<String> during = new ArrayList<>();
+      for (Fault f : report.result().faults()) {
+        boolean touches = f instanceof Fault.Partition p ? dcs.contains(p.dcA()) && dcs.contains(p.dcB())
+            : f instanceof Fault.Crash c ? servers.contains(c.node().toString())
+            : f instanceof Fault.Slow sl ? servers.contains(sl.node().toString())
+            : f instanceof Fault.Skew k && servers.contains(k.node().toString());
+        if (touches && f.startMicros() <= to && f.endMicros() >= from) {
+          during.add(f.describe());
+        }
+      }
+      if (!during.isEmpty()) {
+        out.append("  faults while they ran: ").append(String.join("; ", during)).append('\n');
+      }
+      out.append("  messages of these operations (their sessions and the servers they called):\n");
+      out.append(report.result().trace().diagram(ops, report.result().faults(), maxRows).indent(4));
     }
     return out.toString();
   }

@@ -13,7 +13,6 @@ import java.util.Random;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import org.kvlab.api.Client;
 import org.kvlab.api.ClientContext;
 import org.kvlab.api.Clock;
@@ -47,8 +46,15 @@ import org.slf4j.helpers.NOPLogger;
  * <p>Network: per-datacenter-pair latency with jitter; each server-to-server link is FIFO and reliable
  * (as the real channels are): messages sent into a partition wait and flow after it heals, messages to a
  * crashed server are delivered after it restarts; a crashed server's undelivered messages are lost
- * under durability {@code none}. Clients talk to servers of their own datacenter; a request to a crashed
- * server times out (outcome INFO).
+ * under durability {@code none}. A client's request and its reply cross the same network: latency of
+ * the datacenter pair, partitions between the client's and the server's datacenters (they wait for the
+ * heal, as on a server link), a slow server's extra delay on its replies to clients of other
+ * datacenters (not to its own datacenter's clients: the slow fault models slow replication, as in the
+ * seed's "slow partition"). A request the client has no
+ * answer to within {@link SimSpec#CLIENT_TIMEOUT_MICROS} (a crashed server, a partition, a server that
+ * holds it) times out with its outcome unknown (INFO); an operation still without an outcome when the
+ * run ends is recorded as INFO too. Outcomes follow {@link History#outcomeOf}: the protocol says
+ * {@code fail} or {@code unknown}, never the words of its reason.
  */
 public final class Simulation {
   static final long EPOCH_MILLIS = 1_700_000_000_000L;
@@ -66,6 +72,7 @@ public final class Simulation {
   private final Trace trace;
   private final List<String> failures = new ArrayList<>();
   private final TreeSet<String> writtenKeys = new TreeSet<>();
+  private final List<SimSession> sessions = new ArrayList<>();
   private long now;
   private long seq;
   private long deliveries;
@@ -181,6 +188,9 @@ public final class Simulation {
       events++;
       e.action.run();
     }
+    for (SimSession s : sessions) {
+      s.recordUnanswered(); // in the history as INFO: the run ended before the client knew the outcome
+    }
     if (!stopped && failures.isEmpty()) {
       for (SimNode n : nodes.values()) {
         for (Request<Message> r : n.pending.keySet()) {
@@ -210,9 +220,11 @@ public final class Simulation {
     }
   }
 
-  private void timeOut(CompletableFuture<Message> reply, NodeId server, long deadline) {
-    at(Math.max(now, deadline), () -> reply.completeExceptionally(
-        new OperationException("request to " + server + " timed out")));
+  /** The client's own timeout: no answer by then, the outcome is unknown (it may still take effect). */
+  private void timeOut(CompletableFuture<Message> reply, NodeId server, Message request, long deadline) {
+    at(Math.max(now, deadline), () -> reply.completeExceptionally(OperationException.unknown(
+        request.getClass().getSimpleName() + " to " + server + ": no answer within "
+            + Fault.ms(SimSpec.CLIENT_TIMEOUT_MICROS) + " (client timeout; it may still take effect)")));
   }
 
   private void fail(String what) {
@@ -247,6 +259,7 @@ public final class Simulation {
     return t;
   }
 
+  /** Extra delay of a message a slow server {@code from} sends at {@code time}. */
   private long slowExtra(NodeId from, long time) {
     long extra = 0;
     for (Fault f : faults) {
@@ -383,12 +396,7 @@ public final class Simulation {
       incarnation++;
       server = null;
       store.crash();
-      for (Object[] p : pending.values()) {
-        @SuppressWarnings("unchecked")
-        CompletableFuture<Message> reply = (CompletableFuture<Message>) p[0];
-        timeOut(reply, id, (Long) p[1]);
-      }
-      pending.clear();
+      pending.clear(); // lost with the server: each client's own timeout answers (INFO)
       trace.note(now, id.toString(), "CRASH");
     }
 
@@ -426,11 +434,11 @@ public final class Simulation {
       guarded("handler of " + m.getClass().getSimpleName(), () -> h.handle(m, from));
     }
 
-    /** Requests received and not yet answered, with the client's deadline: lost if this server crashes. */
-    final java.util.LinkedHashMap<Request<Message>, Object[]> pending = new java.util.LinkedHashMap<>();
+    /** Requests received and not yet answered: lost if this server crashes. */
+    final java.util.LinkedHashMap<Request<Message>, CompletableFuture<Message>> pending = new java.util.LinkedHashMap<>();
 
     @SuppressWarnings({"unchecked", "rawtypes"})
-    void onRequest(Message body, SimSession session, CompletableFuture<Message> reply, long traceId, long deadline) {
+    void onRequest(Message body, SimSession session, CompletableFuture<Message> reply, long traceId) {
       Handlers.RequestHandler h = requestHandlers[types.idOf(body.getClass())];
       int inc = incarnation;
       Request<Message> req = new Request<>() {
@@ -448,10 +456,19 @@ public final class Simulation {
 
         @Override
         public void fail(String reason) {
-          answer(null, reason);
+          answer(null, reason == null ? "null" : reason, false);
+        }
+
+        @Override
+        public void unknown(String reason) {
+          answer(null, reason == null ? "null" : reason, true);
         }
 
         private void answer(Message r, String error) {
+          answer(r, error, false);
+        }
+
+        private void answer(Message r, String error, boolean outcomeUnknown) {
           Invariants.check(!answered, "request %s answered twice", body.getClass().getSimpleName());
           answered = true;
           pending.remove(this);
@@ -461,13 +478,18 @@ public final class Simulation {
           if (r != null) {
             types.idOf(r.getClass());
           }
-          long t = now + spec.network().sample(id.dc(), session.dc, random);
+          // The reply crosses the same network as server links: latency and partitions; to a client of
+          // another datacenter (a WAN link, like a server link) also a slow server's delay. A client of
+          // this server's own datacenter is local: slowness models slow replication, not slow answers.
+          long latency = spec.network().sample(id.dc(), session.dc, random)
+              + (session.dc != id.dc() ? slowExtra(id, now) : 0);
+          long t = wanDelay(id.dc(), session.dc, now, latency);
           long replyTrace = trace.enabled() ? trace.send(now, id.toString(), session.name(), r != null ? r : body) : -1;
           at(t, () -> {
             deliveries++;
             trace.deliver(replyTrace, now);
             if (error != null) {
-              reply.completeExceptionally(new OperationException(error));
+              reply.completeExceptionally(outcomeUnknown ? OperationException.unknown(error) : new OperationException(error));
             } else {
               reply.complete(r);
             }
@@ -483,7 +505,7 @@ public final class Simulation {
         req.fail("server " + id + " has no handler for " + body.getClass().getSimpleName());
         return;
       }
-      pending.put(req, new Object[] {reply, deadline});
+      pending.put(req, reply);
       trace.deliver(traceId, now);
       guarded("handler of " + body.getClass().getSimpleName(), () -> h.handle(req));
     }
@@ -595,6 +617,7 @@ public final class Simulation {
       this.keys = keys;
       this.sessionRandom = new Random(random.nextLong());
       this.client = protocol.newClient();
+      sessions.add(this);
       client.bind(this);
     }
 
@@ -680,6 +703,7 @@ public final class Simulation {
       if (trace.enabled()) {
         trace.op(now, name(), "invoke get(" + key + ")", opId);
       }
+      invoked(opId, Operation.Type.GET, key, null);
       client.get(key).whenComplete((v, e) -> {
         record(new Operation(opId, id, dc, Operation.Type.GET, key, null,
             e == null ? Map.of(key, v) : null, invoked, now, outcome(e), e == null ? null : message(e)));
@@ -695,6 +719,7 @@ public final class Simulation {
       if (trace.enabled()) {
         trace.op(now, name(), "invoke put(" + key + ")=" + value.toStringUtf8(), opId);
       }
+      invoked(opId, Operation.Type.PUT, key, value);
       client.put(key, value).whenComplete((v, e) -> {
         record(new Operation(opId, id, dc, Operation.Type.PUT, key, value, null, invoked, now, outcome(e),
             e == null ? null : message(e)));
@@ -709,6 +734,7 @@ public final class Simulation {
       if (trace.enabled()) {
         trace.op(now, name(), "invoke rotx" + keyList, opId);
       }
+      invoked(opId, Operation.Type.ROTX, null, null);
       ((ReadOnlyTransactions) client).readOnlyTx(keyList).whenComplete((v, e) -> {
         record(new Operation(opId, id, dc, Operation.Type.ROTX, null, null,
             e == null ? new TreeMap<>(v) : null, invoked, now, outcome(e), e == null ? null : message(e)));
@@ -717,8 +743,25 @@ public final class Simulation {
     }
 
     private Operation lastOp;
+    /** Operations invoked and not yet completed: id → the operation as invoked. */
+    private final java.util.LinkedHashMap<Long, Operation> inFlight = new java.util.LinkedHashMap<>();
+
+    private void invoked(long opId, Operation.Type type, String key, ByteString value) {
+      inFlight.put(opId, new Operation(opId, id, dc, type, key, value, null, now, now, Operation.Outcome.INFO, null));
+    }
+
+    /** At the end of the run: every operation still without an outcome goes into the history as INFO. */
+    void recordUnanswered() {
+      for (Operation op : new ArrayList<>(inFlight.values())) {
+        record(new Operation(op.id(), id, dc, op.type(), op.key(), op.value(), null, op.invokeMicros(), now,
+            Operation.Outcome.INFO, "no answer when the simulation ended at " + Fault.ms(now)));
+      }
+    }
 
     private void record(Operation op) {
+      if (inFlight.remove(op.id()) == null) {
+        return; // already recorded (completed after the run was cut short)
+      }
       lastOp = op;
       history.add(op);
       if (trace.enabled()) {
@@ -726,16 +769,13 @@ public final class Simulation {
       }
     }
 
+    /** The one rule of every history ({@link History#outcomeOf}): the exception's flag, never its words. */
     private Operation.Outcome outcome(Throwable e) {
-      if (e == null) {
-        return Operation.Outcome.OK;
-      }
-      return message(e).contains("timed out") ? Operation.Outcome.INFO : Operation.Outcome.FAIL;
+      return History.outcomeOf(e);
     }
 
     private String message(Throwable e) {
-      Throwable t = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
-      return t.getMessage() == null ? t.toString() : t.getMessage();
+      return History.errorText(e);
     }
 
     // ClientContext
@@ -761,21 +801,26 @@ public final class Simulation {
       CompletableFuture<Message> reply = new CompletableFuture<>();
       types.idOf(request.getClass());
       SimNode target = nodes.get(server);
-      long t = now + spec.network().sample(dc, server.dc(), random);
+      if (target == null) {
+        throw new IllegalArgumentException("session " + name() + " called " + server + ", which is not a server of the "
+            + spec.topology().datacenters() + "x" + spec.topology().partitions() + " topology");
+      }
+      // Same faults as a server link: latency of the datacenter pair, partitions (wait for the heal).
+      long latency = spec.network().sample(dc, server.dc(), random);
+      long t = wanDelay(dc, server.dc(), now, latency);
       long traceId = trace.enabled() ? trace.send(now, name(), server.toString(), request) : -1;
-      long deadline = now + SimSpec.CLIENT_TIMEOUT_MICROS;
+      timeOut(reply, server, request, now + SimSpec.CLIENT_TIMEOUT_MICROS);
       at(t, () -> {
         if (target.down) {
           trace.drop(traceId, now, "server down");
-          timeOut(reply, server, deadline); // lost with the server: the client's timeout answers
-          return;
+          return; // lost with the server: the client's timeout answers
         }
         deliveries++;
-        target.onRequest(request, this, reply, traceId, deadline);
+        target.onRequest(request, this, reply, traceId);
       });
       return reply.thenApply(r -> {
         if (!replyType.isInstance(r)) {
-          throw new OperationException("server " + server + " answered " + r.getClass().getSimpleName()
+          throw OperationException.unknown("server " + server + " answered " + r.getClass().getSimpleName()
               + " where " + replyType.getSimpleName() + " was expected");
         }
         return (R) r;

@@ -2,15 +2,14 @@ package org.kvlab.sim;
 
 import com.google.protobuf.Message;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 
 /**
  * What happened on the simulated network: every message (sender, receiver, type, send and delivery
- * times), crashes and client operations. Renders a text Lamport diagram of a time window, one column
- * per process, for violation reports.
+ * times), crashes and client operations. Renders a text Lamport diagram centred on a violation's
+ * operations, one column per process involved, for violation reports.
  */
 public final class Trace {
   private final boolean enabled;
@@ -99,65 +98,193 @@ public final class Trace {
   }
 
   /**
-   * A text Lamport diagram of everything the given processes did between {@code fromMicros} and
-   * {@code toMicros}: one column per process, time flowing down; a message shows as "send X → p" in its
-   * sender's column at its send time and "recv X ← p" in its receiver's column at its delivery time.
+   * A text Lamport diagram centred on the operations {@code ops} (a violation's): columns for their
+   * sessions and for the servers those sessions called while the operations ran, time flowing down,
+   * from the first invocation to the last completion. When that holds more than {@code maxRows} rows,
+   * the rows of the operations themselves (invocation, completion, their requests and replies) are
+   * always shown, the rest of the budget goes to the rows nearest to them, and each gap says how many
+   * rows it hides. Server columns whose clock is skewed ({@code faults}) carry a "clock" line under
+   * their name, so the diagram shows what the protocol's timestamps were up against.
    */
-  public String diagram(Collection<String> processes, long fromMicros, long toMicros, int maxRows) {
+  public String diagram(List<org.kvlab.history.Operation> ops, List<Fault> faults, int maxRows) {
     if (!enabled) {
       return "(tracing was off; rerun with tracing on to see messages)\n";
     }
-    Set<String> cols = new LinkedHashSet<>(processes);
-    // Include the servers the processes talked to in the window.
-    for (Entry e : entries) {
-      if (e.to != null && e.sendMicros >= fromMicros && e.sendMicros <= toMicros && cols.contains(e.from)) {
-        cols.add(e.to);
-      }
+    if (ops.isEmpty()) {
+      return "";
     }
-    List<String> columns = new ArrayList<>(cols);
-    int width = 28;
+    java.util.Map<String, List<long[]>> windows = new java.util.LinkedHashMap<>(); // session -> [invoke, complete]
+    java.util.Set<Long> opIds = new java.util.HashSet<>();
+    long from = Long.MAX_VALUE;
+    long to = Long.MIN_VALUE;
+    for (org.kvlab.history.Operation op : ops) {
+      windows.computeIfAbsent(sessionName(op), k -> new ArrayList<>())
+          .add(new long[] {op.invokeMicros(), op.completeMicros()});
+      opIds.add(op.id());
+      from = Math.min(from, op.invokeMicros());
+      to = Math.max(to, op.completeMicros());
+    }
+    java.util.TreeSet<String> servers = servers(windows);
+    List<String> columns = new ArrayList<>(windows.keySet());
+    columns.addAll(servers);
+    Set<String> cols = new LinkedHashSet<>(columns);
     List<long[]> rows = new ArrayList<>(); // time, entry index, kind (0 send/op/note, 1 receive)
+    List<Boolean> focus = new ArrayList<>();
     for (int i = 0; i < entries.size(); i++) {
       Entry e = entries.get(i);
       boolean fromIn = cols.contains(e.from);
       boolean toIn = e.to != null && cols.contains(e.to);
-      if (e.sendMicros >= fromMicros && e.sendMicros <= toMicros && fromIn && (e.to == null || toIn)) {
+      boolean ofOp = e.to == null ? e.opId >= 0 && opIds.contains(e.opId)
+          : inOp(windows, e.from, e.sendMicros) || inOp(windows, e.to, e.sendMicros);
+      if (e.sendMicros >= from && e.sendMicros <= to && fromIn && (e.to == null || toIn)) {
         rows.add(new long[] {e.sendMicros, i, 0});
       }
-      if (e.to != null && e.deliverMicros >= fromMicros && e.deliverMicros <= toMicros && toIn && fromIn) {
+      if (e.to != null && e.deliverMicros >= from && e.deliverMicros <= to && toIn && fromIn) {
         rows.add(new long[] {e.deliverMicros, i, 1});
       }
+      while (focus.size() < rows.size()) {
+        focus.add(ofOp);
+      }
     }
-    rows.sort((a, b) -> a[0] != b[0] ? Long.compare(a[0], b[0]) : Long.compare(a[1], b[1]));
+    Integer[] order = new Integer[rows.size()];
+    for (int i = 0; i < order.length; i++) {
+      order[i] = i;
+    }
+    java.util.Arrays.sort(order, (a, b) -> rows.get(a)[0] != rows.get(b)[0] ? Long.compare(rows.get(a)[0], rows.get(b)[0])
+        : rows.get(a)[1] != rows.get(b)[1] ? Long.compare(rows.get(a)[1], rows.get(b)[1])
+        : Long.compare(rows.get(a)[2], rows.get(b)[2]));
+    List<long[]> sorted = new ArrayList<>();
+    List<Boolean> sortedFocus = new ArrayList<>();
+    for (int i : order) {
+      sorted.add(rows.get(i));
+      sortedFocus.add(focus.get(i));
+    }
+    boolean[] shown = choose(sorted, sortedFocus, maxRows);
+    int width = 28;
     StringBuilder out = new StringBuilder();
     out.append(String.format("%10s", "t (ms)"));
     for (String c : columns) {
       out.append(" | ").append(pad(c, width));
     }
     out.append('\n');
-    if (rows.size() > maxRows) {
-      // The end of the window holds the violating operation: show the rows leading up to it.
-      out.append(String.format("... %d earlier rows%n", rows.size() - maxRows));
-      rows = rows.subList(rows.size() - maxRows, rows.size());
+    StringBuilder clocks = new StringBuilder(String.format("%10s", "clock"));
+    boolean skewed = false;
+    for (String c : columns) {
+      String note = "";
+      for (Fault f : faults) {
+        if (f instanceof Fault.Skew k && k.node().toString().equals(c)) {
+          note = String.format("%+.1fms %+.0fppm", k.skewMicros() / 1000.0, k.driftPpm());
+          skewed = true;
+        }
+      }
+      clocks.append(" | ").append(pad(note, width));
     }
-    for (long[] r : rows) {
-      Entry e = entries.get((int) r[1]);
-      String col = r[2] == 0 ? e.from : e.to;
-      String text;
-      if (e.to == null) {
-        text = (e.opId >= 0 ? "" : "** ") + e.label;
-      } else if (r[2] == 0) {
-        text = "send " + e.label + " → " + e.to + (e.deliverMicros == -2 ? " (LOST: " + e.dropReason + ")" : "");
-      } else {
-        text = "recv " + e.label + " ← " + e.from;
+    if (skewed) {
+      out.append(clocks).append('\n');
+    }
+    int hidden = 0;
+    for (int r = 0; r < sorted.size(); r++) {
+      if (!shown[r]) {
+        hidden++;
+        continue;
       }
-      out.append(String.format("%10.3f", r[0] / 1000.0));
+      if (hidden > 0) {
+        out.append(String.format("%10s   (%d rows not shown)%n", "...", hidden));
+        hidden = 0;
+      }
+      long[] row = sorted.get(r);
+      Entry e = entries.get((int) row[1]);
+      String col = row[2] == 0 ? e.from : e.to;
+      out.append(String.format("%10.3f", row[0] / 1000.0));
       for (String c : columns) {
-        out.append(" | ").append(pad(c.equals(col) ? text : "", width));
+        out.append(" | ").append(pad(c.equals(col) ? text(e, row[2]) : "", width));
       }
-      out.append('\n');
+      out.append(sortedFocus.get(r) && e.to == null && e.opId >= 0 ? "  <" : "").append('\n');
+    }
+    if (hidden > 0) {
+      out.append(String.format("%10s   (%d rows not shown)%n", "...", hidden));
     }
     return out.toString();
+  }
+
+  /** The servers involved in {@code ops}: those their sessions sent requests to (or got replies from) while they ran. */
+  public java.util.SortedSet<String> serversOf(List<org.kvlab.history.Operation> ops) {
+    java.util.Map<String, List<long[]>> windows = new java.util.LinkedHashMap<>();
+    for (org.kvlab.history.Operation op : ops) {
+      windows.computeIfAbsent(sessionName(op), k -> new ArrayList<>())
+          .add(new long[] {op.invokeMicros(), op.completeMicros()});
+    }
+    return servers(windows);
+  }
+
+  private java.util.TreeSet<String> servers(java.util.Map<String, List<long[]>> windows) {
+    java.util.TreeSet<String> servers = new java.util.TreeSet<>();
+    for (Entry e : entries) {
+      if (e.to != null && (inOp(windows, e.from, e.sendMicros) || inOp(windows, e.to, e.sendMicros))) {
+        servers.add(windows.containsKey(e.from) ? e.to : e.from);
+      }
+    }
+    servers.removeAll(windows.keySet());
+    return servers;
+  }
+
+  /** The rows to show: every focus row (operations first), then those nearest to them, up to {@code maxRows}. */
+  private boolean[] choose(List<long[]> rows, List<Boolean> focus, int maxRows) {
+    int n = rows.size();
+    boolean[] shown = new boolean[n];
+    if (n <= maxRows) {
+      java.util.Arrays.fill(shown, true);
+      return shown;
+    }
+    int budget = Math.max(1, maxRows);
+    List<Integer> anchors = new ArrayList<>();
+    for (int pass = 0; pass < 2; pass++) { // the operations' own rows, then their requests and replies
+      for (int i = 0; i < n && budget > 0; i++) {
+        Entry e = entries.get((int) rows.get(i)[1]);
+        boolean opRow = e.to == null;
+        if (focus.get(i) && !shown[i] && (pass == 0) == opRow) {
+          shown[i] = true;
+          anchors.add(i);
+          budget--;
+        }
+      }
+    }
+    for (int d = 1; budget > 0 && d < n; d++) {
+      for (int a : anchors) {
+        for (int i : new int[] {a - d, a + d}) {
+          if (budget > 0 && i >= 0 && i < n && !shown[i]) {
+            shown[i] = true;
+            budget--;
+          }
+        }
+      }
+    }
+    return shown;
+  }
+
+  private static boolean inOp(java.util.Map<String, List<long[]>> windows, String process, long t) {
+    List<long[]> w = process == null ? null : windows.get(process);
+    if (w != null) {
+      for (long[] x : w) {
+        if (x[0] <= t && t <= x[1]) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
+  private static String text(Entry e, long kind) {
+    if (e.to == null) {
+      return (e.opId >= 0 ? "" : "** ") + e.label;
+    }
+    return kind == 0 ? "send " + e.label + " → " + e.to + (e.deliverMicros == -2 ? " (LOST: " + e.dropReason + ")" : "")
+        : "recv " + e.label + " ← " + e.from;
+  }
+
+  /** The trace's name of an operation's session, e.g. {@code s3@dc1}. */
+  static String sessionName(org.kvlab.history.Operation op) {
+    return "s" + op.session() + "@dc" + op.dc();
   }
 
   private static String pad(String s, int width) {
