@@ -1,0 +1,40 @@
+package org.kvlab.protocols.accf;
+
+import java.util.Map;
+import org.kvlab.api.BaseProtocol;
+import org.kvlab.api.MessageTypes;
+import org.kvlab.api.RecordType;
+import org.kvlab.api.VersionKey;
+
+/**
+ * The ACCF plug-in (seed 003 ch. 7): causal consistency with configurable tracking groups (one dependency entry per
+ * group) and checking groups (a version becomes visible once it is stable at every server of the reader's checking
+ * group). {@code tracking=datacenter, checking=datacenter} is CausalSpartan's grouping (the seed's 2 x 2 view);
+ * {@code server}/{@code server} the seed's 4 x 1 view; {@code system} tracking is GentleRain's scalar.
+ */
+public final class Accf extends BaseProtocol {
+
+  static final MessageTypes MESSAGES = MessageTypes.of(GetReq.class, GetReply.class, PutReq.class, PutReply.class,
+      Replicate.class, Heartbeat.class, VvShare.class);
+  static final RecordType<Record> RECORD = RecordType.of(Record.class, r -> VersionKey.of(r.getUt(), r.getSr()));
+
+  public Accf() {
+    super("accf",
+        "adaptive causal consistency: configurable tracking groups (dependency entries) and checking groups (stability)",
+        MESSAGES, RECORD, () -> new AccfServer(AccfServer.Variant.CORRECT), AccfClient::new);
+  }
+
+  @Override
+  public Map<String, String> parameters() {
+    return Map.of(
+        "tracking", "datacenter (default), server, system, or DC.P=GROUP per server: the tracking groups T; a"
+            + " dependency set has one entry per group",
+        "checking", "datacenter (default), server, system, or DC.P=GROUP[+GROUP] per server: the checking groups C;"
+            + " a server shows a version once it is stable at every server of the reader's checking group",
+        "checkingGroup", "client side, a checking group name, default the contacted server's first group: the"
+            + " group a client's GETs ask for (mode names: dc0, dc1..., s0.0, s0.1..., all)",
+        "heartbeat", "duration, default 10ms: a server with nothing to replicate sends its clock to its peers this often",
+        "svvInterval", "duration, default 5ms: how often the servers of a checking group share their version vectors",
+        "pruneLag", "duration, default 1s: versions older than the stable vectors minus this are pruned");
+  }
+}
