@@ -247,13 +247,20 @@ final class AccfServer extends Server<Record> {
       }
     }
     int cg = g.getCg() == -1 ? myCgs[0] : g.getCg();
-    Optional<Record> d;
-    if (contains(myCgs, cg)
-        && g.getDsList().stream().allMatch(e -> e.getTime() <= svv[cg][e.getTg()])) {
-      d = store().newest(g.getKey(), r -> r.getDsList().stream().allMatch(e -> e.getTime() <= svv[cg][e.getTg()])); // 4
+    // Lines 3-6, with one deviation: where the client's ds exceeds SVV^cg (it read elsewhere, or another member's
+    // SVV ran ahead of this one's), the paper returns the latest version; we return the newest version whose ds is
+    // within max(ds, SVV^cg). Both are causally consistent after line 2's wait; the paper's latest version drags in
+    // dependencies the group has not stabilised, and the client then waits at its next server (App2 under 2 x 2).
+    long[] bound = new long[groups.trackingCount()];
+    if (contains(myCgs, cg)) {
+      System.arraycopy(svv[cg], 0, bound, 0, bound.length);
     } else {
-      d = store().newest(g.getKey()); // line 6: the client used another checking group before
+      java.util.Arrays.fill(bound, INF); // not a member of cg: no stable vector here, the latest version (line 6)
     }
+    for (TgTime e : g.getDsList()) {
+      bound[e.getTg()] = Math.max(bound[e.getTg()], e.getTime());
+    }
+    Optional<Record> d = store().newest(g.getKey(), r -> r.getDsList().stream().allMatch(e -> e.getTime() <= bound[e.getTg()]));
     GetReply.Builder reply = GetReply.newBuilder();
     d.ifPresent(r -> reply.setFound(true).setValue(r.getValue()).addAllDs(r.getDsList()));
     req.reply(reply.build());                                                                      // line 7
