@@ -35,8 +35,8 @@ import org.kvlab.history.Operation.Type;
  *   <li>{@link #REPLAY}: replaying the OK transactions one at a time in (ts, tid) order against an empty store gives
  *       every read they returned, the writes they applied (procedures recomputed), and the values of final GETs
  *       (invoked after the last transaction completed). A transaction with an unknown outcome (INFO) may have run at
- *       an unknown point: a read that only an INFO transaction could explain is accepted and the replay continues
- *       from it.
+ *       an unknown point, and so may a plain PUT (it carries no timestamp): a read that only such a write could
+ *       explain is accepted and the replay continues from it.
  * </ol>
  * Transactions that ran on a single partition take part in every check like the others.
  */
@@ -232,6 +232,10 @@ public final class TxnChecker implements Checker {
     Map<String, Set<ByteString>> unknownWrites = new HashMap<>();
     Set<String> unknownProcedureKeys = new HashSet<>();
     for (Operation op : history.operations()) {
+      if (op.type() == Type.PUT && op.outcome() != Outcome.FAIL && op.value() != null) {
+        // a plain PUT carries no (ts, tid): its place in the order is unknown, like an INFO transaction's
+        unknownWrites.computeIfAbsent(op.key(), x -> new HashSet<>()).add(op.value());
+      }
       if (op.type() == Type.TXN && op.outcome() == Outcome.INFO && op.txn() != null) {
         op.txn().request().writes().forEach((k, v) -> unknownWrites.computeIfAbsent(k, x -> new HashSet<>()).add(v));
         if (op.txn().request().procedure() != null) {
