@@ -28,7 +28,7 @@ final class CheckCommand implements Callable<Integer> {
   Path file;
 
   @Option(names = "--check", split = ",", defaultValue = "causal,session,convergence",
-      description = "checkers: causal, session, convergence, rotx, linearizable (default: ${DEFAULT-VALUE})")
+      description = "checkers: causal, session, convergence, rotx, linearizable, txn (default: ${DEFAULT-VALUE})")
   List<String> checks;
 
   @Option(names = "--show", defaultValue = "5", description = "violations to print per checker (default: ${DEFAULT-VALUE})")

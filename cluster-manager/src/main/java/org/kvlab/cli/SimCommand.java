@@ -38,7 +38,7 @@ final class SimCommand implements Callable<Integer> {
   List<String> faults = new ArrayList<>();
 
   @Option(names = "--check", split = ",", defaultValue = "convergence",
-      description = "checkers: causal, session, convergence, rotx, linearizable (default: ${DEFAULT-VALUE})")
+      description = "checkers: causal, session, convergence, rotx, linearizable, txn (default: ${DEFAULT-VALUE})")
   List<String> checks;
 
   @Option(names = "--duration", defaultValue = "10s", description = "simulated time of the workload per seed (default: ${DEFAULT-VALUE})")

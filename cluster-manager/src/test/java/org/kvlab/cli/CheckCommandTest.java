@@ -45,7 +45,7 @@ class CheckCommandTest {
     Run r = run("check", dir.resolve("missing.jsonl").toString(), "--check", "causal,convergance");
     assertEquals(Main.USAGE, r.code());
     assertTrue(r.err().contains("unknown checker 'convergance'") && r.err().contains("known: causal, session,"
-        + " convergence, rotx, linearizable"), r.err());
+        + " convergence, rotx, linearizable, txn"), r.err());
     assertEquals("", r.out(), "nothing ran");
   }
 

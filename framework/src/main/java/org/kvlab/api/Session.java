@@ -57,6 +57,14 @@ public final class Session implements AutoCloseable {
   private <T> CompletableFuture<T> recorded(org.kvlab.history.Operation.Type type, String key, ByteString value,
       CompletableFuture<T> op, long id, long invoked,
       java.util.function.Function<T, Map<String, Optional<ByteString>>> reads) {
+    return recorded(type, key, value, op, id, invoked, reads, null);
+  }
+
+  /** As above; {@code txn} builds a TXN's record from its result (null result: not OK). */
+  private <T> CompletableFuture<T> recorded(org.kvlab.history.Operation.Type type, String key, ByteString value,
+      CompletableFuture<T> op, long id, long invoked,
+      java.util.function.Function<T, Map<String, Optional<ByteString>>> reads,
+      java.util.function.Function<T, org.kvlab.history.Operation.Txn> txn) {
     if (recorder == null) {
       return op;
     }
@@ -86,7 +94,8 @@ public final class Session implements AutoCloseable {
       // One rule for every history (History.outcomeOf): the exception says whether the outcome is unknown.
       recorder.add(new org.kvlab.history.Operation(id, sessionId, dc, type, key, value,
           e == null && reads != null ? reads.apply(r) : null, invoked, micros(),
-          org.kvlab.history.History.outcomeOf(e), e == null ? null : org.kvlab.history.History.errorText(e)));
+          org.kvlab.history.History.outcomeOf(e), e == null ? null : org.kvlab.history.History.errorText(e),
+          txn == null ? null : txn.apply(e == null ? r : null)));
     }).copy();
   }
 
@@ -121,6 +130,26 @@ public final class Session implements AutoCloseable {
     long invoked = micros();
     return recorded(org.kvlab.history.Operation.Type.ROTX, null, null, onSessionThread(() -> rotx.readOnlyTx(keys)),
         id, invoked, v -> new java.util.TreeMap<>(v));
+  }
+
+  public boolean supportsTransactions() {
+    return client instanceof Transactions;
+  }
+
+  /** A one-shot multi-key transaction; recorded as a TXN with its request and, if OK, its result. */
+  public CompletableFuture<TxnResult> transactAsync(TxnRequest request) {
+    if (!(client instanceof Transactions tx)) {
+      return CompletableFuture.failedFuture(new OperationException("protocol '" + protocol
+          + "' does not offer multi-key transactions; use a protocol that does (e.g. camu)"));
+    }
+    long id = recorder == null ? 0 : recorder.nextId();
+    long invoked = micros();
+    return recorded(org.kvlab.history.Operation.Type.TXN, null, null, onSessionThread(() -> tx.transact(request)),
+        id, invoked, r -> new java.util.TreeMap<>(r.reads()), r -> new org.kvlab.history.Operation.Txn(request, r));
+  }
+
+  public TxnResult transact(TxnRequest request) {
+    return await(transactAsync(request), request.describe());
   }
 
   public Optional<ByteString> get(String key) {

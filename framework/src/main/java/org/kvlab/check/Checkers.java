@@ -16,11 +16,12 @@ public final class Checkers {
     REGISTRY.put(ConvergenceChecker.NAME, ConvergenceChecker::new);
     REGISTRY.put(RotxChecker.NAME, RotxChecker::new);
     REGISTRY.put(LinearizabilityChecker.NAME, LinearizabilityChecker::new);
+    REGISTRY.put(TxnChecker.NAME, TxnChecker::new);
   }
 
   private Checkers() {}
 
-  /** The registered names, in a fixed order: causal, session, convergence, rotx, linearizable. */
+  /** The registered names, in a fixed order: causal, session, convergence, rotx, linearizable, txn. */
   public static List<String> names() {
     return List.copyOf(REGISTRY.keySet());
   }

@@ -103,6 +103,9 @@ final class HistoryModel {
       if (op.type() == Type.PUT && op.key() == null) {
         graph = false;
       }
+      if (op.type() == Type.TXN) {
+        graph = false; // multi-key transactions are judged by TxnChecker (their own order: ts, tid), not here
+      }
       inGraph[i] = graph;
       if (!graph) {
         continue;

@@ -116,6 +116,19 @@ public final class HistoryFiles {
     return new History(ops);
   }
 
+  static final String TXN_EXAMPLE = "{\"type\":\"TXN\",\"reads\":{\"x\":\"a\"},\"txn\":{\"reads\":[\"x\"],"
+      + "\"writes\":{\"y\":\"b\"},\"ts\":7,\"tid\":3,\"applied\":{\"y\":\"b\"},\"parts\":{\"0\":{\"ts\":7,\"seq\":1,"
+      + "\"keys\":[\"x\"]},\"1\":{\"ts\":7,\"seq\":4,\"keys\":[\"y\"]}}},... (docs/checkers.md#transactions)";
+
+  /** A value as JSON: a string if valid UTF-8, else {"base64": ...}. */
+  static com.fasterxml.jackson.databind.JsonNode valueNode(ByteString v) {
+    return value(v);
+  }
+
+  static ByteString valueOf(JsonNode n, String field) {
+    return bytes(n, field);
+  }
+
   /** The one-line example of the expected form used in error messages. */
   private static final String EXPECTED = "Expected one operation per line, e.g. {\"id\":0,\"session\":1,\"dc\":0,"
       + "\"type\":\"PUT\",\"key\":\"x\",\"value\":\"a\",\"invokeMicros\":10,\"completeMicros\":25,"
@@ -163,6 +176,9 @@ public final class HistoryFiles {
     if (op.error() != null) {
       o.put("error", op.error());
     }
+    if (op.txn() != null) {
+      o.set("txn", TxnJson.toJson(op.txn()));
+    }
     try {
       return JSON.writeValueAsString(o);
     } catch (JsonProcessingException e) {
@@ -180,7 +196,7 @@ public final class HistoryFiles {
   }
 
   private static final List<String> FIELDS = List.of("id", "session", "dc", "type", "key", "value", "reads",
-      "invokeMicros", "completeMicros", "outcome", "error");
+      "invokeMicros", "completeMicros", "outcome", "error", "txn");
 
   private static Operation parse(String line, Map<String, String> keys) throws JsonProcessingException {
     JsonNode o = JSON.readTree(line);
@@ -209,11 +225,15 @@ public final class HistoryFiles {
     if (key != null) {
       key = keys.computeIfAbsent(key, k -> k);
     }
+    if (type == Operation.Type.TXN && key != null) {
+      throw new IllegalArgumentException("a TXN has no \"key\" (its keys are in \"txn\"), got \"key\":" + o.get("key")
+          + ". Expected e.g. " + TXN_EXAMPLE);
+    }
     if (type == Operation.Type.ROTX && key != null) {
       throw new IllegalArgumentException("a ROTX has no \"key\" (its keys are those of \"reads\"), got \"key\":"
           + o.get("key") + ". Expected e.g. {\"type\":\"ROTX\",\"reads\":{\"x\":\"a\",\"y\":null},...}");
     }
-    if (type != Operation.Type.ROTX && key == null) {
+    if (type != Operation.Type.ROTX && type != Operation.Type.TXN && key == null) {
       throw new IllegalArgumentException("a " + type + " needs a \"key\" (a string), e.g. \"key\":\"x\"");
     }
     JsonNode vn = o.get("value");
@@ -262,8 +282,15 @@ public final class HistoryFiles {
     if (en != null && !en.isNull() && !en.isTextual()) {
       throw new IllegalArgumentException("\"error\" must be a string, got " + en);
     }
+    JsonNode tn = o.get("txn");
+    Operation.Txn txn = null;
+    if (type == Operation.Type.TXN) {
+      txn = TxnJson.parse(tn, outcome, reads, keys);
+    } else if (tn != null && !tn.isNull()) {
+      throw new IllegalArgumentException("only a TXN has \"txn\"; this is a " + type);
+    }
     return new Operation(id, session, dc, type, key, value, reads, invoke, complete, outcome,
-        en == null || en.isNull() ? null : en.asText());
+        en == null || en.isNull() ? null : en.asText(), txn);
   }
 
   /** A required whole number in {@code 0..max}. */

@@ -19,6 +19,7 @@ import java.util.Optional;
  * @param completeMicros time the client saw the outcome
  * @param outcome OK, FAIL (definitely did not take effect) or INFO (unknown: timeout, crash)
  * @param error the error message for FAIL/INFO, else null
+ * @param txn for a TXN: the request, and the result (ordering facts, writes) if it completed OK; else null
  */
 public record Operation(
     long id,
@@ -31,9 +32,24 @@ public record Operation(
     long invokeMicros,
     long completeMicros,
     Outcome outcome,
-    String error) {
+    String error,
+    Txn txn) {
 
-  public enum Type { GET, PUT, ROTX }
+  /** An operation that is not a transaction. */
+  public Operation(long id, int session, int dc, Type type, String key, ByteString value,
+      Map<String, Optional<ByteString>> reads, long invokeMicros, long completeMicros, Outcome outcome, String error) {
+    this(id, session, dc, type, key, value, reads, invokeMicros, completeMicros, outcome, error, null);
+  }
+
+  /**
+   * A multi-key transaction as the client saw it.
+   *
+   * @param request what was asked (keys, writes or procedure)
+   * @param result what it returned, with its timestamp, id and per-partition delivery positions; null unless OK
+   */
+  public record Txn(org.kvlab.api.TxnRequest request, org.kvlab.api.TxnResult result) {}
+
+  public enum Type { GET, PUT, ROTX, TXN }
 
   public enum Outcome { OK, FAIL, INFO }
 
@@ -56,6 +72,10 @@ public record Operation(
       case PUT -> "put(" + key + ")=" + show(value);
       case GET -> "get(" + key + ")" + (reads == null ? "" : "->" + show(reads.get(key)));
       case ROTX -> "rotx" + (reads == null ? "" : reads.entrySet().stream()
+          .map(e -> e.getKey() + "=" + show(e.getValue())).toList());
+      case TXN -> (txn == null ? "txn?" : txn.request().describe())
+          + (txn == null || txn.result() == null ? "" : "@ts" + txn.result().ts() + "/tid" + txn.result().tid())
+          + (reads == null || reads.isEmpty() ? "" : "->" + reads.entrySet().stream()
           .map(e -> e.getKey() + "=" + show(e.getValue())).toList());
     };
     return "#" + id + " s" + session + "@dc" + dc + " " + body + (outcome == Outcome.OK ? "" : " " + outcome)

@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Test;
 class CheckersTest {
   @Test
   void when_namesAreListed_then_allFiveCheckersAreThereInOrder() {
-    assertEquals(List.of("causal", "session", "convergence", "rotx", "linearizable"), Checkers.names());
+    assertEquals(List.of("causal", "session", "convergence", "rotx", "linearizable", "txn"), Checkers.names());
   }
 
   @Test
@@ -19,7 +19,7 @@ class CheckersTest {
       assertEquals(name, Checkers.byName(name).name());
     }
     assertEquals("causal", Checkers.byName(" Causal ").name());
-    assertEquals(5, Checkers.all().size());
+    assertEquals(6, Checkers.all().size());
   }
 
   @Test
@@ -34,7 +34,7 @@ class CheckersTest {
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
         () -> Checkers.validate(List.of("causal", "convergance", "lin")));
     assertTrue(e.getMessage().contains("unknown checkers 'convergance', 'lin'")
-        && e.getMessage().contains("known: causal, session, convergence, rotx, linearizable"), e.getMessage());
+        && e.getMessage().contains("known: causal, session, convergence, rotx, linearizable, txn"), e.getMessage());
     assertThrows(IllegalArgumentException.class, () -> Checkers.validate(List.of()));
   }
 

@@ -136,7 +136,7 @@ class HistoryFilesTest {
   @Test
   void when_anEnumIsWrong_then_theValidValuesAreListed() throws IOException {
     assertMentions(errorOf(op("\"type\":\"get\",\"key\":\"x\",\"outcome\":\"INFO\"")),
-        "\"type\" must be one of GET, PUT, ROTX, got \"get\"");
+        "\"type\" must be one of GET, PUT, ROTX, TXN, got \"get\"");
     assertMentions(errorOf(op("\"type\":\"GET\",\"key\":\"x\",\"outcome\":\"TIMEOUT\"")),
         "\"outcome\" must be one of OK, FAIL, INFO, got \"TIMEOUT\"");
   }

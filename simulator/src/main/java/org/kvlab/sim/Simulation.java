@@ -72,6 +72,29 @@ public final class Simulation {
   private final Trace trace;
   private final List<String> failures = new ArrayList<>();
   private final TreeSet<String> writtenKeys = new TreeSet<>();
+  private List<List<String>> keysByPartition;
+  private org.kvlab.api.TxnPartners partners;
+
+  /** The workload's keys ({@code k0 ..}) grouped by the partition that holds them. */
+  private List<List<String>> keysByPartition() {
+    if (keysByPartition == null) {
+      keysByPartition = new ArrayList<>();
+      for (int p = 0; p < spec.topology().partitions(); p++) {
+        keysByPartition.add(new ArrayList<>());
+      }
+      for (int i = 0; i < spec.workload().keys(); i++) {
+        keysByPartition.get(spec.topology().partitionOf("k" + i)).add("k" + i);
+      }
+    }
+    return keysByPartition;
+  }
+
+  private org.kvlab.api.TxnPartners partners(Workload.Txns t) {
+    if (partners == null) {
+      partners = new org.kvlab.api.TxnPartners(spec.topology().partitions(), t.partner(), t.zipfS());
+    }
+    return partners;
+  }
   private final List<SimSession> sessions = new ArrayList<>();
   private long now;
   private long seq;
@@ -639,7 +662,10 @@ public final class Simulation {
           return;
         }
       }
-      if (u < w.rotxRatio() && client instanceof ReadOnlyTransactions) {
+      if (w.txn().ratio() > 0 && client instanceof org.kvlab.api.Transactions
+          && sessionRandom.nextDouble() < w.txn().ratio()) {
+        txn(randomTxn(w.txn()), this::thinkThenNext);
+      } else if (u < w.rotxRatio() && client instanceof ReadOnlyTransactions) {
         rotx(keys.distinct(sessionRandom, w.rotxKeys()), this::thinkThenNext);
       } else if (sessionRandom.nextDouble() < w.getRatio()) {
         get(keys.next(sessionRandom), this::thinkThenNext);
@@ -727,6 +753,48 @@ public final class Simulation {
       });
     }
 
+    /** A transaction per the workload: partitions by {@link org.kvlab.api.TxnPartners}, keys in each. */
+    org.kvlab.api.TxnRequest randomTxn(Workload.Txns t) {
+      int n = spec.topology().partitions();
+      List<List<String>> byPartition = keysByPartition();
+      List<Integer> parts = partners(t).choose(sessionRandom, sessionRandom.nextInt(n), t.partitions());
+      List<String> keys = new ArrayList<>();
+      for (int p : parts) {
+        List<String> in = byPartition.get(p);
+        for (int i = 0; i < t.keysPerPartition() && !in.isEmpty(); i++) {
+          String k = in.get(sessionRandom.nextInt(in.size()));
+          if (!keys.contains(k)) {
+            keys.add(k);
+          }
+        }
+      }
+      if (sessionRandom.nextDouble() < t.procedureRatio()) {
+        return org.kvlab.api.TxnRequest.procedure("add", keys, "1");
+      }
+      Map<String, ByteString> writes = new TreeMap<>();
+      for (String k : keys) {
+        writes.put(k, ByteString.copyFromUtf8("s" + id + "." + (issued + 1) + "#" + (valueCounter++)));
+      }
+      return org.kvlab.api.TxnRequest.of(keys, writes);
+    }
+
+    void txn(org.kvlab.api.TxnRequest request, Runnable then) {
+      issued++;
+      writtenKeys.addAll(request.keys());
+      long opId = history.nextId();
+      long invoked = now;
+      if (trace.enabled()) {
+        trace.op(now, name(), "invoke " + request.describe(), opId);
+      }
+      inFlight.put(opId, new Operation(opId, id, dc, Operation.Type.TXN, null, null, null, now, now,
+          Operation.Outcome.INFO, null, new Operation.Txn(request, null)));
+      ((org.kvlab.api.Transactions) client).transact(request).whenComplete((r, e) -> {
+        record(new Operation(opId, id, dc, Operation.Type.TXN, null, null, e == null ? new TreeMap<>(r.reads()) : null,
+            invoked, now, outcome(e), e == null ? null : message(e), new Operation.Txn(request, e == null ? r : null)));
+        then.run();
+      });
+    }
+
     void rotx(List<String> keyList, Runnable then) {
       issued++;
       long opId = history.nextId();
@@ -754,7 +822,7 @@ public final class Simulation {
     void recordUnanswered() {
       for (Operation op : new ArrayList<>(inFlight.values())) {
         record(new Operation(op.id(), id, dc, op.type(), op.key(), op.value(), null, op.invokeMicros(), now,
-            Operation.Outcome.INFO, "no answer when the simulation ended at " + Fault.ms(now)));
+            Operation.Outcome.INFO, "no answer when the simulation ended at " + Fault.ms(now), op.txn()));
       }
     }
 

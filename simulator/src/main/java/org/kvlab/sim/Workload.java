@@ -15,9 +15,45 @@ import java.util.Random;
  * @param distribution {@code uniform} or {@code zipfian} (constant 0.99, as YCSB)
  * @param thinkMicros maximum think time between two operations of a session (uniform in 0..max)
  * @param custom optional protocol-specific operations (extension point), may be null
+ * @param txn multi-key transactions (if the protocol offers them), {@link Txns#NONE} for none
  */
 public record Workload(int sessionsPerDc, int keys, double getRatio, double rotxRatio, int rotxKeys,
-    String distribution, long thinkMicros, CustomOperations custom) {
+    String distribution, long thinkMicros, CustomOperations custom, Txns txn) {
+
+  /**
+   * Multi-key transactions of the workload: a session picks a home partition uniformly, then {@code partitions - 1}
+   * distinct partner partitions, uniformly or by Zipf (rank r of the partners home+1, home+2, ... has weight
+   * 1/r^s), then {@code keysPerPartition} keys in each; the transaction reads and writes them (unique values), or
+   * with probability {@code procedureRatio} runs the {@code add(1)} procedure over them.
+   *
+   * @param ratio fraction of operations that are transactions
+   * @param partitions partitions per transaction (1 = single-partition transactions)
+   * @param partner {@code uniform} or {@code zipf}
+   * @param zipfS the Zipf exponent (the CaMu thesis uses 2)
+   */
+  public record Txns(double ratio, int partitions, String partner, double zipfS, int keysPerPartition,
+      double procedureRatio) {
+    public static final Txns NONE = new Txns(0, 2, "uniform", 2, 1, 0);
+
+    public Txns {
+      if (!partner.equals("uniform") && !partner.equals("zipf")) {
+        throw new IllegalArgumentException("unknown partner choice '" + partner + "': use uniform or zipf");
+      }
+      if (partitions < 1 || keysPerPartition < 1) {
+        throw new IllegalArgumentException("a transaction touches at least 1 partition and 1 key per partition, got "
+            + partitions + " partitions and " + keysPerPartition + " keys per partition");
+      }
+    }
+  }
+
+  public Workload(int sessionsPerDc, int keys, double getRatio, double rotxRatio, int rotxKeys,
+      String distribution, long thinkMicros, CustomOperations custom) {
+    this(sessionsPerDc, keys, getRatio, rotxRatio, rotxKeys, distribution, thinkMicros, custom, Txns.NONE);
+  }
+
+  public Workload withTxn(Txns t) {
+    return new Workload(sessionsPerDc, keys, getRatio, rotxRatio, rotxKeys, distribution, thinkMicros, custom, t);
+  }
 
   public Workload {
     if (!distribution.equals("uniform") && !distribution.equals("zipfian")) {
@@ -33,31 +69,31 @@ public record Workload(int sessionsPerDc, int keys, double getRatio, double rotx
   }
 
   public Workload withKeys(int keys) {
-    return new Workload(sessionsPerDc, keys, getRatio, rotxRatio, rotxKeys, distribution, thinkMicros, custom);
+    return new Workload(sessionsPerDc, keys, getRatio, rotxRatio, rotxKeys, distribution, thinkMicros, custom, txn);
   }
 
   public Workload withSessionsPerDc(int n) {
-    return new Workload(n, keys, getRatio, rotxRatio, rotxKeys, distribution, thinkMicros, custom);
+    return new Workload(n, keys, getRatio, rotxRatio, rotxKeys, distribution, thinkMicros, custom, txn);
   }
 
   public Workload withGetRatio(double r) {
-    return new Workload(sessionsPerDc, keys, r, rotxRatio, rotxKeys, distribution, thinkMicros, custom);
+    return new Workload(sessionsPerDc, keys, r, rotxRatio, rotxKeys, distribution, thinkMicros, custom, txn);
   }
 
   public Workload withRotx(double ratio, int keysPerTx) {
-    return new Workload(sessionsPerDc, keys, getRatio, ratio, keysPerTx, distribution, thinkMicros, custom);
+    return new Workload(sessionsPerDc, keys, getRatio, ratio, keysPerTx, distribution, thinkMicros, custom, txn);
   }
 
   public Workload withDistribution(String d) {
-    return new Workload(sessionsPerDc, keys, getRatio, rotxRatio, rotxKeys, d, thinkMicros, custom);
+    return new Workload(sessionsPerDc, keys, getRatio, rotxRatio, rotxKeys, d, thinkMicros, custom, txn);
   }
 
   public Workload withThinkMicros(long t) {
-    return new Workload(sessionsPerDc, keys, getRatio, rotxRatio, rotxKeys, distribution, t, custom);
+    return new Workload(sessionsPerDc, keys, getRatio, rotxRatio, rotxKeys, distribution, t, custom, txn);
   }
 
   public Workload withCustom(CustomOperations c) {
-    return new Workload(sessionsPerDc, keys, getRatio, rotxRatio, rotxKeys, distribution, thinkMicros, c);
+    return new Workload(sessionsPerDc, keys, getRatio, rotxRatio, rotxKeys, distribution, thinkMicros, c, txn);
   }
 
   /**

@@ -1,0 +1,580 @@
+package org.kvlab.protocols.camu;
+
+import com.google.protobuf.ByteString;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import org.kvlab.api.Handlers;
+import org.kvlab.api.Invariants;
+import org.kvlab.api.NodeId;
+import org.kvlab.api.Request;
+import org.kvlab.api.Server;
+import org.kvlab.api.TxnProcedures;
+
+/**
+ * One CaMu partition (one replica: see docs/protocols.md#camu for why). The thesis's round loop (Listings 1-2), made
+ * event-driven: a round starts on its timer, computes the LMEC, dispatches the batch (PB-only, TOM or hybrid per the
+ * links of its participants), releases TOM decisions, sends one {@link PbRound} on every PB or transition link, and
+ * ends when the round message of every such link has arrived; it then executes, in (ts, tid) order, every queued
+ * transaction with ts below the MEC (the minimum of its own LMEC and the received ones).
+ *
+ * <p>Deviation from the thesis (decided, see the docs): PB links are paired by their own message sequence (each link
+ * is a reliable FIFO channel, so the k-th round message of one end pairs with the k-th of the other), not by a global
+ * round number (the thesis's §6.2.2 "per-pair sequence numbers"). A switch therefore concerns only the two
+ * partitions of a link and never needs the thesis's graph locking and round jump.
+ */
+final class CamuServer extends Server<Record> {
+  enum Link { PB, TOM, TO_PB, TO_TOM }
+
+  private static final Comparator<Txn> ORDER = Comparator.comparingLong(Txn::getTs).thenComparingLong(Txn::getTid);
+
+  private int n;
+  private int me;
+  private String mode;
+  private Duration roundLength;
+  private boolean mutant;
+  private boolean adaptive;
+  private int window;
+  private int high;
+  private int low;
+
+  private Link[] link;
+  private boolean[] exchanging;   // round messages flow on this link (PB, TO_PB once started, TO_TOM until done)
+  private boolean[] sentLast;
+  private boolean[] gotLast;
+  private boolean[] deferredReq;  // a switch request that arrived while the link was not stable
+  private boolean[] deferredToPb;
+  private List<ArrayDeque<PbRound>> inbox;
+
+  // round state
+  private long round;
+  private long roundStart;
+  private boolean inRound;
+  private List<Integer> awaiting = new ArrayList<>();
+  private long localMec;
+  private long lastLmecSent = Long.MIN_VALUE;
+  private long pbClock = 1;
+  private final List<Txn> batch = new ArrayList<>();
+  private final TreeSet<Txn> executable = new TreeSet<>(ORDER);
+  private Txn lastExecuted;
+  private long executedSeq;
+  private long localSeq;
+
+  // embedded TOM (Skeen with one replica per partition)
+  private long clock;
+  private final Map<Long, Tom> pending = new HashMap<>();
+  private final Map<Long, Map<Integer, Long>> votes = new HashMap<>();
+
+  // coordinator: transactions this partition originated, waiting for their participants' results
+  private final Map<Long, Coord> coords = new HashMap<>();
+
+  // adaptive rule and scripted switches
+  private int[] touched;
+  private boolean[] touchedThisRound;
+  private int windowRounds;
+  private final List<long[]> script = new ArrayList<>(); // {round, peer, toPb}
+
+  private static final class Tom {
+    final Txn txn;
+    long ts;
+    boolean fin;
+
+    Tom(Txn txn, long ts) {
+      this.txn = txn;
+      this.ts = ts;
+    }
+  }
+
+  private static final class Coord {
+    final Request<TxnReq> request;
+    final int parts;
+    final List<PartResult> results = new ArrayList<>();
+
+    Coord(Request<TxnReq> request, int parts) {
+      this.request = request;
+      this.parts = parts;
+    }
+  }
+
+  @Override
+  protected void register(Handlers on) {
+    on.request(TxnReq.class, this::onTxnReq);
+    on.message(TomTxn.class, (m, from) -> onTomTxn(m.getTxn()));
+    on.message(TomVote.class, (m, from) -> onTomVote(m));
+    on.message(PbRound.class, (m, from) -> onPbRound(m));
+    on.message(PartResult.class, (m, from) -> onPartResult(m));
+    on.message(SwitchReq.class, (m, from) -> onSwitchReq(m.getFrom(), m.getToPb()));
+    on.message(SwitchAck.class, (m, from) -> onSwitchAck(m.getFrom(), m.getToPb()));
+  }
+
+  @Override
+  protected void onStart() {
+    if (topology().datacenters() != 1) {
+      throw new IllegalArgumentException("camu runs one replica per partition (datacenters: 1), got "
+          + topology().datacenters() + " datacenters. Fix: set datacenters to 1 in the cluster file (CaMu's"
+          + " replication is not implemented, see docs/protocols.md#camu)");
+    }
+    n = topology().partitions();
+    me = partition();
+    mode = params().string("mode", "camu");
+    if (!List.of("pb", "tom", "camu").contains(mode)) {
+      throw new IllegalArgumentException("camu: unknown mode '" + mode + "'. Fix: mode: pb, tom or camu");
+    }
+    roundLength = params().duration("round", Duration.ofMillis(5));
+    String m = params().string("mutant", "none");
+    if (!m.equals("none") && !m.equals("execute-before-mec-gate")) {
+      throw new IllegalArgumentException("camu: unknown mutant '" + m + "'. Fix: none or execute-before-mec-gate");
+    }
+    mutant = m.equals("execute-before-mec-gate");
+    adaptive = params().bool("adaptive", false) && mode.equals("camu");
+    window = params().intValue("adaptiveWindow", 10);
+    high = params().intValue("adaptiveHigh", 75);
+    low = params().intValue("adaptiveLow", 25);
+    int k = params().intValue("pbPartners", 2);
+    link = new Link[n];
+    exchanging = new boolean[n];
+    sentLast = new boolean[n];
+    gotLast = new boolean[n];
+    deferredReq = new boolean[n];
+    deferredToPb = new boolean[n];
+    touched = new int[n];
+    touchedThisRound = new boolean[n];
+    inbox = new ArrayList<>();
+    for (int q = 0; q < n; q++) {
+      inbox.add(new ArrayDeque<>());
+      int d = Math.min(Math.floorMod(q - me, n), Math.floorMod(me - q, n));
+      boolean pb = mode.equals("pb") || (mode.equals("camu") && d <= k);
+      link[q] = q == me ? null : pb ? Link.PB : Link.TOM;
+      exchanging[q] = q != me && pb;
+    }
+    parseScript(params().string("switches", ""));
+    roundStart = nowMicros();
+    after(roundLength, this::startRound);
+  }
+
+  private void parseScript(String text) {
+    for (String s : text.split(";")) {
+      if (s.isBlank()) {
+        continue;
+      }
+      String[] p = s.trim().split(":");
+      String[] ab = p.length == 3 ? p[1].split("-") : new String[0];
+      try {
+        if (p.length != 3 || ab.length != 2 || !(p[2].equals("pb") || p[2].equals("tom"))) {
+          throw new NumberFormatException();
+        }
+        int a = Integer.parseInt(ab[0]);
+        int b = Integer.parseInt(ab[1]);
+        if (a == b || a < 0 || b < 0 || a >= n || b >= n) {
+          throw new NumberFormatException();
+        }
+        if (Math.min(a, b) == me) {
+          script.add(new long[] {Long.parseLong(p[0]), Math.max(a, b), p[2].equals("pb") ? 1 : 0});
+        }
+      } catch (NumberFormatException e) {
+        throw new IllegalArgumentException("camu: bad switch '" + s + "' in switches. Fix: 'round:a-b:pb|tom' with"
+            + " two different partitions below " + n + ", e.g. 20:0-3:pb;60:0-3:tom");
+      }
+    }
+  }
+
+  // ------------------------------------------------------------------------------------------------ client requests
+
+  private void onTxnReq(Request<TxnReq> req) {
+    TxnReq b = req.body();
+    TreeSet<Integer> parts = new TreeSet<>();
+    b.getReadsList().forEach(k -> parts.add(topology().partitionOf(k)));
+    b.getWritesMap().keySet().forEach(k -> parts.add(topology().partitionOf(k)));
+    if (!parts.contains(me)) {
+      req.fail("camu: a transaction is submitted at a participant (the partition of its first key); partition " + me
+          + " holds none of its keys. Fix: use the camu client");
+      return;
+    }
+    long tid = ((long) me << 40) | ++localSeq;
+    Txn t = Txn.newBuilder().setTid(tid).setOrigin(me).addAllParticipants(parts).addAllReads(b.getReadsList())
+        .putAllWrites(b.getWritesMap()).setProcedure(b.getProcedure()).addAllArgs(b.getArgsList()).setApi(b.getApi())
+        .build();
+    coords.put(tid, new Coord(req, parts.size()));
+    batch.add(t);
+  }
+
+  private void onPartResult(PartResult r) {
+    Coord c = coords.get(r.getTid());
+    Invariants.check(c != null, "camu: result of unknown transaction %s from partition %s", r.getTid(), r.getPartition());
+    c.results.add(r);
+    if (c.results.size() == c.parts) {
+      coords.remove(r.getTid());
+      long ts = c.results.get(0).getTs();
+      c.request.reply(TxnReply.newBuilder().setTs(ts).setTid(r.getTid()).addAllParts(c.results).build());
+    }
+  }
+
+  // ------------------------------------------------------------------------------------------------ the round
+
+  private void startRound() {
+    inRound = true;
+    roundStart = nowMicros();
+    localMec = lmec();
+    Invariants.check(localMec >= lastLmecSent, "camu: LMEC went back from %s to %s", lastLmecSent, localMec);
+    lastLmecSent = localMec;
+    List<Txn> ready = new ArrayList<>();
+    for (Txn t : batch) {
+      Txn.Builder b = t.toBuilder();
+      boolean tom = false;
+      for (int q : t.getParticipantsList()) {
+        if (q != me) {
+          if (link[q] == Link.PB) {
+            b.addPbParts(q);
+          } else {
+            tom = true; // TOM, or a link in transition: new transactions use TOM (thesis §3.4.2)
+          }
+        }
+      }
+      if (!tom) {
+        ready.add(b.setTs(pbClock).build()); // PB-only: stamped by the origin
+      } else {
+        tomSend(b.build());
+      }
+    }
+    batch.clear();
+    for (Txn t : tomDecided()) {
+      if (t.getOrigin() == me && t.getPbPartsCount() > 0) {
+        ready.add(t); // hybrid: the PB leg follows the TOM decision
+      } else {
+        executable.add(t);
+      }
+    }
+    awaiting = new ArrayList<>();
+    for (int q = 0; q < n; q++) {
+      if (q == me || !exchanging[q]) {
+        continue;
+      }
+      PbRound.Builder m = PbRound.newBuilder().setFrom(me).setRound(round).setLmec(localMec);
+      for (Txn t : ready) {
+        if (t.getPbPartsList().contains(q)) {
+          m.addTxns(t);
+        }
+      }
+      if (!sentLast[q]) {
+        if (link[q] == Link.TO_TOM && !needsPb(q)) {
+          m.setLast(true);
+          sentLast[q] = true;
+        }
+        send(NodeId.of(0, q), m.build());
+      } else {
+        Invariants.check(m.getTxnsCount() == 0, "camu: PB transaction for %s after the link's last round message", q);
+      }
+      if (!gotLast[q]) {
+        awaiting.add(q);
+      }
+    }
+    executable.addAll(ready);
+    tryFinishRound();
+  }
+
+  /** Whether a transaction I originated still has to be PB-dispatched to q (a hybrid not yet decided by TOM). */
+  private boolean needsPb(int q) {
+    for (Tom e : pending.values()) {
+      if (e.txn.getOrigin() == me && e.txn.getPbPartsList().contains(q)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private void onPbRound(PbRound m) {
+    inbox.get(m.getFrom()).add(m);
+    if (inRound) {
+      tryFinishRound();
+    }
+  }
+
+  private void tryFinishRound() {
+    for (int q : awaiting) {
+      if (inbox.get(q).isEmpty()) {
+        return;
+      }
+    }
+    long mec = localMec;
+    long max = localMec;
+    List<Integer> consumed = new ArrayList<>();
+    for (int q : awaiting) {
+      PbRound m = inbox.get(q).poll();
+      for (Txn t : m.getTxnsList()) {
+        Invariants.check(lastExecuted == null || ORDER.compare(t, lastExecuted) > 0 || mutant,
+            "camu: %s received %s at ts %s after executing ts %s", me, t.getTid(), t.getTs(), lastExecuted == null ? 0
+                : lastExecuted.getTs());
+        executable.add(t);
+      }
+      mec = Math.min(mec, m.getLmec());
+      max = Math.max(max, m.getLmec());
+      if (m.getLast()) {
+        gotLast[q] = true;
+      }
+      consumed.add(q);
+    }
+    inRound = false;
+    execute(mec);
+    pbClock = Math.max(pbClock, max + 1); // thesis §6.2.3 and its code: +1 (without it PB-only stalls)
+    clock = Math.max(clock, pbClock);
+    for (int q : consumed) {
+      if (link[q] == Link.TO_PB) {
+        link[q] = Link.PB; // this round's pbClock already exceeds the peer's LMEC: PB-only to q is safe from now
+      }
+    }
+    for (int q = 0; q < n; q++) {
+      if (q != me && link[q] == Link.TO_TOM && sentLast[q] && gotLast[q]) {
+        link[q] = Link.TOM;
+        exchanging[q] = false;
+        sentLast[q] = false;
+        gotLast[q] = false;
+        Invariants.check(inbox.get(q).isEmpty(), "camu: round message from %s after its last", q);
+      }
+    }
+    round++;
+    switching();
+    long next = Math.max(nowMicros(), roundStart + roundLength.toNanos() / 1000);
+    after(Duration.ofNanos((next - nowMicros()) * 1000), this::startRound);
+  }
+
+  // ------------------------------------------------------------------------------------------------ execution
+
+  private void execute(long mec) {
+    while (!executable.isEmpty() && (executable.first().getTs() < mec || mutant)) {
+      Txn t = executable.pollFirst();
+      Invariants.check(mutant || lastExecuted == null || ORDER.compare(t, lastExecuted) > 0,
+          "camu: partition %s executes ts %s/%s after ts %s/%s", me, t.getTs(), t.getTid(),
+          lastExecuted == null ? 0 : lastExecuted.getTs(), lastExecuted == null ? 0 : lastExecuted.getTid());
+      lastExecuted = t;
+      run(t);
+    }
+  }
+
+  private void run(Txn t) {
+    PartResult.Builder r = PartResult.newBuilder().setTid(t.getTid()).setPartition(me).setTs(t.getTs());
+    if (t.getApi()) {
+      r.setSeq(++executedSeq);
+    }
+    TreeSet<String> keys = new TreeSet<>();
+    Map<String, Optional<ByteString>> read = new TreeMap<>();
+    for (String k : t.getReadsList()) {
+      if (topology().partitionOf(k) == me) {
+        keys.add(k);
+        Optional<ByteString> v = store().newest(k).map(Record::getValue);
+        read.put(k, v);
+        r.addReads(KeyValue.newBuilder().setKey(k).setFound(v.isPresent()).setValue(v.orElse(ByteString.EMPTY)));
+      }
+    }
+    Map<String, ByteString> writes = new TreeMap<>();
+    if (!t.getProcedure().isEmpty()) {
+      writes.putAll(TxnProcedures.run(t.getProcedure(), t.getArgsList(), read));
+    } else {
+      t.getWritesMap().forEach((k, v) -> {
+        if (topology().partitionOf(k) == me) {
+          writes.put(k, v);
+        }
+      });
+    }
+    for (Map.Entry<String, ByteString> w : writes.entrySet()) {
+      keys.add(w.getKey());
+      store().put(w.getKey(), Record.newBuilder().setValue(w.getValue()).setTs(t.getTs()).setTid(t.getTid()).build());
+      r.addApplied(KeyValue.newBuilder().setKey(w.getKey()).setFound(true).setValue(w.getValue()));
+    }
+    r.addAllKeys(keys);
+    for (int q : t.getParticipantsList()) {
+      if (q != me) {
+        touchedThisRound[q] = true;
+      }
+    }
+    if (t.getOrigin() == me) {
+      onPartResult(r.build());
+    } else {
+      send(NodeId.of(0, t.getOrigin()), r.build());
+    }
+  }
+
+  // ------------------------------------------------------------------------------------------------ TOM (Skeen)
+
+  private List<Integer> tomDest(Txn t) {
+    List<Integer> d = new ArrayList<>();
+    for (int q : t.getParticipantsList()) {
+      if (q == t.getOrigin() || !t.getPbPartsList().contains(q)) {
+        d.add(q);
+      }
+    }
+    return d;
+  }
+
+  private void tomSend(Txn t) {
+    for (int q : tomDest(t)) {
+      if (q != me) {
+        send(NodeId.of(0, q), TomTxn.newBuilder().setTxn(t).build());
+      }
+    }
+    onTomTxn(t);
+  }
+
+  private void onTomTxn(Txn t) {
+    Invariants.check(!pending.containsKey(t.getTid()), "camu: TOM transaction %s delivered twice", t.getTid());
+    clock++;
+    Tom e = new Tom(t, clock);
+    pending.put(t.getTid(), e);
+    for (int q : tomDest(t)) {
+      if (q != me) {
+        send(NodeId.of(0, q), TomVote.newBuilder().setTid(t.getTid()).setFrom(me).setVote(clock).build());
+      }
+    }
+    vote(t.getTid(), me, clock);
+  }
+
+  private void onTomVote(TomVote v) {
+    vote(v.getTid(), v.getFrom(), v.getVote());
+  }
+
+  private void vote(long tid, int from, long v) {
+    votes.computeIfAbsent(tid, x -> new HashMap<>()).merge(from, v, Math::max);
+    Tom e = pending.get(tid);
+    if (e == null || e.fin) {
+      return; // the transaction itself has not arrived yet: the vote waits
+    }
+    List<Integer> dest = tomDest(e.txn);
+    Map<Integer, Long> got = votes.get(tid);
+    if (!got.keySet().containsAll(dest)) {
+      return;
+    }
+    long ts = 0;
+    for (int q : dest) {
+      ts = Math.max(ts, got.get(q));
+    }
+    Invariants.check(ts >= e.ts, "camu: final ts %s below my vote %s", ts, e.ts);
+    e.ts = ts;
+    e.fin = true;
+    clock = Math.max(clock, ts + 1);
+    votes.remove(tid);
+  }
+
+  /** Final transactions with ts below every undecided one and the clock, in (ts, tid) order (TOM delivery rule). */
+  private List<Txn> tomDecided() {
+    long bound = clock;
+    for (Tom e : pending.values()) {
+      if (!e.fin) {
+        bound = Math.min(bound, e.ts);
+      }
+    }
+    List<Txn> out = new ArrayList<>();
+    for (Iterator<Tom> it = pending.values().iterator(); it.hasNext(); ) {
+      Tom e = it.next();
+      if (e.fin && e.ts < bound) {
+        out.add(e.txn.toBuilder().setTs(e.ts).build());
+        it.remove();
+      }
+    }
+    out.sort(ORDER);
+    return out;
+  }
+
+  /** LMEC = min(clock, ts of every transaction TOM still holds here, tentative or final but unreleased). */
+  private long lmec() {
+    long m = clock;
+    for (Tom e : pending.values()) {
+      m = Math.min(m, e.ts);
+    }
+    return m;
+  }
+
+  // ------------------------------------------------------------------------------------------------ switching
+
+  private boolean stable(int q) {
+    return link[q] == Link.PB || link[q] == Link.TOM;
+  }
+
+  private boolean switchInProgress() {
+    for (int q = 0; q < n; q++) {
+      if (q != me && !stable(q)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private void switching() {
+    for (int q = 0; q < n; q++) {
+      if (q != me && deferredReq[q] && stable(q)) {
+        deferredReq[q] = false;
+        onSwitchReq(q, deferredToPb[q]);
+      }
+    }
+    for (Iterator<long[]> it = script.iterator(); it.hasNext(); ) {
+      long[] s = it.next();
+      int q = (int) s[1];
+      if (round >= s[0] && stable(q) && !switchInProgress()) {
+        it.remove();
+        initiate(q, s[2] == 1);
+      }
+    }
+    if (!adaptive) {
+      return;
+    }
+    for (int q = 0; q < n; q++) {
+      if (touchedThisRound[q]) {
+        touched[q]++;
+        touchedThisRound[q] = false;
+      }
+    }
+    if (++windowRounds < window) {
+      return;
+    }
+    for (int q = me + 1; q < n; q++) { // the lower partition of a link decides for it
+      int pct = 100 * touched[q] / window;
+      if (!switchInProgress() && link[q] == Link.TOM && pct > high) {
+        initiate(q, true);
+      } else if (!switchInProgress() && link[q] == Link.PB && pct < low) {
+        initiate(q, false);
+      }
+    }
+    java.util.Arrays.fill(touched, 0);
+    windowRounds = 0;
+  }
+
+  private void initiate(int q, boolean toPb) {
+    if (toPb == (link[q] == Link.PB)) {
+      return;
+    }
+    if (!toPb) {
+      link[q] = Link.TO_TOM;
+    }
+    send(NodeId.of(0, q), SwitchReq.newBuilder().setFrom(me).setToPb(toPb).build());
+  }
+
+  private void onSwitchReq(int q, boolean toPb) {
+    if (!stable(q)) {
+      deferredReq[q] = true;
+      deferredToPb[q] = toPb;
+      return;
+    }
+    if (toPb) {
+      if (link[q] == Link.TOM) {
+        link[q] = Link.TO_PB;
+        exchanging[q] = true;
+      }
+      send(NodeId.of(0, q), SwitchAck.newBuilder().setFrom(me).setToPb(true).build());
+    } else if (link[q] == Link.PB) {
+      link[q] = Link.TO_TOM;
+    }
+  }
+
+  private void onSwitchAck(int q, boolean toPb) {
+    if (toPb && link[q] == Link.TOM) {
+      link[q] = Link.TO_PB;
+      exchanging[q] = true;
+    }
+  }
+}
