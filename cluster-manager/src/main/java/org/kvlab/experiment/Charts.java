@@ -78,7 +78,10 @@ final class Charts {
 
   private static Chart<?, ?> latencyChart(Results.ExperimentResult r, List<Reports.Point> ok, String x, boolean numeric,
       String op) {
-    String title = r.name() + ": " + op + " latency (p50 solid, p99 dashed; merged histograms)";
+    // The title describes what is drawn: bars (one per percentile) unless a numeric variable is swept.
+    String bars = r.name() + ": " + op + " latency (bars: p50 and p99 per series; merged histograms)";
+    String lines = r.name() + ": " + op + " latency (p50 solid with circles, p99 dashed with diamonds; merged histograms)";
+    String title = x != null && numeric ? lines : bars;
     if (x == null) {
       CategoryChart c = new CategoryChartBuilder().width(WIDTH).height(HEIGHT).title(title).xAxisTitle("protocol")
           .yAxisTitle("ms").build();
