@@ -69,6 +69,13 @@ public final class OpenLoopBench {
           sessions.add(rt.openSession(0));
         }
         OpenLoopLoad.load(sessions, e.workload());
+        if (!e.prime().isZero()) {
+          // JIT warm-up of the fresh server and client JVMs, at the lowest rate, not measured: otherwise the
+          // first rate of the sweep measures the compilers
+          double lowest = e.rates().stream().mapToDouble(Double::doubleValue).min().orElseThrow();
+          progress.accept(String.format("priming %s at %,.0f/s for %s (not measured)", protocol.name(), lowest, e.prime()));
+          OpenLoopLoad.run(sessions, e.workload(), lowest, 0, e.prime().toNanos(), Duration.ofSeconds(15).toNanos());
+        }
         for (double rate : e.rates()) {
           OpenLoopLoad.Outcome o = OpenLoopLoad.run(sessions, e.workload(), rate, e.warmup().toNanos(),
               e.duration().toNanos(), Duration.ofSeconds(15).toNanos());
@@ -117,6 +124,7 @@ public final class OpenLoopBench {
     Map<String, Object> json = new LinkedHashMap<>();
     json.put("name", e.name());
     json.put("p99BoundMicros", e.p99Bound().toNanos() / 1000.0);
+    json.put("primeSeconds", e.prime().toMillis() / 1000.0);
     json.put("warmupSeconds", e.warmup().toMillis() / 1000.0);
     json.put("durationSeconds", e.duration().toMillis() / 1000.0);
     json.put("sessions", e.sessions());

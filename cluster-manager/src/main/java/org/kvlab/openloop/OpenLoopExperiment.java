@@ -17,10 +17,10 @@ import org.kvlab.config.YamlReader;
  * workload. Checked like every kvlab file: a problem names the file, line and column, and a fix.
  */
 public record OpenLoopExperiment(Path source, String name, List<Path> clusters, String serverJvm, List<Double> rates,
-    Duration warmup, Duration duration, Duration p99Bound, int sessions, int clientThreads,
+    Duration prime, Duration warmup, Duration duration, Duration p99Bound, int sessions, int clientThreads,
     OpenLoopLoad.Workload workload) {
 
-  static final List<String> KEYS = List.of("mode", "name", "clusters", "jvm", "rates", "warmup", "duration",
+  static final List<String> KEYS = List.of("mode", "name", "clusters", "jvm", "rates", "prime", "warmup", "duration",
       "p99bound", "sessions", "clientthreads", "records", "readproportion", "valuebytes", "seed");
   private static final Pattern NAME = Pattern.compile("[a-z0-9][a-z0-9._-]*");
 
@@ -74,6 +74,7 @@ public record OpenLoopExperiment(Path source, String name, List<Path> clusters, 
       rates.add((double) r.intIn(v, 1, 10_000_000));
     }
     String jvm = root.get("jvm") == null ? "-Xms1g -Xmx1g -XX:+UseSerialGC" : r.text(root.get("jvm"), "jvm: -Xmx1g");
+    Duration prime = duration(r, root, "prime", "0s");
     Duration warmup = duration(r, root, "warmup", "3s");
     Duration duration = duration(r, root, "duration", "10s");
     Duration bound = duration(r, root, "p99bound", "5ms");
@@ -94,7 +95,7 @@ public record OpenLoopExperiment(Path source, String name, List<Path> clusters, 
         throw r.error(root.get("readproportion"), "'" + t + "' is not a proportion", "write a number from 0 to 1, e.g. 0.5.");
       }
     }
-    return new OpenLoopExperiment(file, name, List.copyOf(clusters), jvm, List.copyOf(rates), warmup, duration, bound,
+    return new OpenLoopExperiment(file, name, List.copyOf(clusters), jvm, List.copyOf(rates), prime, warmup, duration, bound,
         sessions, threads, new OpenLoopLoad.Workload(records, read, valueBytes, seed));
   }
 
@@ -103,7 +104,7 @@ public record OpenLoopExperiment(Path source, String name, List<Path> clusters, 
     String t = v == null ? fallback : r.text(v, key + ": " + fallback);
     try {
       Duration d = Params.parseDuration(t, key);
-      if (d.isNegative() || (d.isZero() && !key.equals("warmup"))) {
+      if (d.isNegative() || (d.isZero() && !key.equals("warmup") && !key.equals("prime"))) {
         throw new IllegalArgumentException(key + " must be positive");
       }
       return d;

@@ -81,6 +81,7 @@ class OpenLoopTest {
     assertEquals(List.of(1000.0, 2000.0), e.rates());
     assertEquals(Duration.ofMillis(2), e.p99Bound());
     assertEquals(64, e.sessions());
+    assertEquals(Duration.ZERO, e.prime(), "no JIT warm-up unless asked");
     assertEquals(dir.resolve("c.yaml").normalize(), e.clusters().get(0));
     Path ycsb = dir.resolve("y.yaml");
     Files.writeString(ycsb, "name: y\nprotocols: [eventual]\n");
