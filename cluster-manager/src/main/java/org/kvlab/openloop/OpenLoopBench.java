@@ -161,7 +161,7 @@ public final class OpenLoopBench {
   /** p50 (circles, solid) and p99 (diamonds, dashed) in ms, log scale, against achieved ops/s, per protocol. */
   static XYChart latencyChart(OpenLoopExperiment e, List<Point> points) {
     XYChart c = new XYChartBuilder().width(900).height(500)
-        .title(e.name() + ": latency from intended send time against achieved throughput (open loop)")
+        .title(e.name() + ": open-loop latency (from intended send) vs achieved ops/s")
         .xAxisTitle("achieved ops/s").yAxisTitle("latency, ms (log scale)").build();
     c.getStyler().setYAxisLogarithmic(true);
     c.getStyler().setChartBackgroundColor(java.awt.Color.WHITE);
@@ -203,7 +203,7 @@ public final class OpenLoopBench {
   /** Completed requests per second over each run (warm-up included), one line per (protocol, offered rate). */
   static XYChart timeChart(OpenLoopExperiment e, List<Point> points) {
     XYChart c = new XYChartBuilder().width(900).height(500)
-        .title(e.name() + ": completed requests per second during each run (warm-up included)")
+        .title(e.name() + ": completions per second per run (warm-up included)")
         .xAxisTitle("seconds since the run's start").yAxisTitle("ops/s").build();
     c.getStyler().setChartBackgroundColor(java.awt.Color.WHITE);
     c.getStyler().setLegendPosition(org.knowm.xchart.style.Styler.LegendPosition.OutsideE);
