@@ -79,6 +79,13 @@ final class BenchCommand implements Callable<Integer> {
       throw new Main.CliException(Main.USAGE, "experiment file " + file + " does not exist. Fix: check the path "
           + "(examples are in experiments/, e.g. experiments/smoke.yaml)");
     }
+    try {
+      if (org.kvlab.openloop.OpenLoopExperiment.isOpenLoop(file)) {
+        return openLoop(org.kvlab.openloop.OpenLoopExperiment.load(file));
+      }
+    } catch (ConfigException e) {
+      throw new Main.CliException(Main.USAGE, e.getMessage());
+    }
     Experiment experiment;
     try {
       experiment = ExperimentLoader.load(file, Protocols.all().stream().map(Protocol::name).toList());
@@ -101,6 +108,27 @@ final class BenchCommand implements Callable<Integer> {
     }
     return execute(experiment, ExperimentRunner.Options.defaults().withOutputRoot(output).withUseRunning(useRunning)
         .withCommand(commandLine()).withKeepData(keepData)).exitCode();
+  }
+
+  /** {@code mode: open-loop}: the offered-rate sweep of docs/bench.md, "Open-loop latency-throughput curves". */
+  private int openLoop(org.kvlab.openloop.OpenLoopExperiment e) throws Exception {
+    if (dryRun) {
+      for (Path c : e.clusters()) {
+        for (double rate : e.rates()) {
+          System.out.printf("%s: offered %,.0f ops/s for %s after %s%n", c, rate, e.duration(), e.warmup());
+        }
+      }
+      return Main.OK;
+    }
+    if (useRunning != null || db != null || workload != null || redraw != null) {
+      throw new Main.CliException(Main.USAGE, "--use-running, --db, --workload and --redraw do not apply to an open-loop "
+          + "experiment. Fix: drop them (the experiment's clusters are started by bench)");
+    }
+    var report = org.kvlab.openloop.OpenLoopBench.run(e, output, line -> System.out.println("open loop: " + line));
+    System.out.printf("%nknee (highest offered rate with p99 <= %d us and no errors):%n", e.p99Bound().toNanos() / 1000);
+    report.knee().forEach((protocol, rate) -> System.out.printf("  %-16s %,.0f ops/s%n", protocol, rate));
+    System.out.println("results: " + report.directory());
+    return Main.OK; // rates past the knee fail by design: that is what the sweep looks for
   }
 
   /** What {@link #execute} did: the exit code for the CLI, the results and where they were written. */

@@ -57,6 +57,9 @@ final class SimCommand implements Callable<Integer> {
   @Option(names = "--max-skew", defaultValue = "100ms", description = "bound of drawn clock skew (default: ${DEFAULT-VALUE})") String maxSkew;
   @Option(names = "--param", description = "protocol parameter name=value (repeatable)") Map<String, String> params = new TreeMap<>();
   @Option(names = "--trace-rows", defaultValue = "80", description = "rows of message diagram per violation, centred on the violating operations (default: ${DEFAULT-VALUE})") int traceRows;
+  @Option(names = "--jobs", description = "seeds simulated in parallel (default: all cores, ${DEFAULT-VALUE}); the "
+      + "output and every result are the same as with --jobs 1, in seed order")
+  int jobs = Runtime.getRuntime().availableProcessors();
   @Option(names = "--show", defaultValue = "3", description = "failing seeds to explain in full (default: ${DEFAULT-VALUE})") int show;
 
   @Override
@@ -84,27 +87,27 @@ final class SimCommand implements Callable<Integer> {
     long totalCpu = 0;
     long start = System.nanoTime();
     SimSpec sweep = spec.withTrace(false); // fast sweep; failing seeds are replayed with tracing on below
-    for (long seed : seedList) {
-      long seedStart = System.nanoTime();
-      SeedReport r = SimRunner.run(sweep, p, seed, checks);
-      totalDeliveries += r.result().deliveries();
-      totalWall += r.result().wallNanos();
-      totalCpu += r.result().cpuNanos();
-      StringBuilder row = new StringBuilder(String.format("%8d %8d %9d %5.0fms", seed, r.result().history().size(),
-          r.result().deliveries(), (System.nanoTime() - seedStart) / 1e6));
-      for (Result c : r.checks()) {
-        row.append(String.format(" %-12s", !c.valid() ? c.violations().size() + " violations"
-            : c.vacuous() ? "no verdict" : "ok"));
-      }
-      row.append(' ').append(org.kvlab.sim.Fault.summary(r.result().faults()));
-      if (r.result().failed()) {
-        row.append(" FAILED: ").append(r.result().failures().get(0));
-      }
-      System.out.println(row);
-      if (!r.ok()) {
-        failed.add(seed);
-      }
+    if (jobs < 1) {
+      throw new Main.CliException(Main.USAGE, "--jobs " + jobs + ": run at least 1 seed at a time (e.g. --jobs 1 for a serial run)");
     }
+    long[] totals = new long[3]; // deliveries, wall, cpu of the simulations
+    try {
+      SimRunner.runAll(sweep, p, seedList, checks, jobs, r -> {
+        totals[0] += r.result().deliveries();
+        totals[1] += r.result().wallNanos();
+        totals[2] += r.result().cpuNanos();
+        printRow(r);
+        if (!r.ok()) {
+          failed.add(r.seed());
+        }
+      });
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new Main.CliException(BenchCommand.INTERRUPTED, "interrupted");
+    }
+    totalDeliveries = totals[0];
+    totalWall = totals[1];
+    totalCpu = totals[2];
     double secs = (System.nanoTime() - start) / 1e9;
     System.out.printf("%n%d seeds, %d passed, %d failed, in %.1f s; simulation alone: %d messages delivered in %.1f s "
             + "of CPU (%.0f per CPU-second), %.1f s wall (%.0f/s)%n", seedList.size(), seedList.size() - failed.size(),
@@ -151,6 +154,21 @@ final class SimCommand implements Callable<Integer> {
       }
     }
     return failed.isEmpty() ? Main.OK : Main.FAILED;
+  }
+
+  /** One row of the sweep's table. WALL is the seed's simulation (real time), not its checks. */
+  private void printRow(SeedReport r) {
+    StringBuilder row = new StringBuilder(String.format("%8d %8d %9d %5.0fms", r.seed(), r.result().history().size(),
+        r.result().deliveries(), r.result().wallNanos() / 1e6));
+    for (Result c : r.checks()) {
+      row.append(String.format(" %-12s", !c.valid() ? c.violations().size() + " violations"
+          : c.vacuous() ? "no verdict" : "ok"));
+    }
+    row.append(' ').append(org.kvlab.sim.Fault.summary(r.result().faults()));
+    if (r.result().failed()) {
+      row.append(" FAILED: ").append(r.result().failures().get(0));
+    }
+    System.out.println(row);
   }
 
   SimSpec spec() {

@@ -42,6 +42,9 @@ final class Charts {
     for (String op : ops) {
       out.add(save(latencyChart(r, ok, x, numeric, op), dir, "latency-" + op.toLowerCase().replaceAll("[^a-z0-9-]", "_")));
     }
+    for (String op : ops) {
+      out.add(save(percentileChart(r, ok, op), dir, "percentiles-" + op.toLowerCase().replaceAll("[^a-z0-9-]", "_")));
+    }
     return out;
   }
 
@@ -78,7 +81,10 @@ final class Charts {
 
   private static Chart<?, ?> latencyChart(Results.ExperimentResult r, List<Reports.Point> ok, String x, boolean numeric,
       String op) {
-    String title = r.name() + ": " + op + " latency (p50 solid, p99 dashed; merged histograms)";
+    // The title describes what is drawn: bars (one per percentile) unless a numeric variable is swept.
+    String bars = r.name() + ": " + op + " latency (bars: p50 and p99 per series; merged histograms)";
+    String lines = r.name() + ": " + op + " latency (p50 solid with circles, p99 dashed with diamonds; merged histograms)";
+    String title = x != null && numeric ? lines : bars;
     if (x == null) {
       CategoryChart c = new CategoryChartBuilder().width(WIDTH).height(HEIGHT).title(title).xAxisTitle("protocol")
           .yAxisTitle("ms").build();
@@ -119,6 +125,45 @@ final class Charts {
       }
     });
     style(c);
+    return c;
+  }
+
+  /** Percentiles drawn on the distribution charts: p50 up to p99.999 (fewer if a histogram has fewer values). */
+  static final double[] DISTRIBUTION_PERCENTILES = {50, 75, 90, 95, 99, 99.5, 99.9, 99.95, 99.99, 99.999};
+
+  /**
+   * The latency distribution of one operation, one line per protocol and variation (merged histograms):
+   * x is the number of nines of the percentile (0.3 = p50, 1 = p90, 2 = p99, 3 = p99.9, ...), y the latency in
+   * ms on a log scale, so the tail is as readable as the median.
+   */
+  static XYChart percentileChart(Results.ExperimentResult r, List<Reports.Point> ok, String op) {
+    XYChart c = new XYChartBuilder().width(WIDTH).height(HEIGHT)
+        .title(r.name() + ": " + op + " latency distribution (one line per run group; merged histograms)")
+        .xAxisTitle("percentile, in nines: 0.3 = p50, 1 = p90, 2 = p99, 3 = p99.9, 4 = p99.99, 5 = p99.999")
+        .yAxisTitle("ms (log scale)").build();
+    c.getStyler().setYAxisLogarithmic(true);
+    c.getStyler().setChartBackgroundColor(java.awt.Color.WHITE);
+    c.getStyler().setLegendPosition(org.knowm.xchart.style.Styler.LegendPosition.OutsideE);
+    c.getStyler().setLegendLayout(org.knowm.xchart.style.Styler.LegendLayout.Vertical);
+    c.getStyler().setDecimalPattern("#,##0.###");
+    for (Reports.Point p : ok) {
+      Histogram h = p.histograms().get(op);
+      if (h == null || h.getTotalCount() == 0) {
+        continue;
+      }
+      List<Double> xs = new ArrayList<>();
+      List<Double> ys = new ArrayList<>();
+      for (double q : DISTRIBUTION_PERCENTILES) {
+        if (h.getTotalCount() * (1 - q / 100) < 1 && q > 50) {
+          break; // beyond the histogram's resolution: fewer than one value above this percentile
+        }
+        xs.add(-Math.log10(1 - q / 100));
+        ys.add(Math.max(0.001, h.getValueAtPercentile(q) / 1000.0));
+      }
+      StringBuilder name = new StringBuilder(p.protocol());
+      p.variation().forEach((k, v) -> name.append(' ').append(k).append('=').append(v));
+      c.addSeries(name.toString(), xs, ys).setMarker(SeriesMarkers.CIRCLE);
+    }
     return c;
   }
 

@@ -107,7 +107,7 @@ class BenchEndToEndTest {
     List<String> csv = Files.readAllLines(out.resolve("results.csv"));
     assertEquals(1 + 2 * 3, csv.size(), String.join("\n", csv));
     assertTrue(csv.get(0).startsWith("run,id,protocol,readproportion,repeat,status,op,count,throughput_ops_s"));
-    for (String chart : List.of("throughput", "latency-read", "latency-update")) {
+    for (String chart : List.of("throughput", "latency-read", "latency-update", "percentiles-read", "percentiles-update")) {
       assertTrue(Files.size(out.resolve(chart + ".svg")) > 1000, chart);
       assertTrue(Files.size(out.resolve(chart + ".png")) > 1000, chart);
     }

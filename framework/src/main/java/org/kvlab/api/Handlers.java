@@ -14,7 +14,12 @@ public interface Handlers {
   /** Handles server-to-server messages of type {@code type}. */
   <M extends Message> void message(Class<M> type, MessageHandler<M> handler);
 
-  /** Runs {@code task} every {@code period}, starting one period after the node starts. */
+  /**
+   * Runs {@code task} every {@code period}, starting one to two periods after the node starts. The real
+   * runtime aligns the runs to multiples of the period on the machine's monotonic clock, so timers of
+   * commensurate periods run in the same event-loop turn (the simulator runs them one period apart from
+   * the start, as before).
+   */
   void every(Duration period, Runnable task);
 
   @FunctionalInterface

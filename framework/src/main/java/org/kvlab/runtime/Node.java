@@ -132,7 +132,23 @@ public final class Node implements AutoCloseable {
     boolean known;
     Channel channel;
     boolean ackDue;
+    long acked; // the last sequence acknowledged to the sender (or queued to be, under durable channels)
+    io.netty.util.concurrent.ScheduledFuture<?> ackTimer;
   }
+
+  /**
+   * Acknowledgements are coalesced: a receiver acknowledges a channel at most every ACK_DELAY_MILLIS,
+   * or at once when ackBatch messages await one (so a sender's queue, bounded by
+   * limits.peerQueueMessagesMax, never fills for want of an ack). An ack only lets the sender forget
+   * messages, so delaying it costs the sender memory, never a guarantee (unacknowledged messages are
+   * resent after a reconnect and the receiver drops duplicates).
+   */
+  static final long ACK_DELAY_MILLIS = 50;
+  private final long ackBatch;
+  /** Connections written to in this event-loop turn and not yet flushed (see {@link #flushSoon}). */
+  private final List<Channel> toFlush = new ArrayList<>();
+  private boolean flushScheduled;
+  private final Runnable flushAll = this::flushAll;
 
   private Node(ClusterConfig config, NodeId id, Protocol protocol, ClusterSecret secret) {
     this.config = config;
@@ -141,6 +157,7 @@ public final class Node implements AutoCloseable {
     this.secret = java.util.Objects.requireNonNull(secret, "secret");
     this.clientKey = config.security().clientKey();
     this.types = protocol.messages();
+    this.ackBatch = Math.max(1, Math.min(1024, config.limits().peerQueueMessagesMax() / 4));
     this.group = new NioEventLoopGroup(1, new DefaultThreadFactory("kvlab-node-" + id, true));
     this.loop = group.next();
     this.clock = new PhysicalClock(config.emulation().skewMillisOf(id));
@@ -332,6 +349,29 @@ public final class Node implements AutoCloseable {
     return types;
   }
 
+  /**
+   * Flushes {@code ch} at the end of this event-loop turn: everything written to one connection during a
+   * turn (messages of several timers or handlers, an ack) goes out in one write system call. Event loop only.
+   */
+  void flushSoon(Channel ch) {
+    if (!toFlush.contains(ch)) { // a handful of connections at most
+      toFlush.add(ch);
+    }
+    if (!flushScheduled) {
+      flushScheduled = true;
+      loop.execute(flushAll);
+    }
+  }
+
+  private void flushAll() {
+    flushScheduled = false;
+    Channel[] chs = toFlush.toArray(new Channel[0]);
+    toFlush.clear();
+    for (Channel ch : chs) {
+      ch.flush();
+    }
+  }
+
   EventLoop loop() {
     return loop;
   }
@@ -519,8 +559,14 @@ public final class Node implements AutoCloseable {
       return false;
     }
     handled[t]++;
-    final Message m = body;
-    guarded("handler of " + typeNames[t] + " from " + from, () -> handler.handle(m, from));
+    try {
+      handler.handle(body, from);
+    } catch (InvariantViolation e) { // the name of the handler is formatted only when something failed
+      fatal(new IllegalStateException("invariant violated in handler of " + typeNames[t] + " from " + from + ": "
+          + e.getMessage(), e));
+    } catch (RuntimeException e) {
+      LOG.error("{}: handler of {} from {} failed: {}", id, typeNames[t], from, e.toString(), e);
+    }
     return true;
   }
 
@@ -750,6 +796,8 @@ public final class Node implements AutoCloseable {
           state.incarnation = h.getIncarnation();
           state.delivered = 0;
           state.persisted = 0;
+          state.acked = 0;
+          state.ackDue = false;
         }
         if (state.channel != null && state.channel != ctx.channel()) {
           state.channel.close(); // the sender reconnected; the old connection is dead to it
@@ -831,16 +879,43 @@ public final class Node implements AutoCloseable {
         state.persisted = state.delivered;
       }
       if (role == Role.PEER && state != null && state.ackDue && state.channel == ctx.channel()) {
-        state.ackDue = false;
-        Frame ack = Frame.newBuilder().setAck(Ack.newBuilder().setSeq(state.delivered)).build();
-        Channel ch = ctx.channel();
-        if (sync == null) {
-          ch.writeAndFlush(ack, ch.voidPromise());
-        } else {
-          sync.afterSync(() -> ch.writeAndFlush(ack, ch.voidPromise()));
+        if (state.delivered - state.acked >= ackBatch) {
+          sendAck(state);
+        } else if (state.ackTimer == null) {
+          InboundState s = state;
+          state.ackTimer = loop.schedule(() -> {
+            s.ackTimer = null;
+            sendAck(s);
+          }, ACK_DELAY_MILLIS, TimeUnit.MILLISECONDS);
         }
       }
       ctx.fireChannelReadComplete();
+    }
+
+    /**
+     * Acknowledges everything delivered on the sender's current connection. Under durable channels the
+     * delivered marker covering it was written at the end of the read batch (every read batch ends before
+     * this runs), and the ack waits for the fsync that makes it durable.
+     */
+    private void sendAck(InboundState s) {
+      Channel ch = s.channel;
+      if (!s.ackDue || ch == null) {
+        return;
+      }
+      // Durable channels acknowledge only what the delivered marker covers (all of it, normally).
+      long upTo = channelLog == null ? s.delivered : s.persisted;
+      s.ackDue = upTo < s.delivered;
+      s.acked = upTo;
+      Frame ack = Frame.newBuilder().setAck(Ack.newBuilder().setSeq(upTo)).build();
+      if (sync == null) {
+        ch.write(ack, ch.voidPromise());
+        flushSoon(ch);
+      } else {
+        sync.afterSync(() -> {
+          ch.write(ack, ch.voidPromise());
+          flushSoon(ch);
+        });
+      }
     }
 
     private void onControl(ChannelHandlerContext ctx, Frame frame) {
@@ -921,8 +996,12 @@ public final class Node implements AutoCloseable {
 
     @Override
     public Timer every(Duration period, Runnable task) {
-      var f = loop.scheduleAtFixedRate(() -> guarded("periodic task", task), period.toNanos(), period.toNanos(),
-          TimeUnit.NANOSECONDS);
+      // Aligned to multiples of the period on the machine's monotonic clock (first run one to two periods
+      // from now): a node's timers of commensurate periods (GentleRain's 10 ms heartbeat and 5 ms GST) fire in
+      // the same event-loop turn, one wakeup instead of two, and what they send is flushed together.
+      long p = period.toNanos();
+      long first = p + (p - Math.floorMod(System.nanoTime(), p));
+      var f = loop.scheduleAtFixedRate(() -> guarded("periodic task", task), first, p, TimeUnit.NANOSECONDS);
       return () -> f.cancel(false);
     }
 

@@ -211,7 +211,7 @@ final class PeerLink {
       wrote = true;
     }
     if (wrote) {
-      channel.flush();
+      node.flushSoon(channel); // one write system call per connection and event-loop turn
     }
   }
 

@@ -49,6 +49,60 @@ public final class SimRunner {
   }
 
   /**
+   * Runs {@code seeds} on {@code jobs} threads and hands each report to {@code inOrder} in the order of
+   * {@code seeds}, on the calling thread, as soon as it and every seed before it are done. Each seed is its own
+   * {@link Simulation} (nothing is shared between runs), so every report is identical to what {@link #run}
+   * gives for that seed alone; only the wall-clock figures differ. At most {@code 4 * jobs} reports are held
+   * at once (a slow seed holds back the output, not the workers for long). {@code jobs == 1} runs on the
+   * calling thread. A seed whose run throws ends the sweep with that exception, after the reports of the
+   * seeds before it.
+   */
+  public static void runAll(SimSpec spec, Protocol protocol, List<Long> seeds, List<String> checkerNames, int jobs,
+      java.util.function.Consumer<SeedReport> inOrder) throws InterruptedException {
+    if (jobs < 1) {
+      throw new IllegalArgumentException("jobs must be at least 1, got " + jobs);
+    }
+    if (jobs == 1) {
+      for (long seed : seeds) {
+        inOrder.accept(run(spec, protocol, seed, checkerNames));
+      }
+      return;
+    }
+    java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(jobs, r -> {
+      Thread t = new Thread(r, "kvlab-sim-seed");
+      t.setDaemon(true);
+      return t;
+    });
+    try {
+      java.util.ArrayDeque<java.util.concurrent.Future<SeedReport>> window = new java.util.ArrayDeque<>();
+      int next = 0;
+      int windowMax = 4 * jobs;
+      while (next < seeds.size() || !window.isEmpty()) {
+        while (next < seeds.size() && window.size() < windowMax) {
+          long seed = seeds.get(next++);
+          window.add(pool.submit(() -> run(spec, protocol, seed, checkerNames)));
+        }
+        SeedReport r;
+        try {
+          r = window.pollFirst().get();
+        } catch (java.util.concurrent.ExecutionException e) {
+          Throwable c = e.getCause();
+          if (c instanceof RuntimeException re) {
+            throw re;
+          }
+          if (c instanceof Error err) {
+            throw err;
+          }
+          throw new IllegalStateException(c);
+        }
+        inOrder.accept(r);
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  /**
    * A readable account of one violation: what the checker said, the operations involved, the faults
    * that touched them (on the servers they called, partitions between their datacenters), and a Lamport diagram centred on them (their sessions and the servers those
    * called; see {@link Trace#diagram(List, List, int)}).

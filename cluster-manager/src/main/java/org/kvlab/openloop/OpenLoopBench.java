@@ -1,0 +1,233 @@
+package org.kvlab.openloop;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+import org.knowm.xchart.BitmapEncoder;
+import org.knowm.xchart.VectorGraphicsEncoder;
+import org.knowm.xchart.XYChart;
+import org.knowm.xchart.XYChartBuilder;
+import org.knowm.xchart.XYSeries;
+import org.knowm.xchart.style.markers.SeriesMarkers;
+import org.kvlab.api.Protocol;
+import org.kvlab.api.Protocols;
+import org.kvlab.api.Session;
+import org.kvlab.config.ClusterConfig;
+import org.kvlab.config.ConfigException;
+import org.kvlab.local.LocalClusterProcesses;
+import org.kvlab.runtime.ClientRuntime;
+
+/**
+ * Runs an {@link OpenLoopExperiment}: per cluster, starts it (one JVM per server), loads the records, offers
+ * each rate in increasing order (a warm-up then the measured window, the same cluster throughout), stops it;
+ * then writes {@code openloop.json}, {@code openloop.csv}, the latency-throughput chart and the
+ * throughput-over-time chart, and names the knee: the highest offered rate whose p99 stays within the
+ * experiment's bound with no errors. Progress goes to a callback (the CLI prints it).
+ */
+public final class OpenLoopBench {
+  /** One rate of one protocol. Latencies in microseconds, from the intended send time. */
+  public record Point(String protocol, String cluster, double targetRate, double achievedOpsPerSec, long measured,
+      long errors, boolean abandoned, double p50, double p90, double p99, double p999, double max, long[] perSecond,
+      String firstError) {}
+
+  /** The outcome: every point, the knee per protocol (0 if no rate stayed within the bound), the directory. */
+  public record Report(List<Point> points, Map<String, Double> knee, Path directory) {}
+
+  private OpenLoopBench() {}
+
+  public static Report run(OpenLoopExperiment e, Path outputRoot, Consumer<String> progress)
+      throws IOException, InterruptedException, ConfigException {
+    Path dir = outputRoot.resolve(e.name()).resolve(LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
+    Files.createDirectories(dir);
+    Files.copy(e.source(), dir.resolve("experiment.yaml"));
+    List<Point> points = new ArrayList<>();
+    for (Path file : e.clusters()) {
+      ClusterConfig config = ClusterConfig.load(file);
+      Protocol protocol = Protocols.byName(config.protocol());
+      progress.accept("starting " + config.name() + " (" + protocol.name() + ", " + config.servers().size() + " servers)");
+      LocalClusterProcesses cluster;
+      try {
+        cluster = LocalClusterProcesses.start(file, config, false, e.serverJvm());
+        cluster.awaitConnected(Duration.ofSeconds(60));
+      } catch (LocalClusterProcesses.LaunchException ex) {
+        LocalClusterProcesses.stop(config, Duration.ofSeconds(10));
+        throw new IOException("cluster " + config.name() + " did not come up: " + ex.getMessage(), ex);
+      }
+      try (ClientRuntime rt = new ClientRuntime(config, protocol, e.clientThreads())) {
+        List<Session> sessions = new ArrayList<>();
+        for (int i = 0; i < e.sessions(); i++) {
+          sessions.add(rt.openSession(0));
+        }
+        OpenLoopLoad.load(sessions, e.workload());
+        if (!e.prime().isZero()) {
+          // JIT warm-up of the fresh server and client JVMs, at the lowest rate, not measured: otherwise the
+          // first rate of the sweep measures the compilers
+          double lowest = e.rates().stream().mapToDouble(Double::doubleValue).min().orElseThrow();
+          progress.accept(String.format("priming %s at %,.0f/s for %s (not measured)", protocol.name(), lowest, e.prime()));
+          OpenLoopLoad.run(sessions, e.workload(), lowest, 0, e.prime().toNanos(), Duration.ofSeconds(15).toNanos());
+        }
+        for (double rate : e.rates()) {
+          OpenLoopLoad.Outcome o = OpenLoopLoad.run(sessions, e.workload(), rate, e.warmup().toNanos(),
+              e.duration().toNanos(), Duration.ofSeconds(15).toNanos());
+          var h = o.latency();
+          boolean any = h.getTotalCount() > 0;
+          Point p = new Point(protocol.name(), config.name(), rate, o.achievedOpsPerSec(), o.measured(), o.errors(),
+              o.abandoned(), any ? h.getValueAtPercentile(50) : Double.NaN, any ? h.getValueAtPercentile(90) : Double.NaN,
+              any ? h.getValueAtPercentile(99) : Double.NaN, any ? h.getValueAtPercentile(99.9) : Double.NaN,
+              any ? h.getMaxValue() : Double.NaN, o.perSecond(), o.firstError());
+          points.add(p);
+          progress.accept(String.format("%s offered %,.0f/s: achieved %,.0f/s, p50 %.2f ms, p99 %.2f ms, p99.9 %.2f ms%s%s",
+              protocol.name(), rate, p.achievedOpsPerSec(), p.p50() / 1000, p.p99() / 1000, p.p999() / 1000,
+              p.errors() > 0 ? ", " + p.errors() + " errors (" + p.firstError() + ")" : "",
+              p.abandoned() ? ", abandoned: " + OpenLoopLoad.IN_FLIGHT_MAX + " requests in flight" : ""));
+        }
+      } finally {
+        LocalClusterProcesses.stop(config, Duration.ofSeconds(10));
+        cluster.destroyForcibly();
+      }
+    }
+    Map<String, Double> knee = knee(points, e.p99Bound().toNanos() / 1000.0);
+    write(e, points, knee, dir);
+    return new Report(points, knee, dir);
+  }
+
+  /**
+   * Per protocol, the highest offered rate whose p99 is within {@code boundMicros}, with no errors and nothing
+   * abandoned, and every lower rate within the bound too (0 if the lowest rate already missed it).
+   */
+  public static Map<String, Double> knee(List<Point> points, double boundMicros) {
+    Map<String, Double> out = new LinkedHashMap<>();
+    java.util.Set<String> past = new java.util.HashSet<>();
+    for (Point p : points.stream().sorted(java.util.Comparator.comparingDouble(Point::targetRate)).toList()) {
+      out.putIfAbsent(p.protocol(), 0.0);
+      boolean within = p.errors() == 0 && !p.abandoned() && p.measured() > 0 && p.p99() <= boundMicros;
+      if (!within) {
+        past.add(p.protocol()); // past the knee: higher rates do not count, even if one happens to pass
+      } else if (!past.contains(p.protocol())) {
+        out.put(p.protocol(), p.targetRate());
+      }
+    }
+    return out;
+  }
+
+  private static void write(OpenLoopExperiment e, List<Point> points, Map<String, Double> knee, Path dir) throws IOException {
+    Map<String, Object> json = new LinkedHashMap<>();
+    json.put("name", e.name());
+    json.put("p99BoundMicros", e.p99Bound().toNanos() / 1000.0);
+    json.put("primeSeconds", e.prime().toMillis() / 1000.0);
+    json.put("warmupSeconds", e.warmup().toMillis() / 1000.0);
+    json.put("durationSeconds", e.duration().toMillis() / 1000.0);
+    json.put("sessions", e.sessions());
+    json.put("clientThreads", e.clientThreads());
+    json.put("workload", e.workload());
+    json.put("serverJvm", e.serverJvm());
+    json.put("loadAverage", Files.readString(Path.of("/proc/loadavg")).strip());
+    json.put("cores", Runtime.getRuntime().availableProcessors());
+    json.put("knee", knee);
+    json.put("points", points);
+    new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(dir.resolve("openloop.json").toFile(), json);
+    StringBuilder csv = new StringBuilder("protocol,cluster,target_ops,achieved_ops,measured,errors,abandoned,p50_us,p90_us,p99_us,p999_us,max_us\n");
+    for (Point p : points) {
+      csv.append(String.join(",", p.protocol(), p.cluster(), fmt(p.targetRate()), fmt(p.achievedOpsPerSec()),
+          Long.toString(p.measured()), Long.toString(p.errors()), Boolean.toString(p.abandoned()), fmt(p.p50()),
+          fmt(p.p90()), fmt(p.p99()), fmt(p.p999()), fmt(p.max()))).append('\n');
+    }
+    Files.writeString(dir.resolve("openloop.csv"), csv);
+    save(latencyChart(e, points), dir, "latency-throughput");
+    save(timeChart(e, points), dir, "throughput-over-time");
+    Path latest = dir.getParent().resolve("latest");
+    Files.deleteIfExists(latest);
+    try {
+      Files.createSymbolicLink(latest, dir.getFileName());
+    } catch (IOException | UnsupportedOperationException ignored) {
+      // a file system without links: the timestamped directory is still there
+    }
+  }
+
+  private static String fmt(double v) {
+    return Double.isNaN(v) ? "" : String.format(java.util.Locale.ROOT, "%.1f", v);
+  }
+
+  /** p50 (circles, solid) and p99 (diamonds, dashed) in ms, log scale, against achieved ops/s, per protocol. */
+  static XYChart latencyChart(OpenLoopExperiment e, List<Point> points) {
+    XYChart c = new XYChartBuilder().width(900).height(500)
+        .title(e.name() + ": open-loop latency (from intended send) vs achieved ops/s")
+        .xAxisTitle("achieved ops/s").yAxisTitle("latency, ms (log scale)").build();
+    c.getStyler().setYAxisLogarithmic(true);
+    c.getStyler().setChartBackgroundColor(java.awt.Color.WHITE);
+    c.getStyler().setLegendPosition(org.knowm.xchart.style.Styler.LegendPosition.OutsideE);
+    c.getStyler().setDecimalPattern("#,##0.###");
+    java.awt.Color[] palette = c.getStyler().getSeriesColors();
+    int i = 0;
+    double maxX = 0;
+    for (String protocol : points.stream().map(Point::protocol).distinct().toList()) {
+      List<Point> ps = points.stream().filter(p -> p.protocol().equals(protocol) && p.measured() > 0).toList();
+      if (ps.isEmpty()) {
+        continue;
+      }
+      double[] x = ps.stream().mapToDouble(Point::achievedOpsPerSec).toArray();
+      maxX = Math.max(maxX, java.util.Arrays.stream(x).max().orElse(0));
+      java.awt.Color color = palette[i++ % palette.length];
+      XYSeries p50 = c.addSeries(protocol + " p50 (solid, circles)", x, ps.stream().mapToDouble(p -> p.p50() / 1000).toArray());
+      p50.setMarker(SeriesMarkers.CIRCLE);
+      p50.setLineColor(color);
+      p50.setMarkerColor(color);
+      XYSeries p99 = c.addSeries(protocol + " p99 (dashed, diamonds)", x, ps.stream().mapToDouble(p -> p.p99() / 1000).toArray());
+      p99.setMarker(SeriesMarkers.DIAMOND);
+      p99.setLineColor(color.darker());
+      p99.setMarkerColor(color.darker());
+      p99.setLineStyle(new java.awt.BasicStroke(1.5f, java.awt.BasicStroke.CAP_BUTT, java.awt.BasicStroke.JOIN_MITER,
+          10f, new float[] {6f, 4f}, 0f));
+    }
+    if (maxX > 0) {
+      double bound = e.p99Bound().toNanos() / 1e6;
+      XYSeries b = c.addSeries(String.format("p99 bound %.3g ms (dotted)", bound), new double[] {0, maxX}, new double[] {bound, bound});
+      b.setMarker(SeriesMarkers.NONE);
+      b.setLineColor(java.awt.Color.GRAY);
+      b.setLineStyle(new java.awt.BasicStroke(1f, java.awt.BasicStroke.CAP_BUTT, java.awt.BasicStroke.JOIN_MITER,
+          10f, new float[] {2f, 3f}, 0f));
+    }
+    return c;
+  }
+
+  /** Completed requests per second over each run (warm-up included), one line per (protocol, offered rate). */
+  static XYChart timeChart(OpenLoopExperiment e, List<Point> points) {
+    XYChart c = new XYChartBuilder().width(900).height(500)
+        .title(e.name() + ": completions per second per run (warm-up included)")
+        .xAxisTitle("seconds since the run's start").yAxisTitle("ops/s").build();
+    c.getStyler().setChartBackgroundColor(java.awt.Color.WHITE);
+    c.getStyler().setLegendPosition(org.knowm.xchart.style.Styler.LegendPosition.OutsideE);
+    c.getStyler().setDecimalPattern("#,##0");
+    c.getStyler().setMarkerSize(0);
+    for (Point p : points) {
+      int n = p.perSecond().length;
+      while (n > 1 && p.perSecond()[n - 1] == 0) {
+        n--;
+      }
+      double[] x = new double[n];
+      double[] y = new double[n];
+      for (int k = 0; k < n; k++) {
+        x[k] = k;
+        y[k] = p.perSecond()[k];
+      }
+      c.addSeries(String.format("%s offered %,.0f/s", p.protocol(), p.targetRate()), x, y).setMarker(SeriesMarkers.NONE);
+    }
+    return c;
+  }
+
+  private static void save(XYChart chart, Path dir, String name) throws IOException {
+    Path base = dir.resolve(name);
+    BitmapEncoder.saveBitmap(chart, base.toString(), BitmapEncoder.BitmapFormat.PNG);
+    VectorGraphicsEncoder.saveVectorGraphic(chart, base.toString(), VectorGraphicsEncoder.VectorGraphicsFormat.SVG);
+  }
+}

@@ -1,0 +1,151 @@
+package org.kvlab.openloop;
+
+import com.google.protobuf.ByteString;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.concurrent.locks.LockSupport;
+import org.HdrHistogram.Histogram;
+import org.HdrHistogram.Recorder;
+import org.kvlab.api.Session;
+
+/**
+ * Open-loop load: requests are issued on a fixed schedule (request i is due at start + i / rate), whatever
+ * the replies do, through the asynchronous session API, so many requests are in flight on each connection.
+ * Latency is measured from each request's <b>intended</b> send time, not from when it was actually sent:
+ * a server that stalls delays the requests due during the stall, and they are charged for it (no
+ * coordinated omission, as in wrk2). The scheduling thread sleeps until the next request is due and, when
+ * it wakes late, sends every request that is due at once.
+ */
+public final class OpenLoopLoad {
+  /** Requests in flight at which the run gives up: the server is far behind the offered rate. */
+  static final int IN_FLIGHT_MAX = 100_000;
+
+  private OpenLoopLoad() {}
+
+  /** The workload of every request: uniform keys user0..user(records-1), reads or writes of a fixed value. */
+  public record Workload(int records, double readProportion, int valueBytes, long seed) {}
+
+  /**
+   * One run at one offered rate.
+   *
+   * @param latency microseconds from intended send time to completion, of measured requests that succeeded
+   * @param perSecond requests completed in each second since the start (warm-up included), for the
+   *     throughput-over-time chart
+   * @param abandoned true if the run stopped issuing because IN_FLIGHT_MAX requests were in flight
+   */
+  public record Outcome(double targetRate, long issued, long measured, long errors, double achievedOpsPerSec,
+      Histogram latency, long[] perSecond, boolean abandoned, String firstError) {}
+
+  /** Writes every record once (closed loop, a bounded number in flight) so that reads find them. */
+  public static void load(List<Session> sessions, Workload w) throws InterruptedException {
+    Semaphore window = new Semaphore(256);
+    ByteString value = ByteString.copyFrom(new byte[w.valueBytes()]);
+    AtomicLong failed = new AtomicLong();
+    StringBuilder firstError = new StringBuilder();
+    for (int i = 0; i < w.records(); i++) {
+      window.acquire();
+      sessions.get(i % sessions.size()).putAsync("user" + i, value).whenComplete((r, e) -> {
+        if (e != null && failed.getAndIncrement() == 0) {
+          synchronized (firstError) {
+            firstError.append(e.getMessage());
+          }
+        }
+        window.release();
+      });
+    }
+    window.acquire(256);
+    if (failed.get() > 0) {
+      synchronized (firstError) {
+        throw new IllegalStateException("loading the records failed for " + failed.get() + " of " + w.records()
+            + " keys, e.g.: " + firstError);
+      }
+    }
+  }
+
+  /**
+   * Offers {@code rate} requests per second for {@code warmupNanos + durationNanos}; requests due during the
+   * warm-up are sent but not measured. Waits up to {@code drainNanos} for the last replies.
+   */
+  public static Outcome run(List<Session> sessions, Workload w, double rate, long warmupNanos, long durationNanos,
+      long drainNanos) throws InterruptedException {
+    if (!(rate > 0)) {
+      throw new IllegalArgumentException("rate must be positive, got " + rate);
+    }
+    double nanosPerRequest = 1e9 / rate;
+    ByteString value = ByteString.copyFrom(new byte[w.valueBytes()]);
+    SplittableRandom random = new SplittableRandom(w.seed());
+    Recorder recorder = new Recorder(3);
+    AtomicLong inFlight = new AtomicLong();
+    AtomicLong measured = new AtomicLong();
+    AtomicLong errors = new AtomicLong();
+    AtomicLong lastMeasuredDone = new AtomicLong();
+    String[] firstError = new String[1];
+    int seconds = (int) ((warmupNanos + durationNanos + drainNanos) / 1_000_000_000L) + 2;
+    AtomicLongArray perSecond = new AtomicLongArray(seconds);
+    long start = System.nanoTime() + 1_000_000; // 1 ms from now
+    long measureFrom = start + warmupNanos;
+    long end = measureFrom + durationNanos;
+    long issued = 0;
+    boolean abandoned = false;
+    for (long i = 0; ; i++) {
+      long intended = start + (long) (i * nanosPerRequest);
+      if (intended >= end) {
+        break;
+      }
+      long now = System.nanoTime();
+      if (now < intended) {
+        LockSupport.parkNanos(intended - now);
+        if (Thread.interrupted()) {
+          throw new InterruptedException();
+        }
+      }
+      if (inFlight.get() >= IN_FLIGHT_MAX) {
+        abandoned = true;
+        break;
+      }
+      Session s = sessions.get((int) (i % sessions.size()));
+      String key = "user" + random.nextInt(w.records());
+      CompletableFuture<?> f = random.nextDouble() < w.readProportion() ? s.getAsync(key) : s.putAsync(key, value);
+      boolean counted = intended >= measureFrom;
+      inFlight.incrementAndGet();
+      issued++;
+      f.whenComplete((r, e) -> {
+        long done = System.nanoTime();
+        int second = (int) ((done - start) / 1_000_000_000L);
+        if (second >= 0 && second < seconds) {
+          perSecond.incrementAndGet(second);
+        }
+        if (e != null) {
+          if (errors.getAndIncrement() == 0) {
+            firstError[0] = String.valueOf(e.getMessage());
+          }
+        } else if (counted) {
+          recorder.recordValue(Math.max(1, TimeUnit.NANOSECONDS.toMicros(done - intended)));
+          measured.incrementAndGet();
+          lastMeasuredDone.accumulateAndGet(done, Math::max);
+        }
+        inFlight.decrementAndGet();
+      });
+    }
+    long drainUntil = System.nanoTime() + drainNanos;
+    while (inFlight.get() > 0 && System.nanoTime() < drainUntil) {
+      Thread.sleep(5);
+    }
+    long lost = inFlight.get(); // no reply within the drain time: counted as errors
+    Histogram h = recorder.getIntervalHistogram();
+    // Achieved: measured completions over the time from the measured window's start to the last of them
+    // (at least the window): a server that falls behind stretches it, and achieves less than offered.
+    double window = Math.max(durationNanos, lastMeasuredDone.get() - measureFrom) / 1e9;
+    long[] ps = new long[seconds];
+    for (int k = 0; k < seconds; k++) {
+      ps[k] = perSecond.get(k);
+    }
+    return new Outcome(rate, issued, measured.get(), errors.get() + lost, measured.get() / window, h, ps,
+        abandoned, firstError[0] != null ? firstError[0] : lost > 0 ? lost + " requests had no reply" : null);
+  }
+}

@@ -1,0 +1,102 @@
+package org.kvlab.openloop;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.kvlab.api.Session;
+import org.kvlab.config.ClusterConfig;
+import org.kvlab.config.ConfigException;
+import org.kvlab.protocols.eventual.Eventual;
+import org.kvlab.runtime.ClientRuntime;
+import org.kvlab.runtime.LocalCluster;
+import org.kvlab.testing.TestClusters;
+
+/** The open-loop mode of kvlab bench: its schedule, its accounting, the knee, and its experiment file. */
+class OpenLoopTest {
+  @TempDir
+  Path dir;
+
+  @Test
+  @Timeout(120)
+  void when_aRateIsOffered_then_everyScheduledRequestIsSentAndEachMeasuredOneIsTimedFromItsIntendedStart()
+      throws Exception {
+    ClusterConfig config = TestClusters.loopback("eventual", 1, 1, TestClusters.memory());
+    try (LocalCluster cluster = LocalCluster.start(config, new Eventual());
+         ClientRuntime rt = new ClientRuntime(config, new Eventual(), 1)) {
+      assertTrue(cluster.awaitConnected(Duration.ofSeconds(30)));
+      List<Session> sessions = new ArrayList<>();
+      for (int i = 0; i < 4; i++) {
+        sessions.add(rt.openSession(0));
+      }
+      OpenLoopLoad.Workload w = new OpenLoopLoad.Workload(100, 0.5, 16, 7);
+      OpenLoopLoad.load(sessions, w);
+      assertTrue(sessions.get(0).get("user99").isPresent(), "load writes every record");
+      // 500/s for 0.2 s of warm-up and 1 s measured: requests 0..599 are due; 100 fall in the warm-up.
+      OpenLoopLoad.Outcome o = OpenLoopLoad.run(sessions, w, 500, 200_000_000L, 1_000_000_000L, 30_000_000_000L);
+      assertEquals(600, o.issued(), "the schedule decides how many requests are sent, not the replies");
+      assertEquals(0, o.errors(), String.valueOf(o.firstError()));
+      assertFalse(o.abandoned());
+      assertEquals(500, o.measured(), "requests due after the warm-up are measured");
+      assertEquals(500, o.latency().getTotalCount());
+      assertEquals(600, java.util.Arrays.stream(o.perSecond()).sum(), "every completion is counted in some second");
+      assertTrue(o.latency().getMinValue() >= 1);
+    }
+  }
+
+  private static OpenLoopBench.Point point(String protocol, double rate, double p99Micros, long errors) {
+    return new OpenLoopBench.Point(protocol, "c", rate, rate, 100, errors, false, p99Micros / 2, p99Micros, p99Micros,
+        p99Micros, p99Micros, new long[0], null);
+  }
+
+  @Test
+  void when_p99CrossesTheBound_then_theKneeIsTheHighestRateBeforeIt() {
+    List<OpenLoopBench.Point> points = List.of(point("a", 1000, 800, 0), point("a", 2000, 4000, 0),
+        point("a", 4000, 9000, 0), point("a", 8000, 3000, 0), // a lucky run past the knee does not count
+        point("b", 1000, 6000, 0), point("c", 1000, 100, 0), point("c", 2000, 100, 5));
+    Map<String, Double> knee = OpenLoopBench.knee(points, 5000);
+    assertEquals(2000.0, knee.get("a"));
+    assertEquals(0.0, knee.get("b"), "no rate within the bound");
+    assertEquals(1000.0, knee.get("c"), "a rate with errors is past the knee");
+  }
+
+  @Test
+  void when_theExperimentFileIsValid_then_itLoadsWithDefaults() throws Exception {
+    Files.writeString(dir.resolve("c.yaml"), "name: c\nprotocol: eventual\ndatacenters: 1\npartitions: 1\n"
+        + "servers:\n  - { id: 0_0, host: 127.0.0.1, port: 7200 }\n");
+    Path f = dir.resolve("ol.yaml");
+    Files.writeString(f, "mode: open-loop\nname: ol-test\nclusters: [c.yaml]\nrates: [1000, 2000]\np99bound: 2ms\n");
+    assertTrue(OpenLoopExperiment.isOpenLoop(f));
+    OpenLoopExperiment e = OpenLoopExperiment.load(f);
+    assertEquals(List.of(1000.0, 2000.0), e.rates());
+    assertEquals(Duration.ofMillis(2), e.p99Bound());
+    assertEquals(64, e.sessions());
+    assertEquals(Duration.ZERO, e.prime(), "no JIT warm-up unless asked");
+    assertEquals(dir.resolve("c.yaml").normalize(), e.clusters().get(0));
+    Path ycsb = dir.resolve("y.yaml");
+    Files.writeString(ycsb, "name: y\nprotocols: [eventual]\n");
+    assertFalse(OpenLoopExperiment.isOpenLoop(ycsb));
+  }
+
+  @Test
+  void when_theExperimentFileHasAMistake_then_theErrorNamesTheLineAndAFix() throws Exception {
+    Path f = dir.resolve("bad.yaml");
+    Files.writeString(f, "mode: open-loop\nname: x\nclusters: [nowhere.yaml]\nrates: [1000]\n");
+    ConfigException missing = assertThrows(ConfigException.class, () -> OpenLoopExperiment.load(f));
+    assertTrue(missing.getMessage().contains("nowhere.yaml does not exist") && missing.getMessage().contains(":3:"),
+        missing.getMessage());
+    Files.writeString(f, "mode: open-loop\nname: x\nclusters: [a.yaml]\nrate: [1000]\n");
+    ConfigException typo = assertThrows(ConfigException.class, () -> OpenLoopExperiment.load(f));
+    assertTrue(typo.getMessage().contains("did you mean 'rates'"), typo.getMessage());
+  }
+}
