@@ -100,7 +100,7 @@ public final class Simulation {
     this.seed = seed;
     this.random = new Random(seed);
     this.trace = new Trace(spec.trace());
-    int n = spec.topology().datacenters() * spec.topology().partitions();
+    int n = spec.topology().size();
     this.lastDelivery = new long[n][n];
   }
 
@@ -236,7 +236,7 @@ public final class Simulation {
   // Network
 
   private int index(NodeId id) {
-    return id.dc() * spec.topology().partitions() + id.partition();
+    return spec.topology().indexOf(id);
   }
 
   private long wanDelay(int fromDc, int toDc, long sendTime, long latency) {
@@ -803,7 +803,8 @@ public final class Simulation {
       SimNode target = nodes.get(server);
       if (target == null) {
         throw new IllegalArgumentException("session " + name() + " called " + server + ", which is not a server of the "
-            + spec.topology().datacenters() + "x" + spec.topology().partitions() + " topology");
+            + spec.topology().datacenters() + "x" + spec.topology().partitions()
+            + (spec.topology().replicas() > 1 ? "x" + spec.topology().replicas() : "") + " topology");
       }
       // Same faults as a server link: latency of the datacenter pair, partitions (wait for the heal).
       long latency = spec.network().sample(dc, server.dc(), random);
