@@ -15,13 +15,25 @@ import java.util.Random;
  * @param distribution {@code uniform} or {@code zipfian} (constant 0.99, as YCSB)
  * @param thinkMicros maximum think time between two operations of a session (uniform in 0..max)
  * @param custom optional protocol-specific operations (extension point), may be null
+ * @param remoteRatio fraction of operations a session issues at another datacenter (chosen at random) before
+ *     returning to its own: sessions that switch datacenters, the case per-key session guarantees exist for
+ *     (seed 003 §1.1: NuKV lets clients change datacenter). 0 = sticky sessions.
  */
 public record Workload(int sessionsPerDc, int keys, double getRatio, double rotxRatio, int rotxKeys,
-    String distribution, long thinkMicros, CustomOperations custom) {
+    String distribution, long thinkMicros, CustomOperations custom, double remoteRatio) {
+
+  /** Sticky sessions (no remote operations). */
+  public Workload(int sessionsPerDc, int keys, double getRatio, double rotxRatio, int rotxKeys,
+      String distribution, long thinkMicros, CustomOperations custom) {
+    this(sessionsPerDc, keys, getRatio, rotxRatio, rotxKeys, distribution, thinkMicros, custom, 0.0);
+  }
 
   public Workload {
     if (!distribution.equals("uniform") && !distribution.equals("zipfian")) {
       throw new IllegalArgumentException("unknown key distribution '" + distribution + "': use uniform or zipfian");
+    }
+    if (!(remoteRatio >= 0 && remoteRatio <= 1)) {
+      throw new IllegalArgumentException("remoteRatio must be from 0 to 1, got " + remoteRatio);
     }
     if (keys < 1 || sessionsPerDc < 1) {
       throw new IllegalArgumentException("a workload needs at least one key and one session per datacenter");
@@ -33,31 +45,36 @@ public record Workload(int sessionsPerDc, int keys, double getRatio, double rotx
   }
 
   public Workload withKeys(int keys) {
-    return new Workload(sessionsPerDc, keys, getRatio, rotxRatio, rotxKeys, distribution, thinkMicros, custom);
+    return new Workload(sessionsPerDc, keys, getRatio, rotxRatio, rotxKeys, distribution, thinkMicros, custom, remoteRatio);
   }
 
   public Workload withSessionsPerDc(int n) {
-    return new Workload(n, keys, getRatio, rotxRatio, rotxKeys, distribution, thinkMicros, custom);
+    return new Workload(n, keys, getRatio, rotxRatio, rotxKeys, distribution, thinkMicros, custom, remoteRatio);
   }
 
   public Workload withGetRatio(double r) {
-    return new Workload(sessionsPerDc, keys, r, rotxRatio, rotxKeys, distribution, thinkMicros, custom);
+    return new Workload(sessionsPerDc, keys, r, rotxRatio, rotxKeys, distribution, thinkMicros, custom, remoteRatio);
   }
 
   public Workload withRotx(double ratio, int keysPerTx) {
-    return new Workload(sessionsPerDc, keys, getRatio, ratio, keysPerTx, distribution, thinkMicros, custom);
+    return new Workload(sessionsPerDc, keys, getRatio, ratio, keysPerTx, distribution, thinkMicros, custom, remoteRatio);
   }
 
   public Workload withDistribution(String d) {
-    return new Workload(sessionsPerDc, keys, getRatio, rotxRatio, rotxKeys, d, thinkMicros, custom);
+    return new Workload(sessionsPerDc, keys, getRatio, rotxRatio, rotxKeys, d, thinkMicros, custom, remoteRatio);
   }
 
   public Workload withThinkMicros(long t) {
-    return new Workload(sessionsPerDc, keys, getRatio, rotxRatio, rotxKeys, distribution, t, custom);
+    return new Workload(sessionsPerDc, keys, getRatio, rotxRatio, rotxKeys, distribution, t, custom, remoteRatio);
+  }
+
+  /** Sessions issue this fraction of their operations at another datacenter (then return home). */
+  public Workload withRemoteRatio(double r) {
+    return new Workload(sessionsPerDc, keys, getRatio, rotxRatio, rotxKeys, distribution, thinkMicros, custom, r);
   }
 
   public Workload withCustom(CustomOperations c) {
-    return new Workload(sessionsPerDc, keys, getRatio, rotxRatio, rotxKeys, distribution, thinkMicros, c);
+    return new Workload(sessionsPerDc, keys, getRatio, rotxRatio, rotxKeys, distribution, thinkMicros, c, remoteRatio);
   }
 
   /**

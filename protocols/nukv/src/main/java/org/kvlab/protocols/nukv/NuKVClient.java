@@ -18,7 +18,20 @@ final class NuKVClient extends Client implements SessionGuarantees {
   /** Attempts of one PUT while the group has no leader or the hint is stale (each refusal is definite). */
   static final int PUT_ATTEMPTS = 200;
 
+  /** Rules a mutant drops (tests only: each one breaks one guarantee, the checkers must notice). */
+  enum Drop { HRM, HWM, DTW, DTR }
+
+  private final java.util.Set<Drop> dropped;
   private final NuKVParams p = new NuKVParams();
+
+  NuKVClient() {
+    this(java.util.EnumSet.noneOf(Drop.class));
+  }
+
+  NuKVClient(java.util.Set<Drop> dropped) {
+    this.dropped = java.util.EnumSet.noneOf(Drop.class);
+    this.dropped.addAll(dropped);
+  }
   private long[][] hrm;
   private long[][] hwm;
   private long dtr;
@@ -60,8 +73,9 @@ final class NuKVClient extends Client implements SessionGuarantees {
     int part = topology().partitionOf(key);
     int dc = dc();
     NodeId replica = NodeId.of(dc, part, context().random().nextInt(topology().replicas()));
-    GetReq req = GetReq.newBuilder().setKey(key).addAllHrv(column(hrm, part, level.monotonicReads()))
-        .addAllHwv(column(hwm, part, level.readYourWrites())).build();
+    GetReq req = GetReq.newBuilder().setKey(key)
+        .addAllHrv(column(hrm, part, level.monotonicReads() && !dropped.contains(Drop.HRM)))
+        .addAllHwv(column(hwm, part, level.readYourWrites() && !dropped.contains(Drop.HWM))).build();
     return call(replica, req, GetReply.class).thenApply(r -> {
       if (!r.getFound()) {
         return Optional.empty();
@@ -76,16 +90,17 @@ final class NuKVClient extends Client implements SessionGuarantees {
   public CompletableFuture<Void> put(String key, ByteString value, WriteLevel level) {
     int part = topology().partitionOf(key);
     long dt = 0;
-    if (level.writesFollowReads()) {
+    if (level.writesFollowReads() && !dropped.contains(Drop.DTR)) {
       dt = dtr;
     }
-    if (level.monotonicWrites()) {
+    if (level.monotonicWrites() && !dropped.contains(Drop.DTW)) {
       dt = Math.max(dt, dtw); // Alg 4.1 prints "drw" here; dtw is meant (seed 003 §10)
     }
     PutReq.Builder req = PutReq.newBuilder().setKey(key).setValue(value).setDt(dt);
     if (!p.hlc) {
       // Without HLC the leader waits until it has what this write must follow (§4.4.2).
-      req.addAllHrv(column(hrm, part, level.writesFollowReads())).addAllHwv(column(hwm, part, level.monotonicWrites()));
+      req.addAllHrv(column(hrm, part, level.writesFollowReads() && !dropped.contains(Drop.DTR)))
+          .addAllHwv(column(hwm, part, level.monotonicWrites() && !dropped.contains(Drop.DTW)));
     }
     return attempt(req.build(), dc(), part, PUT_ATTEMPTS, 2 * topology().replicas());
   }

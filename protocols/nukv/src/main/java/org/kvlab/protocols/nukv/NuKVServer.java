@@ -82,7 +82,7 @@ final class NuKVServer extends Server<Stored> {
   private int appendedTerm = -1;
 
   /** A request waiting until sv covers a vector (GETs; PUTs too without HLC). */
-  private record Pending(long[] need, long deadline, Runnable run, Consumer<String> giveUp) {}
+  private record Pending(long[] need, Runnable run, Consumer<String> giveUp) {}
 
   @Override
   protected void register(Handlers on) {
@@ -275,17 +275,12 @@ final class NuKVServer extends Server<Stored> {
     if (waiting.isEmpty()) {
       return;
     }
-    long now = nowMicros();
     List<Pending> ready = new ArrayList<>();
     for (Iterator<Pending> it = waiting.iterator(); it.hasNext(); ) {
       Pending w = it.next();
       if (covered(w.need)) {
         it.remove();
         ready.add(w);
-      } else if (now >= w.deadline) {
-        it.remove();
-        w.giveUp.accept("not caught up within " + p.waitMax.toMillis() + " ms: has sv=" + Arrays.toString(sv)
-            + ", the session needs " + Arrays.toString(w.need) + " (a partition or a slow forwarder)");
       }
     }
     for (Pending w : ready) {
@@ -308,9 +303,14 @@ final class NuKVServer extends Server<Stored> {
       run.run();
       return;
     }
-    long deadline = nowMicros() + p.waitMax.toNanos() / 1000;
-    waiting.add(new Pending(need, deadline, run, giveUp));
-    after(p.waitMax, this::recheck);
+    Pending w = new Pending(need, run, giveUp);
+    waiting.add(w);
+    after(p.waitMax, () -> {
+      if (waiting.remove(w)) {
+        w.giveUp.accept("not caught up within " + p.waitMax.toMillis() + " ms: has sv=" + Arrays.toString(sv)
+            + ", the session needs " + Arrays.toString(w.need) + " (a partition or a slow forwarder)");
+      }
+    });
   }
 
   private long[] need(List<Long> a, List<Long> b) {
