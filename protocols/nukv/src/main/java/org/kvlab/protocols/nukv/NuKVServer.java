@@ -383,7 +383,7 @@ final class NuKVServer extends Server<Stored> {
   private void notLeader(Request<PutReq> req) {
     int hint = leaderHint();
     PutReply r = PutReply.newBuilder().setNotLeader(true).setLeader(hint == self.replica() ? -1 : hint).build();
-    if (hint < 0 || hint == self.replica()) {
+    if (hint < 0 || hint == self.replica() || req.body().getAttempt() >= topology().replicas()) {
       after(p.retryAfter, () -> req.reply(r)); // no leader yet (election): pace the client's retries
     } else {
       req.reply(r);
