@@ -22,7 +22,7 @@ import picocli.CommandLine.Parameters;
 /** An interactive (or scripted, from standard input) get/put/rotx console, with one session per datacenter used. */
 @Command(name = "shell", mixinStandardHelpOptions = true,
     description = "Read and write keys against a running cluster. Commands: get <key>, put <key> <value>, "
-        + "rotx <key>..., dc <n> (switch to this shell's session in datacenter n), sleep <duration>, help, quit. "
+        + "get@<level> <key>, put@<level> <key> <value> (per-operation session guarantees, e.g. nukv), rotx <key>..., dc <n> (switch to this shell's session in datacenter n), sleep <duration>, help, quit. "
         + "Reads standard input, so it can be scripted; exit code 1 if any operation failed.")
 final class ShellCommand implements Callable<Integer> {
   @Parameters(index = "0", description = "the cluster file")
@@ -105,6 +105,10 @@ final class ShellCommand implements Callable<Integer> {
 
   private static boolean execute(Session session, String cmd, List<String> words, String line) {
     long start = System.nanoTime();
+    int at = cmd.indexOf('@');
+    if (at > 0 && (cmd.startsWith("get@") || cmd.startsWith("put@"))) {
+      return leveled(session, cmd.substring(0, at), cmd.substring(at + 1), words, line, start);
+    }
     switch (cmd) {
       case "get" -> {
         if (words.size() != 2) {
@@ -147,13 +151,42 @@ final class ShellCommand implements Callable<Integer> {
           return false;
         }
       }
-      case "help" -> System.out.println("get <key> | put <key> <value> | rotx <key>... | dc <n> | sleep <duration> | quit");
+      case "help" -> System.out.println("get <key> | put <key> <value> | get@<level> <key> | put@<level> <key> <value>"
+          + " | rotx <key>... | dc <n> | sleep <duration> | quit   (levels: get@mr, get@ryw, get@mr+ryw, get@eventual;"
+          + " put@mw, put@wfr, put@mw+wfr, put@eventual; protocols with per-operation levels, e.g. nukv)");
       default -> {
         System.out.println("unknown command '" + cmd + "'; type help");
         return false;
       }
     }
     return true;
+  }
+
+  /** {@code get@<level> <key>} and {@code put@<level> <key> <value>}: per-operation session guarantees. */
+  private static boolean leveled(Session session, String op, String level, List<String> words, String line, long start) {
+    try {
+      if (op.equals("get")) {
+        if (words.size() != 2) {
+          System.out.println("usage: get@<level> <key>, level eventual, mr, ryw or mr+ryw");
+          return false;
+        }
+        Optional<ByteString> v = session.get(words.get(1), org.kvlab.api.SessionGuarantees.ReadLevel.parse(level));
+        System.out.printf("%s = %s   (%.2f ms)%n", words.get(1), v.map(ShellCommand::show).orElse("(not found)"), ms(start));
+      } else {
+        if (words.size() < 3) {
+          System.out.println("usage: put@<level> <key> <value>, level eventual, mw, wfr or mw+wfr");
+          return false;
+        }
+        String value = line.trim().substring(line.trim().indexOf(words.get(1), words.get(0).length())
+            + words.get(1).length()).trim();
+        session.put(words.get(1), ByteString.copyFromUtf8(value), org.kvlab.api.SessionGuarantees.WriteLevel.parse(level));
+        System.out.printf("ok   (%.2f ms)%n", ms(start));
+      }
+      return true;
+    } catch (IllegalArgumentException e) {
+      System.out.println(e.getMessage());
+      return false;
+    }
   }
 
   static String show(ByteString v) {

@@ -22,6 +22,9 @@ public final class ClusterFiles {
     }
     y.append("datacenters: ").append(c.topology().datacenters()).append('\n');
     y.append("partitions: ").append(c.topology().partitions()).append('\n');
+    if (c.topology().replicas() > 1) {
+      y.append("replicas: ").append(c.topology().replicas()).append('\n');
+    }
     y.append("servers:\n");
     for (ServerSpec s : c.servers()) {
       y.append("  - { id: ").append(s.id()).append(", host: ").append(s.host()).append(", port: ").append(s.port())

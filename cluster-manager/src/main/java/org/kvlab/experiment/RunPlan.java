@@ -98,7 +98,7 @@ public record RunPlan(Experiment.Run run, ClusterConfig cluster, int clientsPerD
   private static ClusterConfig cluster(Experiment e, Experiment.Run run, Path dataDir) throws IOException {
     Experiment.ClusterSpec spec = e.cluster();
     ClusterConfig template = spec.template();
-    Topology topology = new Topology(spec.datacenters(), spec.partitions());
+    Topology topology = new Topology(spec.datacenters(), spec.partitions(), template != null ? template.topology().replicas() : 1);
     Map<String, String> vars = run.variation().values();
     Durability durability = spec.durability();
     if (vars.containsKey("durability")) {
@@ -120,7 +120,7 @@ public record RunPlan(Experiment.Run run, ClusterConfig cluster, int clientsPerD
     if (vars.containsKey("clockskew")) {
       skew = clockSkew(topology, Params.parseDuration(vars.get("clockskew"), "clockskew").toMillis());
     }
-    List<Integer> ports = freePorts(topology.datacenters() * topology.partitions());
+    List<Integer> ports = freePorts(topology.size());
     List<ServerSpec> servers = new ArrayList<>();
     int i = 0;
     for (NodeId id : topology.allNodes()) {

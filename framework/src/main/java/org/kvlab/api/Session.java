@@ -152,6 +152,45 @@ public final class Session implements AutoCloseable {
     return await(transactAsync(request), request.describe());
   }
 
+  public boolean supportsSessionGuarantees() {
+    return client instanceof SessionGuarantees;
+  }
+
+  /** A GET with a per-operation read level ({@link SessionGuarantees}; fails clearly if the protocol has none). */
+  public CompletableFuture<Optional<ByteString>> getAsync(String key, SessionGuarantees.ReadLevel level) {
+    if (!(client instanceof SessionGuarantees sg)) {
+      return CompletableFuture.failedFuture(noLevels());
+    }
+    long id = recorder == null ? 0 : recorder.nextId();
+    long invoked = micros();
+    return recorded(org.kvlab.history.Operation.Type.GET, key, null, onSessionThread(() -> sg.get(key, level)), id,
+        invoked, v -> Map.of(key, v));
+  }
+
+  /** A PUT with a per-operation write level ({@link SessionGuarantees}; fails clearly if the protocol has none). */
+  public CompletableFuture<Void> putAsync(String key, ByteString value, SessionGuarantees.WriteLevel level) {
+    if (!(client instanceof SessionGuarantees sg)) {
+      return CompletableFuture.failedFuture(noLevels());
+    }
+    long id = recorder == null ? 0 : recorder.nextId();
+    long invoked = micros();
+    return recorded(org.kvlab.history.Operation.Type.PUT, key, value,
+        onSessionThread(() -> sg.put(key, value, level)), id, invoked, null);
+  }
+
+  private OperationException noLevels() {
+    return new OperationException("protocol '" + protocol + "' has no per-operation consistency levels; use a"
+        + " protocol that has (e.g. nukv), or plain get/put");
+  }
+
+  public Optional<ByteString> get(String key, SessionGuarantees.ReadLevel level) {
+    return await(getAsync(key, level), "get " + key);
+  }
+
+  public void put(String key, ByteString value, SessionGuarantees.WriteLevel level) {
+    await(putAsync(key, value, level), "put " + key);
+  }
+
   public Optional<ByteString> get(String key) {
     return await(getAsync(key), "get " + key);
   }

@@ -36,6 +36,7 @@ import org.kvlab.store.Durability;
 final class ConfigLoader extends YamlReader {
   static final int DATACENTERS_MAX = 64;
   static final int PARTITIONS_MAX = 1024;
+  static final int REPLICAS_MAX = 15;
   static final int NAME_LENGTH_MAX = 64;
   static final int FRAME_BYTES_MIN = 64;
   static final int FRAME_BYTES_MAX = 1 << 30;
@@ -46,7 +47,8 @@ final class ConfigLoader extends YamlReader {
 
   private static final List<String> TOP_KEYS = List.of("name", "protocol", "params", "datacenters",
       "partitions", "servers", "local", "storage", "emulation", "limits", "security", "ssh",
-      "ec2" /* read by the cluster manager's EC2 backend (org.kvlab.cluster.ec2.Ec2Spec), not here */);
+      "ec2" /* read by the cluster manager's EC2 backend (org.kvlab.cluster.ec2.Ec2Spec), not here */,
+      "replicas");
   private static final List<String> SERVER_KEYS = List.of("id", "host", "port");
   private static final List<String> LOCAL_KEYS = List.of("host", "basePort");
   private static final List<String> STORAGE_KEYS = List.of("engine", "durability", "dir");
@@ -69,7 +71,7 @@ final class ConfigLoader extends YamlReader {
       "basePort", "basePort: 7100");
 
   private static final Pattern NAME = Pattern.compile("[a-z0-9][a-z0-9._-]*");
-  private static final Pattern SERVER_ID = Pattern.compile("(\\d{1,9})_(\\d{1,9})");
+  private static final Pattern SERVER_ID = Pattern.compile("(\\d{1,9})_(\\d{1,9})(?:_(\\d{1,9}))?");
   private ConfigLoader(String source) {
     super(source, "cluster file",
         "write at least name, protocol, datacenters, partitions and servers; see docs/cluster-file.md.",
@@ -106,7 +108,9 @@ final class ConfigLoader extends YamlReader {
     checkParamsDeclared(root.get("params"), protocol);
     int datacenters = intIn(require(root, "datacenters"), 1, DATACENTERS_MAX);
     int partitions = intIn(require(root, "partitions"), 1, PARTITIONS_MAX);
-    Topology topology = new Topology(datacenters, partitions);
+    YamlNode replicasNode = root.get("replicas");
+    int replicas = replicasNode == null || replicasNode.kind == Kind.NULL ? 1 : intIn(replicasNode, 1, REPLICAS_MAX);
+    Topology topology = new Topology(datacenters, partitions, replicas);
     List<ServerSpec> servers = servers(root, topology);
     StorageSpec storage = storage(root.get("storage"));
     EmulationSpec emulation = emulation(root.get("emulation"), topology);
@@ -256,8 +260,8 @@ final class ConfigLoader extends YamlReader {
       }
     }
     if (!missing.isEmpty()) {
-      throw errorAtKey(list, "no entry for " + listOf(missing) + "; datacenters: " + topology.datacenters()
-              + " and partitions: " + topology.partitions() + " need one server each for " + idRange(topology),
+      throw errorAtKey(list, "no entry for " + listOf(missing) + "; " + shape(topology)
+              + " need one server each for " + idRange(topology),
           "add an entry '- { id: " + missing.get(0) + ", host: ..., port: ... }' for each missing server, or"
               + " generate them all with 'local: { host: 127.0.0.1, basePort: 7100 }'.");
     }
@@ -274,14 +278,14 @@ final class ConfigLoader extends YamlReader {
     String host = hostNode == null ? DEFAULT_HOST : host(hostNode);
     YamlNode baseNode = require(local, "basePort");
     int basePort = port(baseNode);
-    int count = topology.datacenters() * topology.partitions();
+    int count = topology.size();
     if ((long) basePort + count - 1 > 65535) {
       throw error(baseNode, "the " + count + " servers would need ports " + basePort + " to "
           + ((long) basePort + count - 1) + ", beyond 65535", "use a basePort of at most " + (65536 - count) + ".");
     }
     List<ServerSpec> servers = new ArrayList<>(count);
     for (NodeId id : topology.allNodes()) {
-      servers.add(new ServerSpec(id, host, basePort + id.dc() * topology.partitions() + id.partition()));
+      servers.add(new ServerSpec(id, host, basePort + topology.indexOf(id)));
     }
     return List.copyOf(servers);
   }
@@ -291,16 +295,16 @@ final class ConfigLoader extends YamlReader {
     Matcher m = SERVER_ID.matcher(text);
     if (!m.matches()) {
       throw error(value, "'" + text + "' is not a server id",
-          "write <datacenter>_<partition>, e.g. 0_1 for partition 1 of datacenter 0.");
+          "write <datacenter>_<partition>, e.g. 0_1 for partition 1 of datacenter 0"
+              + (topology.replicas() > 1 ? ", or <datacenter>_<partition>_<replica>, e.g. 0_1_2." : "."));
     }
-    int dc = Integer.parseInt(m.group(1));
-    int partition = Integer.parseInt(m.group(2));
-    if (dc >= topology.datacenters() || partition >= topology.partitions()) {
-      throw error(value, "server " + text + " is outside the topology (datacenters: " + topology.datacenters()
-              + ", partitions: " + topology.partitions() + ")",
-          "use ids from " + idRange(topology) + ", or change datacenters/partitions.");
+    NodeId id = idOf(m);
+    if (!topology.contains(id)) {
+      throw error(value, "server " + text + " is outside the topology (" + shape(topology) + ")",
+          "use ids from " + idRange(topology) + ", or change " + (topology.replicas() > 1 || id.replica() > 0
+              ? "datacenters/partitions/replicas." : "datacenters/partitions."));
     }
-    return new NodeId(dc, partition);
+    return id;
   }
 
   private String host(YamlNode value) throws ConfigException {
@@ -320,7 +324,21 @@ final class ConfigLoader extends YamlReader {
   }
 
   private static String idRange(Topology t) {
+    if (t.replicas() > 1) {
+      return "0_0_0 to " + (t.datacenters() - 1) + "_" + (t.partitions() - 1) + "_" + (t.replicas() - 1)
+          + " (replica 0 may be written without its suffix: 0_0)";
+    }
     return "0_0 to " + (t.datacenters() - 1) + "_" + (t.partitions() - 1);
+  }
+
+  private static String shape(Topology t) {
+    return "datacenters: " + t.datacenters() + ", partitions: " + t.partitions()
+        + (t.replicas() > 1 ? ", replicas: " + t.replicas() : "");
+  }
+
+  private static NodeId idOf(Matcher m) {
+    return new NodeId(Integer.parseInt(m.group(1)), Integer.parseInt(m.group(2)),
+        m.group(3) == null ? 0 : Integer.parseInt(m.group(3)));
   }
 
   private static String listOf(List<NodeId> ids) {
@@ -492,14 +510,13 @@ final class ConfigLoader extends YamlReader {
         throw errorAtKey(v, "'" + key + "' is not a server id",
             "write <datacenter>_<partition>, e.g. 0_1 for partition 1 of datacenter 0.");
       }
-      int dc = Integer.parseInt(m.group(1));
-      int partition = Integer.parseInt(m.group(2));
-      if (dc >= topology.datacenters() || partition >= topology.partitions()) {
-        throw errorAtKey(v, "skew is given for server " + key + ", which is not in the cluster (datacenters: "
-                + topology.datacenters() + ", partitions: " + topology.partitions() + ")",
+      NodeId id = idOf(m);
+      if (!topology.contains(id)) {
+        throw errorAtKey(v, "skew is given for server " + key + ", which is not in the cluster ("
+                + shape(topology) + ")",
             "use ids from " + idRange(topology) + ".");
       }
-      skew.put(new NodeId(dc, partition), millis(v, "5ms"));
+      skew.put(id, millis(v, "5ms"));
     }
     return Collections.unmodifiableMap(skew);
   }

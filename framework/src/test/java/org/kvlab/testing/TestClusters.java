@@ -46,6 +46,23 @@ public final class TestClusters {
   }
 
   /**
+   * A loopback cluster with {@code replicas} servers per partition per datacenter (replication groups),
+   * listening on consecutive free ports in {@link Topology#allNodes()} order, with protocol parameters.
+   */
+  public static ClusterConfig loopbackReplicated(String protocol, int dcs, int partitions, int replicas,
+      StorageSpec storage, Map<String, String> params) {
+    Topology topology = new Topology(dcs, partitions, replicas);
+    int base = freeBasePort(topology.size());
+    List<ServerSpec> servers = new ArrayList<>();
+    for (NodeId id : topology.allNodes()) {
+      servers.add(new ServerSpec(id, "127.0.0.1", base + topology.indexOf(id)));
+    }
+    String name = "test-" + base;
+    return new ClusterConfig("test", name, protocol, new Params(params), topology, servers, storage,
+        EmulationSpec.none(), Limits.defaults(), new SecuritySpec(secretFile(name), null, null));
+  }
+
+  /**
    * Where a test cluster's secret lives: under {@code target/}, created by the first server that starts
    * (so a child JVM started in the same module directory finds the same secret).
    */

@@ -54,6 +54,11 @@ public record Script(int dc, long startMicros, List<Step> steps) {
     return then(new Step.Pause(micros));
   }
 
+  /** The session's next operations go to datacenter {@code dc} (a client that switches datacenters). */
+  public Script moveTo(int dc) {
+    return then(new Step.MoveTo(dc));
+  }
+
   /** One step of a script. */
   public sealed interface Step {
     record Put(String key, String value) implements Step {}
@@ -65,5 +70,7 @@ public record Script(int dc, long startMicros, List<Step> steps) {
     record Rotx(List<String> keys) implements Step {}
 
     record Pause(long micros) implements Step {}
+
+    record MoveTo(int dc) implements Step {}
   }
 }

@@ -61,6 +61,13 @@ public record SimSpec(
         faultKinds, faults, workload, durationMicros, settleMicros, trace, maxSkewMillis);
   }
 
+  /** {@code replicas} servers per partition per datacenter (a replication group, e.g. a Raft group). */
+  public SimSpec withTopology(int datacenters, int partitions, int replicas) {
+    return new SimSpec(new Topology(datacenters, partitions, replicas), params, durability,
+        network.baseMicros().length == datacenters ? network : NetworkModel.uniform(datacenters, 50),
+        faultKinds, faults, workload, durationMicros, settleMicros, trace, maxSkewMillis);
+  }
+
   public SimSpec withParams(Params params) {
     return new SimSpec(topology, params, durability, network, faultKinds, faults, workload, durationMicros,
         settleMicros, trace, maxSkewMillis);

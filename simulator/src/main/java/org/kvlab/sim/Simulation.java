@@ -123,7 +123,7 @@ public final class Simulation {
     this.seed = seed;
     this.random = new Random(seed);
     this.trace = new Trace(spec.trace());
-    int n = spec.topology().datacenters() * spec.topology().partitions();
+    int n = spec.topology().size();
     this.lastDelivery = new long[n][n];
   }
 
@@ -259,7 +259,7 @@ public final class Simulation {
   // Network
 
   private int index(NodeId id) {
-    return id.dc() * spec.topology().partitions() + id.partition();
+    return spec.topology().indexOf(id);
   }
 
   private long wanDelay(int fromDc, int toDc, long sendTime, long latency) {
@@ -504,9 +504,9 @@ public final class Simulation {
           // The reply crosses the same network as server links: latency and partitions; to a client of
           // another datacenter (a WAN link, like a server link) also a slow server's delay. A client of
           // this server's own datacenter is local: slowness models slow replication, not slow answers.
-          long latency = spec.network().sample(id.dc(), session.dc, random)
-              + (session.dc != id.dc() ? slowExtra(id, now) : 0);
-          long t = wanDelay(id.dc(), session.dc, now, latency);
+          long latency = spec.network().sample(id.dc(), session.home, random)
+              + (session.home != id.dc() ? slowExtra(id, now) : 0);
+          long t = wanDelay(id.dc(), session.home, now, latency);
           long replyTrace = trace.enabled() ? trace.send(now, id.toString(), session.name(), r != null ? r : body) : -1;
           at(t, () -> {
             deliveries++;
@@ -617,7 +617,9 @@ public final class Simulation {
   /** A client session: the protocol's Client over a virtual-time ClientContext, closed loop. */
   final class SimSession implements ClientContext {
     final int id;
-    final int dc;
+    /** The datacenter of the session's current operation: its home, or another for a remote operation. */
+    int dc;
+    final int home;
     final Workload.KeyChooser keys;
     final Client client;
     final Random sessionRandom;
@@ -637,6 +639,7 @@ public final class Simulation {
     SimSession(int id, int dc, Workload.KeyChooser keys) {
       this.id = id;
       this.dc = dc;
+      this.home = dc;
       this.keys = keys;
       this.sessionRandom = new Random(random.nextLong());
       this.client = protocol.newClient();
@@ -654,6 +657,14 @@ public final class Simulation {
         return;
       }
       Workload w = spec.workload();
+      if (w.remoteRatio() > 0 && spec.topology().datacenters() > 1) {
+        // a session that switches datacenters: this operation at another one, the next back home (or away again)
+        dc = home;
+        if (sessionRandom.nextDouble() < w.remoteRatio()) {
+          int other = sessionRandom.nextInt(spec.topology().datacenters() - 1);
+          dc = other >= home ? other + 1 : other;
+        }
+      }
       double u = sessionRandom.nextDouble();
       if (w.custom() != null) {
         CompletableFuture<?> custom = w.custom().maybeStart(client, sessionRandom, keys);
@@ -697,6 +708,13 @@ public final class Simulation {
         at(now + p.micros(), next);
       } else if (step instanceof Script.Step.AwaitValue a) {
         await(a, now + a.giveUpAfterMicros(), next);
+      } else if (step instanceof Script.Step.MoveTo m) {
+        if (m.dc() < 0 || m.dc() >= spec.topology().datacenters()) {
+          throw new IllegalArgumentException("script moves session " + name() + " to datacenter " + m.dc()
+              + ", which the " + spec.topology().datacenters() + "-datacenter topology does not have");
+        }
+        dc = m.dc(); // the session stays where it is on the network (its home); its operations go to m.dc()
+        next.run();
       }
     }
 
@@ -871,11 +889,13 @@ public final class Simulation {
       SimNode target = nodes.get(server);
       if (target == null) {
         throw new IllegalArgumentException("session " + name() + " called " + server + ", which is not a server of the "
-            + spec.topology().datacenters() + "x" + spec.topology().partitions() + " topology");
+            + spec.topology().datacenters() + "x" + spec.topology().partitions()
+            + (spec.topology().replicas() > 1 ? "x" + spec.topology().replicas() : "") + " topology");
       }
       // Same faults as a server link: latency of the datacenter pair, partitions (wait for the heal).
-      long latency = spec.network().sample(dc, server.dc(), random);
-      long t = wanDelay(dc, server.dc(), now, latency);
+      // The session sits in its home datacenter: a remote operation crosses the WAN.
+      long latency = spec.network().sample(home, server.dc(), random);
+      long t = wanDelay(home, server.dc(), now, latency);
       long traceId = trace.enabled() ? trace.send(now, name(), server.toString(), request) : -1;
       timeOut(reply, server, request, now + SimSpec.CLIENT_TIMEOUT_MICROS);
       at(t, () -> {

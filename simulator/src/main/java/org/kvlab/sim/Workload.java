@@ -16,9 +16,12 @@ import java.util.Random;
  * @param thinkMicros maximum think time between two operations of a session (uniform in 0..max)
  * @param custom optional protocol-specific operations (extension point), may be null
  * @param txn multi-key transactions (if the protocol offers them), {@link Txns#NONE} for none
+ * @param remoteRatio fraction of operations a session issues at another datacenter (chosen at random) before
+ *     returning to its own: sessions that switch datacenters, the case per-key session guarantees exist for
+ *     (seed 003 §1.1: NuKV lets clients change datacenter). 0 = sticky sessions.
  */
 public record Workload(int sessionsPerDc, int keys, double getRatio, double rotxRatio, int rotxKeys,
-    String distribution, long thinkMicros, CustomOperations custom, Txns txn) {
+    String distribution, long thinkMicros, CustomOperations custom, Txns txn, double remoteRatio) {
 
   /**
    * Multi-key transactions of the workload: a session picks a home partition uniformly, then {@code partitions - 1}
@@ -48,16 +51,31 @@ public record Workload(int sessionsPerDc, int keys, double getRatio, double rotx
 
   public Workload(int sessionsPerDc, int keys, double getRatio, double rotxRatio, int rotxKeys,
       String distribution, long thinkMicros, CustomOperations custom) {
-    this(sessionsPerDc, keys, getRatio, rotxRatio, rotxKeys, distribution, thinkMicros, custom, Txns.NONE);
+    this(sessionsPerDc, keys, getRatio, rotxRatio, rotxKeys, distribution, thinkMicros, custom, Txns.NONE, 0.0);
+  }
+
+  /** Sticky sessions (no remote operations), with transactions. */
+  public Workload(int sessionsPerDc, int keys, double getRatio, double rotxRatio, int rotxKeys,
+      String distribution, long thinkMicros, CustomOperations custom, Txns txn) {
+    this(sessionsPerDc, keys, getRatio, rotxRatio, rotxKeys, distribution, thinkMicros, custom, txn, 0.0);
+  }
+
+  /** Without transactions, sessions that switch datacenters for {@code remoteRatio} of their operations. */
+  public Workload(int sessionsPerDc, int keys, double getRatio, double rotxRatio, int rotxKeys,
+      String distribution, long thinkMicros, CustomOperations custom, double remoteRatio) {
+    this(sessionsPerDc, keys, getRatio, rotxRatio, rotxKeys, distribution, thinkMicros, custom, Txns.NONE, remoteRatio);
   }
 
   public Workload withTxn(Txns t) {
-    return new Workload(sessionsPerDc, keys, getRatio, rotxRatio, rotxKeys, distribution, thinkMicros, custom, t);
+    return new Workload(sessionsPerDc, keys, getRatio, rotxRatio, rotxKeys, distribution, thinkMicros, custom, t, remoteRatio);
   }
 
   public Workload {
     if (!distribution.equals("uniform") && !distribution.equals("zipfian")) {
       throw new IllegalArgumentException("unknown key distribution '" + distribution + "': use uniform or zipfian");
+    }
+    if (!(remoteRatio >= 0 && remoteRatio <= 1)) {
+      throw new IllegalArgumentException("remoteRatio must be from 0 to 1, got " + remoteRatio);
     }
     if (keys < 1 || sessionsPerDc < 1) {
       throw new IllegalArgumentException("a workload needs at least one key and one session per datacenter");
@@ -69,31 +87,36 @@ public record Workload(int sessionsPerDc, int keys, double getRatio, double rotx
   }
 
   public Workload withKeys(int keys) {
-    return new Workload(sessionsPerDc, keys, getRatio, rotxRatio, rotxKeys, distribution, thinkMicros, custom, txn);
+    return new Workload(sessionsPerDc, keys, getRatio, rotxRatio, rotxKeys, distribution, thinkMicros, custom, txn, remoteRatio);
   }
 
   public Workload withSessionsPerDc(int n) {
-    return new Workload(n, keys, getRatio, rotxRatio, rotxKeys, distribution, thinkMicros, custom, txn);
+    return new Workload(n, keys, getRatio, rotxRatio, rotxKeys, distribution, thinkMicros, custom, txn, remoteRatio);
   }
 
   public Workload withGetRatio(double r) {
-    return new Workload(sessionsPerDc, keys, r, rotxRatio, rotxKeys, distribution, thinkMicros, custom, txn);
+    return new Workload(sessionsPerDc, keys, r, rotxRatio, rotxKeys, distribution, thinkMicros, custom, txn, remoteRatio);
   }
 
   public Workload withRotx(double ratio, int keysPerTx) {
-    return new Workload(sessionsPerDc, keys, getRatio, ratio, keysPerTx, distribution, thinkMicros, custom, txn);
+    return new Workload(sessionsPerDc, keys, getRatio, ratio, keysPerTx, distribution, thinkMicros, custom, txn, remoteRatio);
   }
 
   public Workload withDistribution(String d) {
-    return new Workload(sessionsPerDc, keys, getRatio, rotxRatio, rotxKeys, d, thinkMicros, custom, txn);
+    return new Workload(sessionsPerDc, keys, getRatio, rotxRatio, rotxKeys, d, thinkMicros, custom, txn, remoteRatio);
   }
 
   public Workload withThinkMicros(long t) {
-    return new Workload(sessionsPerDc, keys, getRatio, rotxRatio, rotxKeys, distribution, t, custom, txn);
+    return new Workload(sessionsPerDc, keys, getRatio, rotxRatio, rotxKeys, distribution, t, custom, txn, remoteRatio);
+  }
+
+  /** Sessions issue this fraction of their operations at another datacenter (then return home). */
+  public Workload withRemoteRatio(double r) {
+    return new Workload(sessionsPerDc, keys, getRatio, rotxRatio, rotxKeys, distribution, thinkMicros, custom, txn, r);
   }
 
   public Workload withCustom(CustomOperations c) {
-    return new Workload(sessionsPerDc, keys, getRatio, rotxRatio, rotxKeys, distribution, thinkMicros, c, txn);
+    return new Workload(sessionsPerDc, keys, getRatio, rotxRatio, rotxKeys, distribution, thinkMicros, c, txn, remoteRatio);
   }
 
   /**

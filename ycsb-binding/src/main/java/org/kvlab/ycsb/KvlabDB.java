@@ -43,6 +43,9 @@ import site.ycsb.Status;
 public class KvlabDB extends DB {
   private static final Logger LOG = LoggerFactory.getLogger(KvlabDB.class);
   static final String UPDATE = "kvlab.update";
+  /** Per-operation session guarantees (protocols with {@link org.kvlab.api.SessionGuarantees}, e.g. nukv). */
+  static final String READ_LEVEL = "kvlab.readlevel";
+  static final String WRITE_LEVEL = "kvlab.writelevel";
   private static final int ERRORS_LOGGED = 5;
 
   private static final ThreadLocal<KvlabDB> CURRENT = new ThreadLocal<>();
@@ -58,6 +61,8 @@ public class KvlabDB extends DB {
   private Session session;
   private UpdateMode updateMode;
   private long fieldcount;
+  private org.kvlab.api.SessionGuarantees.ReadLevel readLevel;
+  private org.kvlab.api.SessionGuarantees.WriteLevel writeLevel;
   /** Operations of this thread that did not return OK or NOT_FOUND, and the last such status. */
   private long failures;
   private Status lastFailure = Status.OK;
@@ -73,9 +78,23 @@ public class KvlabDB extends DB {
       KvlabClients.Target target = KvlabClients.target(getProperties());
       updateMode = updateMode(getProperties().getProperty(UPDATE, "auto"));
       fieldcount = Long.parseLong(getProperties().getProperty("fieldcount", "10").trim());
+      String rl = getProperties().getProperty(READ_LEVEL);
+      String wl = getProperties().getProperty(WRITE_LEVEL);
+      try {
+        readLevel = rl == null ? null : org.kvlab.api.SessionGuarantees.ReadLevel.parse(rl);
+        writeLevel = wl == null ? null : org.kvlab.api.SessionGuarantees.WriteLevel.parse(wl);
+      } catch (IllegalArgumentException e) {
+        throw new KvlabClients.SetupException((rl != null && readLevel == null ? READ_LEVEL : WRITE_LEVEL) + ": "
+            + e.getMessage() + " (docs/ycsb.md)");
+      }
       shared = KvlabClients.acquire(target);
       try {
         session = shared.openProbedSession();
+        if ((readLevel != null || writeLevel != null) && !session.supportsSessionGuarantees()) {
+          throw new KvlabClients.SetupException(READ_LEVEL + "/" + WRITE_LEVEL + " are set, but protocol '"
+              + session.protocol() + "' has no per-operation levels. Fix: remove them, or use a protocol that has"
+              + " them (nukv)");
+        }
       } catch (KvlabClients.SetupException | RuntimeException e) {
         shared.release();
         shared = null;
@@ -115,6 +134,18 @@ public class KvlabDB extends DB {
     }
   }
 
+  private Optional<ByteString> readKey(String key) {
+    return readLevel == null ? session.get(key) : session.get(key, readLevel);
+  }
+
+  private void writeKey(String key, ByteString value) {
+    if (writeLevel == null) {
+      session.put(key, value);
+    } else {
+      session.put(key, value, writeLevel);
+    }
+  }
+
   /** The protocol this thread's session runs. */
   public String protocol() {
     return session.protocol();
@@ -132,7 +163,7 @@ public class KvlabDB extends DB {
   @Override
   public Status read(String table, String key, Set<String> fields, Map<String, ByteIterator> result) {
     try {
-      Optional<ByteString> value = session.get(key);
+      Optional<ByteString> value = readKey(key);
       if (value.isEmpty()) {
         return Status.NOT_FOUND;
       }
@@ -146,7 +177,7 @@ public class KvlabDB extends DB {
   @Override
   public Status insert(String table, String key, Map<String, ByteIterator> values) {
     try {
-      session.put(key, FieldCodec.encode(values));
+      writeKey(key, FieldCodec.encode(values));
       return Status.OK;
     } catch (RuntimeException e) {
       return failed("insert", key, e);
@@ -158,16 +189,16 @@ public class KvlabDB extends DB {
     try {
       boolean whole = updateMode == UpdateMode.OVERWRITE || (updateMode == UpdateMode.AUTO && values.size() >= fieldcount);
       if (whole) {
-        session.put(key, FieldCodec.encode(values));
+        writeKey(key, FieldCodec.encode(values));
         return Status.OK;
       }
       Map<String, ByteIterator> record = new LinkedHashMap<>();
-      Optional<ByteString> old = session.get(key);
+      Optional<ByteString> old = readKey(key);
       if (old.isPresent()) {
         FieldCodec.decode(old.get(), null, record);
       }
       record.putAll(values);
-      session.put(key, FieldCodec.encode(record));
+      writeKey(key, FieldCodec.encode(record));
       return Status.OK;
     } catch (RuntimeException e) {
       return failed("update", key, e);

@@ -167,7 +167,7 @@ public record Ec2Spec(String instanceType, List<String> regions, boolean regionP
       } else {
         lookup = DEFAULT_LOOKUP;
       }
-      int perDatacenter = config.topology().partitions();
+      int perDatacenter = config.topology().partitions() * config.topology().replicas();
       YamlNode n = ec2.get("instancesPerDatacenter");
       if (n != null) {
         perDatacenter = intIn(n, 1, 1000);

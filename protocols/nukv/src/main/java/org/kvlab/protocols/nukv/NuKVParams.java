@@ -1,0 +1,60 @@
+package org.kvlab.protocols.nukv;
+
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.kvlab.api.Params;
+import org.kvlab.api.SessionGuarantees.ReadLevel;
+import org.kvlab.api.SessionGuarantees.WriteLevel;
+
+/** NuKV's parameters (the cluster file's {@code params}), with their defaults. */
+final class NuKVParams {
+  static final Map<String, String> DECLARED = new LinkedHashMap<>();
+
+  static {
+    DECLARED.put("hlc", "true/false, default true: stamp PUTs with the leader's hybrid logical clock from the"
+        + " client's dt (wait-free writes); false = the variant without HLC, where a PUT waits until the leader"
+        + " has committed what the session's write level depends on");
+    DECLARED.put("readLevel", "eventual | mr | ryw | mr+ryw, default eventual: the read level of plain get()"
+        + " (SessionGuarantees.get takes one per operation)");
+    DECLARED.put("writeLevel", "eventual | mw | wfr | mw+wfr, default eventual: the write level of plain put()");
+    DECLARED.put("electionTimeout", "duration, default 500ms: MicroRaft's leader election timeout");
+    DECLARED.put("heartbeatTimeout", "duration in whole seconds (at least 2s), default 2s: how long followers wait"
+        + " for the leader before electing another (MicroRaft's granularity is seconds)");
+    DECLARED.put("forwardPeriod", "duration, default 1ms: how often a forwarder ships new committed writes");
+    DECLARED.put("resendAfter", "duration, default 200ms: a forwarder resends writes not acknowledged by then");
+    DECLARED.put("batch", "integer, default 256: most writes in one forwarded batch");
+    DECLARED.put("waitMax", "duration, default 1500ms: a GET (or, without HLC, a PUT) that the replica cannot"
+        + " serve by then fails (nothing happened; the client may retry elsewhere)");
+    DECLARED.put("retryAfter", "duration, default 20ms: a replica that knows no leader holds a PUT this long"
+        + " before telling the client to retry");
+  }
+
+  boolean hlc;
+  ReadLevel readLevel;
+  WriteLevel writeLevel;
+  Duration electionTimeout;
+  Duration heartbeatTimeout;
+  Duration forwardPeriod;
+  Duration resendAfter;
+  int batch;
+  Duration waitMax;
+  Duration retryAfter;
+
+  NuKVParams read(Params params) {
+    hlc = params.bool("hlc", true);
+    readLevel = ReadLevel.parse(params.string("readLevel", "eventual"));
+    writeLevel = WriteLevel.parse(params.string("writeLevel", "eventual"));
+    electionTimeout = params.duration("electionTimeout", Duration.ofMillis(500));
+    heartbeatTimeout = params.duration("heartbeatTimeout", Duration.ofSeconds(2));
+    forwardPeriod = params.duration("forwardPeriod", Duration.ofMillis(1));
+    resendAfter = params.duration("resendAfter", Duration.ofMillis(200));
+    batch = params.intValue("batch", 256);
+    waitMax = params.duration("waitMax", Duration.ofMillis(1500));
+    retryAfter = params.duration("retryAfter", Duration.ofMillis(20));
+    if (batch < 1) {
+      throw new IllegalArgumentException("params.batch must be at least 1, got " + batch);
+    }
+    return this;
+  }
+}
