@@ -30,6 +30,11 @@ public record RunPlan(Experiment.Run run, ClusterConfig cluster, int clientsPerD
 
   public static final String LOOPBACK = "127.0.0.1";
 
+  /** The same plan with {@code placed} as its cluster (the backend's hosts and ports). */
+  public RunPlan withCluster(ClusterConfig placed) {
+    return new RunPlan(run, placed, clientsPerDatacenter, threads, properties, clientDatacenters);
+  }
+
   /** Client JVMs in all: per datacenter times the datacenters that get clients. */
   public int clientCount() {
     return clientsPerDatacenter * clientDatacenters.size();
