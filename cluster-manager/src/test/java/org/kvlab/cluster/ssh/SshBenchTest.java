@@ -1,0 +1,181 @@
+package org.kvlab.cluster.ssh;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.kvlab.api.Protocol;
+import org.kvlab.api.Protocols;
+import org.kvlab.cluster.ClusterEvent;
+import org.kvlab.cluster.ClusterListener;
+import org.kvlab.experiment.Experiment;
+import org.kvlab.experiment.ExperimentLoader;
+import org.kvlab.experiment.ExperimentRunner;
+import org.kvlab.experiment.Results;
+
+/**
+ * Goal: {@code kvlab bench --backend ssh} runs an experiment on real hosts: a 2 datacenter x 3 partition cluster
+ * on two SSH hosts (one datacenter each), YCSB clients on the hosts (datacenter 0's on its server host, datacenter
+ * 1's on a third, client-only host), client files collected back, the same results.json/CSV/charts/report as a
+ * local run, and nothing left running on the hosts (checked by PID inside their network namespaces).
+ */
+@Timeout(value = 300, unit = TimeUnit.SECONDS)
+class SshBenchTest {
+  @TempDir static Path tmp;
+  static SshTestHosts hosts;
+  static Distribution dist;
+
+  @BeforeAll
+  static void startHosts() throws Exception {
+    hosts = SshTestHosts.start(tmp.resolve("hosts"), 3, 0);
+    dist = Distribution.fromClassPath(System.getProperty("java.class.path"), tmp.resolve("dist"));
+  }
+
+  @AfterAll
+  static void stopHosts() {
+    if (hosts != null) {
+      hosts.close();
+    }
+  }
+
+  static Path hostsFile() throws Exception {
+    String h1 = hosts.hosts.get(0).address();
+    String h2 = hosts.hosts.get(1).address();
+    String h3 = hosts.hosts.get(2).address();
+    Path f = tmp.resolve("hosts.yaml");
+    Files.writeString(f, "ssh:\n"
+        + "  user: " + hosts.user + "\n"
+        + "  keyFile: " + hosts.key + "\n"
+        + "  knownHosts: " + hosts.knownHosts + "\n"
+        + "  port: " + hosts.hosts.get(0).port() + "\n"
+        + "  dir: " + tmp.resolve("remote") + "/{host}\n"
+        + "  connectTimeout: 5s\n"
+        + "basePort: " + org.kvlab.runtime.LoopbackPorts.freeBlock(6) + "\n"
+        + "datacenters:\n"
+        + "  - { servers: [" + h1 + "] }\n"
+        + "  - { servers: [" + h2 + "], clients: [" + h3 + "] }\n");
+    return f;
+  }
+
+  @Test
+  void a_2x3_benchmark_runs_on_ssh_hosts_with_clients_there_and_leaves_nothing_running() throws Exception {
+    Path file = tmp.resolve("ssh-bench.yaml");
+    Files.writeString(file, """
+        name: sshbench
+        cluster:
+          datacenters: 2
+          partitions: 3
+          storage: memory
+          jvm: -Xmx128m -XX:+UseSerialGC -XX:TieredStopAtLevel=1
+        protocols: [eventual]
+        workload: { fieldcount: 1, fieldlength: 16 }
+        clients: { processes: 1, threads: 2, jvm: -Xmx128m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 }
+        recordcount: 200
+        duration: 2s
+        warmup: 1s
+        """);
+    Experiment e = ExperimentLoader.load(file, Protocols.all().stream().map(Protocol::name).toList());
+    SshHosts h = SshHosts.load(hostsFile());
+    List<ClusterEvent> events = Collections.synchronizedList(new ArrayList<>());
+    ClusterListener listener = new ClusterListener() {
+      @Override
+      public void event(ClusterEvent ev) {
+        events.add(ev);
+      }
+    };
+    ByteArrayOutputStream log = new ByteArrayOutputStream();
+    Results.ExperimentResult r;
+    ExperimentRunner runner;
+    try (SshBackend backend = new SshBackend(h, dist, listener)) {
+      runner = new ExperimentRunner(ExperimentRunner.Options.defaults().withOutputRoot(tmp.resolve("results"))
+          .withLog(new PrintStream(log, true)).withBackend(backend));
+      r = runner.run(e);
+    }
+    assertEquals(Results.OK, r.status(), log + "\n" + events);
+    assertEquals(1, r.runs().size());
+    Results.RunResult run = r.runs().get(0);
+    assertTrue(run.ok(), run.reason());
+    assertEquals(2, run.clients());
+    assertTrue(run.throughput() > 0 && run.operations() > 0, run.toString());
+    assertTrue(run.op("READ").count() > 0 && run.op("UPDATE").count() > 0, run.ops().toString());
+
+    // Where things ran: servers of datacenter 0 on h1 and of datacenter 1 on h2, clients on h1 and h3.
+    String h1 = hosts.hosts.get(0).address();
+    String h2 = hosts.hosts.get(1).address();
+    String h3 = hosts.hosts.get(2).address();
+    List<ClusterEvent> snapshot;
+    synchronized (events) {
+      snapshot = List.copyOf(events);
+    }
+    assertEquals(3, snapshot.stream().filter(x -> x.kind() == ClusterEvent.Kind.STARTED && x.host().equals(h1)).count(), snapshot.toString());
+    assertEquals(3, snapshot.stream().filter(x -> x.kind() == ClusterEvent.Kind.STARTED && x.host().equals(h2)).count(), snapshot.toString());
+    for (String phase : List.of("load", "run")) {
+      assertTrue(snapshot.stream().anyMatch(x -> x.kind() == ClusterEvent.Kind.CLIENT_STARTED && x.host().equals(h1)
+          && x.node().equals(phase + "/dc0-c0")), snapshot.toString());
+      assertTrue(snapshot.stream().anyMatch(x -> x.kind() == ClusterEvent.Kind.CLIENT_STARTED && x.host().equals(h3)
+          && x.node().equals(phase + "/dc1-c0")), snapshot.toString());
+    }
+    // the client-only host got the distribution, but not the cluster's secret
+    assertTrue(snapshot.stream().anyMatch(x -> x.kind() == ClusterEvent.Kind.UPLOADED && x.host().equals(h3)), snapshot.toString());
+    assertTrue(snapshot.stream().noneMatch(x -> x.kind() == ClusterEvent.Kind.SECRET_UPLOADED && x.host().equals(h3)));
+    assertTrue(snapshot.stream().noneMatch(x -> x.kind() == ClusterEvent.Kind.FAILED), snapshot.toString());
+
+    // The clients' files came back; the report is the local one's.
+    Path out = runner.outputDirectory();
+    Path runDir = out.resolve("runs").resolve(run.id());
+    for (String client : List.of("dc0-c0", "dc1-c0")) {
+      Path c = runDir.resolve("run").resolve(client);
+      assertTrue(Files.size(c.resolve("export.json")) > 0, c.toString());
+      assertTrue(Files.exists(c.resolve("stderr.txt")));
+      try (var hdr = Files.list(c.resolve("hdr"))) {
+        assertTrue(hdr.anyMatch(p -> p.getFileName().toString().startsWith("READ")), "READ histogram collected in " + c);
+      }
+      assertTrue(Files.readString(c.resolve("command.txt")).contains("site.ycsb.Client"));
+    }
+    for (var s : List.of("0_0", "0_1", "0_2", "1_0", "1_1", "1_2")) {
+      assertTrue(Files.exists(runDir.resolve("logs").resolve(s + ".log")), "server log " + s);
+    }
+    for (String f : List.of("results.json", "results.csv", "report.html", "throughput.svg")) {
+      assertTrue(Files.size(out.resolve(f)) > 0, f);
+    }
+    assertTrue(Files.readString(runDir.resolve("cluster.yaml")).contains("host: " + h2));
+
+    // Nothing left running: every server and client PID reported is gone, and the hosts' namespaces hold only sshd.
+    List<Long> pids = new ArrayList<>();
+    for (ClusterEvent x : snapshot) {
+      if ((x.kind() == ClusterEvent.Kind.STARTED || x.kind() == ClusterEvent.Kind.CLIENT_STARTED)
+          && x.message().startsWith("pid ")) {
+        pids.add(Long.parseLong(x.message().split("\\s+")[1]));
+      }
+    }
+    assertEquals(6 + 4, pids.size(), snapshot.toString());
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
+    List<Long> alive = alive(pids);
+    List<Long> stray = hosts.strayProcesses();
+    while ((!alive.isEmpty() || !stray.isEmpty()) && System.nanoTime() < deadline) {
+      Thread.sleep(200);
+      alive = alive(pids);
+      stray = hosts.strayProcesses();
+    }
+    assertEquals(List.of(), alive, "server or client processes still running");
+    assertEquals(List.of(), stray, "processes left in the hosts' namespaces (" + hosts.mode + " mode)");
+    assertFalse(Files.exists(tmp.resolve("remote").resolve(h1).resolve("clusters/bench-sshbench/data")));
+  }
+
+  private static List<Long> alive(List<Long> pids) {
+    return pids.stream().filter(p -> ProcessHandle.of(p).map(ProcessHandle::isAlive).orElse(false)).toList();
+  }
+}
