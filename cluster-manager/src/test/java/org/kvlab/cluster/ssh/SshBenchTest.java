@@ -21,16 +21,32 @@ import org.kvlab.api.Protocol;
 import org.kvlab.api.Protocols;
 import org.kvlab.cluster.ClusterEvent;
 import org.kvlab.cluster.ClusterListener;
+import org.kvlab.cluster.ec2.CallerAddress;
+import org.kvlab.cluster.ec2.Ec2Backend;
+import org.kvlab.cluster.ec2.Ec2Clients;
+import org.kvlab.cluster.ec2.Ec2Emulator;
+import org.kvlab.cluster.ec2.Ec2Instance;
+import org.kvlab.cluster.ec2.Ec2Provisioner;
+import org.kvlab.cluster.ec2.Ec2Spec;
+import org.kvlab.cluster.ec2.PriceTable;
+import org.kvlab.experiment.RunPlan;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import org.kvlab.experiment.Experiment;
 import org.kvlab.experiment.ExperimentLoader;
 import org.kvlab.experiment.ExperimentRunner;
 import org.kvlab.experiment.Results;
 
 /**
- * Goal: {@code kvlab bench --backend ssh} runs an experiment on real hosts: a 2 datacenter x 3 partition cluster
+ * Goal (1): {@code kvlab bench --backend ssh} runs an experiment on real hosts: a 2 datacenter x 3 partition cluster
  * on two SSH hosts (one datacenter each), YCSB clients on the hosts (datacenter 0's on its server host, datacenter
  * 1's on a third, client-only host), client files collected back, the same results.json/CSV/charts/report as a
  * local run, and nothing left running on the hosts (checked by PID inside their network namespaces).
+ * Goal (2): {@code kvlab bench --backend ec2}: the whole path up (tagged instances in two regions of the moto EC2
+ * emulator) -> SSH answers with the key up wrote -> SSH deploy -> short benchmark -> down, which deletes exactly the
+ * cluster's resources (an unrelated instance survives). The emulator's instances are mapped to the test's sshd hosts
+ * by the address hook (the fake addresses are never dialled); the mapping hook also installs the public half of the
+ * cluster's key on the hosts, as the AMI does with the key pair on EC2. Both share one set of three sshd hosts.
  */
 @Timeout(value = 300, unit = TimeUnit.SECONDS)
 class SshBenchTest {
@@ -177,5 +193,128 @@ class SshBenchTest {
 
   private static List<Long> alive(List<Long> pids) {
     return pids.stream().filter(p -> ProcessHandle.of(p).map(ProcessHandle::isAlive).orElse(false)).toList();
+  }
+
+  @Test
+  void the_ec2_path_up_ssh_deploy_benchmark_down_against_the_emulator_and_the_sshd_hosts() throws Exception {
+    Path file = tmp.resolve("ec2-bench.yaml");
+    Files.writeString(file, """
+        name: ec2bench
+        cluster:
+          datacenters: 2
+          partitions: 3
+          storage: memory
+          jvm: -Xmx128m -XX:+UseSerialGC -XX:TieredStopAtLevel=1
+        protocols: [eventual]
+        workload: { fieldcount: 1, fieldlength: 16 }
+        clients: { processes: 1, threads: 2, jvm: -Xmx128m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 }
+        recordcount: 200
+        duration: 2s
+        warmup: 1s
+        """);
+    Experiment e = ExperimentLoader.load(file, Protocols.all().stream().map(Protocol::name).toList());
+    int basePort = org.kvlab.runtime.LoopbackPorts.freeBlock(6);
+    var shape = RunPlan.shape(e, basePort);
+    String ec2Yaml = """
+        ec2:
+          instanceType: t3.small
+          regions: [us-east-1, eu-west-1]
+          regionPerDatacenter: true
+          amiLookup: { owner: "099720109477", name: "ubuntu/images/hvm-ssd/ubuntu-xenial-16.04-amd64-server-*" }
+          instancesPerDatacenter: 1
+          user: %s
+          expiryHours: 1
+          owner: tester
+        """.formatted(hosts.user);
+    Ec2Spec spec = Ec2Spec.parse(ec2Yaml, "ec2.yaml", shape);
+    Path state = tmp.resolve("ec2-state");
+    List<ClusterEvent> events = Collections.synchronizedList(new ArrayList<>());
+    ClusterListener listener = new ClusterListener() {
+      @Override
+      public void event(ClusterEvent ev) {
+        events.add(ev);
+      }
+    };
+    String h1 = hosts.hosts.get(0).address();
+    String h2 = hosts.hosts.get(1).address();
+    try (Ec2Emulator emulator = Ec2Emulator.start();
+         Ec2Clients clients = new Ec2Clients(StaticCredentialsProvider.create(AwsBasicCredentials.create("testing", "testing")),
+             emulator.endpoint)) {
+      // An instance that is not the cluster's: down must leave it running.
+      var east = clients.region("us-east-1");
+      String ami = east.describeImages(b -> b.owners("099720109477")).images().get(0).imageId();
+      String unrelated = east.runInstances(b -> b.imageId(ami).instanceType("t3.micro").minCount(1).maxCount(1))
+          .instances().get(0).instanceId();
+      Ec2Provisioner provisioner = new Ec2Provisioner(clients, PriceTable.bundled(), Ec2Backend.forward(listener),
+          new Ec2Provisioner.Options(java.time.Clock.systemUTC(), java.time.Duration.ofMillis(100),
+              java.time.Duration.ofSeconds(60), state));
+      Ec2Backend backend = new Ec2Backend(provisioner, state, dist, listener, new Ec2Backend.Options(false,
+          java.time.Duration.ofSeconds(60), hosts.hosts.get(0).port(), basePort, tmp.resolve("remote-ec2") + "/{host}", null));
+      List<String> mapped = Collections.synchronizedList(new ArrayList<>());
+      Results.ExperimentResult r;
+      ExperimentRunner runner;
+      try {
+        backend.up(shape, spec, CallerAddress.fixed("203.0.113.7/32"), (Ec2Instance i) -> {
+          authorize(provisioner.keyFile(shape.name()));
+          mapped.add(i.id() + " " + i.publicIp());
+          return i.datacenter() == 0 ? h1 : h2;
+        });
+        assertEquals(2, backend.cluster().hosts().size(), backend.cluster().toString());
+        runner = new ExperimentRunner(ExperimentRunner.Options.defaults().withOutputRoot(tmp.resolve("results-ec2"))
+            .withLog(new PrintStream(new ByteArrayOutputStream(), true)).withBackend(backend));
+        r = runner.run(e);
+      } finally {
+        backend.close();
+      }
+      List<ClusterEvent> snapshot;
+      synchronized (events) {
+        snapshot = List.copyOf(events);
+      }
+      assertEquals(Results.OK, r.status(), r.runs() + "\n" + snapshot);
+      Results.RunResult run = r.runs().get(0);
+      assertTrue(run.throughput() > 0 && run.op("READ").count() > 0, run.toString());
+      assertTrue(Files.size(runner.outputDirectory().resolve("report.html")) > 0);
+      assertEquals(2, mapped.size(), mapped.toString());
+      // The hosts were reached with the key up wrote (PKCS#8 PEM, read by JSch), their keys recorded as new.
+      assertEquals(2, snapshot.stream().filter(x -> x.kind() == ClusterEvent.Kind.NEW_HOST_KEY).count(), snapshot.toString());
+      assertTrue(snapshot.stream().anyMatch(x -> x.kind() == ClusterEvent.Kind.PROVISIONED && x.message().startsWith("instance ")),
+          snapshot.toString());
+      assertEquals(3, snapshot.stream().filter(x -> x.kind() == ClusterEvent.Kind.STARTED && x.host().equals(h2)).count());
+      // down: the cluster's instances are gone, the unrelated one runs on.
+      List<Ec2Instance> left = provisioner.list(List.of("us-east-1", "eu-west-1"), java.util.Optional.of(shape.name()));
+      assertEquals(List.of(), left.stream().filter(i -> !i.state().equals("terminated")).toList());
+      assertTrue(snapshot.stream().anyMatch(x -> x.kind() == ClusterEvent.Kind.DELETED), snapshot.toString());
+      String state0 = east.describeInstances(b -> b.instanceIds(unrelated)).reservations().get(0).instances().get(0)
+          .state().nameAsString();
+      assertEquals("running", state0);
+    }
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
+    List<Long> stray = hosts.strayProcesses();
+    while (!stray.isEmpty() && System.nanoTime() < deadline) {
+      Thread.sleep(200);
+      stray = hosts.strayProcesses();
+    }
+    assertEquals(List.of(), stray, "processes left in the hosts' namespaces");
+  }
+
+  private static volatile boolean authorized;
+
+  /** What EC2 does with the key pair at the instance's first boot: its public half goes into authorized_keys. */
+  private static synchronized void authorize(Path keyPem) {
+    if (authorized) {
+      return;
+    }
+    try {
+      Process p = new ProcessBuilder("ssh-keygen", "-y", "-f", keyPem.toString()).redirectErrorStream(true).start();
+      String pub = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8).strip();
+      if (!p.waitFor(30, TimeUnit.SECONDS) || p.exitValue() != 0 || !pub.startsWith("ssh-rsa ")) {
+        throw new IllegalStateException("ssh-keygen -y cannot read " + keyPem + ": " + pub);
+      }
+      Files.writeString(hosts.dir.resolve("authorized_keys"), pub + " kvlab-ec2-test\n",
+          java.nio.file.StandardOpenOption.APPEND);
+      authorized = true;
+    } catch (java.io.IOException | InterruptedException ex) {
+      throw new IllegalStateException(ex);
+    }
   }
 }
