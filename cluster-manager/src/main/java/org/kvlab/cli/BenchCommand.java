@@ -278,7 +278,17 @@ final class BenchCommand implements Callable<Integer> {
     ClusterBackend backend = null;
     try {
       if (factory != null) {
-        backend = factory.make(progress, interrupted::get);
+        try {
+          backend = factory.make(progress, interrupted::get);
+        } catch (RuntimeException e) {
+          // bad usage or a failed EC2 up (which deleted what it made): nothing runs that the hook would stop
+          try {
+            Runtime.getRuntime().removeShutdownHook(hook);
+          } catch (IllegalStateException shuttingDown) {
+            // the hook runs anyway
+          }
+          throw e;
+        }
         options = options.withBackend(backend);
       }
       ExperimentRunner runner = new ExperimentRunner(options.withProgress(progress::update).withLog(progress.log()));

@@ -170,8 +170,11 @@ public class SshBackend implements ClusterBackend {
   @Override
   public List<NodeState> status(ClusterRef ref) {
     try {
-      return cluster(ref, null).status(null).stream()
-          .map(n -> new NodeState(n.server(), n.pid(), n.status(), null)).toList();
+      List<SshCluster.HostResult> failures = new ArrayList<>();
+      List<SshCluster.NodeStatus> all = cluster(ref, null).status(failures);
+      Map<String, String> problems = new java.util.HashMap<>();
+      failures.forEach(f -> problems.put(f.host(), f.error().getMessage()));
+      return all.stream().map(n -> new NodeState(n.server(), n.pid(), n.status(), problems.get(n.server().host()))).toList();
     } catch (BackendException e) {
       return ref.config().servers().stream().map(s -> new NodeState(s, 0, java.util.Optional.empty(), e.getMessage())).toList();
     }

@@ -56,6 +56,20 @@ public record SshHosts(SshSettings settings, int basePort, List<Datacenter> data
     return new SshHosts(s, basePort, datacenters);
   }
 
+  /**
+   * The hosts of a cluster file that names real hosts (its {@code ssh:} section in {@code settings}): each
+   * datacenter's server hosts, clients on them. For {@code kvlab ssh}, whose cluster is placed already.
+   */
+  public static SshHosts ofCluster(org.kvlab.config.ClusterConfig config, SshSettings settings) {
+    List<Datacenter> dcs = new ArrayList<>();
+    for (int d = 0; d < config.topology().datacenters(); d++) {
+      final int dc = d;
+      List<String> hs = config.servers().stream().filter(s -> s.id().dc() == dc).map(s -> s.host()).distinct().toList();
+      dcs.add(new Datacenter(hs, hs));
+    }
+    return new SshHosts(settings, DEFAULT_BASE_PORT, dcs);
+  }
+
   public static SshHosts load(Path file) throws ConfigException {
     return parse(YamlReader.readText(file, "hosts file"), file.toString());
   }

@@ -317,4 +317,62 @@ class SshBenchTest {
       throw new IllegalStateException(ex);
     }
   }
+
+  record Cli(int code, String out, String err) {}
+
+  static Cli kvlab(String... args) {
+    PrintStream out = System.out;
+    PrintStream err = System.err;
+    ByteArrayOutputStream o = new ByteArrayOutputStream();
+    ByteArrayOutputStream x = new ByteArrayOutputStream();
+    System.setOut(new PrintStream(o, true, java.nio.charset.StandardCharsets.UTF_8));
+    System.setErr(new PrintStream(x, true, java.nio.charset.StandardCharsets.UTF_8));
+    try {
+      int code = org.kvlab.cli.Main.run(args);
+      return new Cli(code, o.toString(java.nio.charset.StandardCharsets.UTF_8), x.toString(java.nio.charset.StandardCharsets.UTF_8));
+    } finally {
+      System.setOut(out);
+      System.setErr(err);
+    }
+  }
+
+  /** The CLI is a front end to the backend API: kvlab ssh up/status/down on a 1x2 cluster, and bench's usage errors. */
+  @Test
+  void kvlab_ssh_up_status_down_go_through_the_backend_and_bench_names_a_missing_hosts_file() throws Exception {
+    String h1 = hosts.hosts.get(0).address();
+    int base = org.kvlab.runtime.LoopbackPorts.freeBlock(2);
+    Path f = tmp.resolve("cli-ssh.yaml");
+    Files.writeString(f, "name: clissh\nprotocol: eventual\ndatacenters: 1\npartitions: 2\nservers:\n"
+        + "  - { id: 0_0, host: " + h1 + ", port: " + base + " }\n"
+        + "  - { id: 0_1, host: " + h1 + ", port: " + (base + 1) + " }\n"
+        + "storage: { engine: memory, durability: none, dir: data }\n"
+        + "ssh:\n  user: " + hosts.user + "\n  keyFile: " + hosts.key + "\n  knownHosts: " + hosts.knownHosts + "\n"
+        + "  port: " + hosts.hosts.get(0).port() + "\n  dir: " + tmp.resolve("remote-cli") + "/{host}\n"
+        + "  jvmOptions: -Xmx128m -XX:+UseSerialGC -XX:TieredStopAtLevel=1\n");
+    try {
+      Cli up = kvlab("ssh", "up", f.toString(), "--wait", "120s");
+      assertEquals(org.kvlab.cli.Main.OK, up.code(), up.out() + up.err());
+      assertTrue(up.out().contains("deploy: done on 1 host(s)"), up.out());
+      assertTrue(up.out().contains(h1 + " 0_1: started pid "), up.out());
+      Cli status = kvlab("ssh", "status", f.toString());
+      assertEquals(org.kvlab.cli.Main.OK, status.code(), status.out() + status.err());
+      assertTrue(status.out().contains("0_1"), status.out());
+    } finally {
+      Cli down = kvlab("ssh", "down", f.toString());
+      assertEquals(org.kvlab.cli.Main.OK, down.code(), down.out() + down.err());
+      assertTrue(down.out().contains("0_0: stopped pid"), down.out());
+    }
+    Cli after = kvlab("ssh", "status", f.toString());
+    assertEquals(org.kvlab.cli.Main.NOT_RUNNING, after.code(), after.out() + after.err());
+
+    Path exp = tmp.resolve("cli-exp.yaml");
+    Files.writeString(exp, "name: cliexp\ncluster: { datacenters: 1, partitions: 1, storage: memory }\n"
+        + "protocols: [eventual]\nduration: 1s\n");
+    Cli noHosts = kvlab("bench", exp.toString(), "--backend", "ssh");
+    assertEquals(org.kvlab.cli.Main.USAGE, noHosts.code(), noHosts.out() + noHosts.err());
+    assertTrue(noHosts.err().contains("--backend ssh needs --hosts FILE. Fix:"), noHosts.err());
+    Cli wrong = kvlab("bench", exp.toString(), "--backend", "gcp");
+    assertEquals(org.kvlab.cli.Main.USAGE, wrong.code(), wrong.err());
+    assertTrue(wrong.err().contains("is not a backend. Fix:"), wrong.err());
+  }
 }
