@@ -1,5 +1,22 @@
 package org.kvlab.cli;
 
+import java.time.Duration;
+import org.kvlab.cluster.BackendException;
+import org.kvlab.cluster.ClusterBackend;
+import org.kvlab.cluster.ClusterEvent;
+import org.kvlab.cluster.ClusterListener;
+import org.kvlab.cluster.ec2.AddressMapper;
+import org.kvlab.cluster.ec2.CallerAddress;
+import org.kvlab.cluster.ec2.Ec2Backend;
+import org.kvlab.cluster.ec2.Ec2Clients;
+import org.kvlab.cluster.ec2.Ec2Provisioner;
+import org.kvlab.cluster.ec2.Ec2Spec;
+import org.kvlab.cluster.ssh.SshBackend;
+import org.kvlab.cluster.ssh.SshHosts;
+import org.kvlab.cluster.ssh.SshSettings;
+import org.kvlab.config.ClusterConfig;
+import org.kvlab.experiment.RunPlan;
+
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -23,7 +40,8 @@ import picocli.CommandLine.Parameters;
 /** {@code kvlab bench <experiment.yaml>}: runs a YCSB experiment and writes results, charts and a report. */
 @Command(name = "bench", mixinStandardHelpOptions = true,
     description = {"Run a YCSB benchmark experiment (format: docs/bench.md): for each protocol x variation x repeat, "
-        + "start a local cluster (one JVM per server), run YCSB's load and run phases in client JVMs, stop the cluster; "
+        + "start a cluster (locally: one JVM per server; --backend ssh|ec2: on remote hosts), run YCSB's load and run"
+        + " phases in client JVMs (locally or on the hosts), stop the cluster; "
         + "then write results.json, results.csv, charts and report.html to results/<name>/<timestamp>/.",
         "Ctrl-C stops cleanly: clients and cluster are stopped and the completed runs are reported.",
         "Exit code 0 if every run succeeded, 1 if one failed, 2 for an invalid experiment file, 130 if interrupted."})
@@ -55,6 +73,37 @@ final class BenchCommand implements Callable<Integer> {
 
   @Option(names = "--dry-run", description = "list the runs and exit")
   boolean dryRun;
+
+  @Option(names = "--backend", defaultValue = "local", paramLabel = "local|ssh|ec2",
+      description = "where the clusters and YCSB clients run: this machine (default), the hosts of --hosts over SSH,"
+          + " or EC2 instances created for the experiment (--hosts FILE with an ec2: section) and deleted after it")
+  String backend;
+
+  @Option(names = "--hosts", paramLabel = "FILE",
+      description = "ssh: the hosts file (servers and clients per datacenter, ssh settings; docs/ssh.md);"
+          + " ec2: a file with an ec2: section (docs/ec2.md)")
+  Path hostsFile;
+
+  @Option(names = "--accept-new-host-keys", description = "ssh: record the keys of hosts not in known_hosts yet (each"
+      + " fingerprint is printed) instead of refusing them")
+  boolean acceptNewHostKeys;
+
+  @Option(names = "--keep", description = "ec2: leave the instances running after the experiment (they still"
+      + " terminate themselves at their expiry; delete them with kvlab ec2 down)")
+  boolean keep;
+
+  @Option(names = "--endpoint", description = "ec2: EC2 endpoint URL instead of AWS's (an emulator)")
+  String endpoint;
+
+  @Option(names = "--caller-cidr", description = "ec2: the address let in to the instances (default: this machine's"
+      + " public address)")
+  String callerCidr;
+
+  @Option(names = "--base-port", defaultValue = "7100", description = "ec2: the servers' first port (default: ${DEFAULT-VALUE})")
+  int basePort;
+
+  @Option(names = "--dist", paramLabel = "JAR", description = "ssh/ec2: the kvlab jar to upload (default: the one running)")
+  Path dist;
 
   @Override
   public Integer call() throws Exception {
@@ -106,8 +155,92 @@ final class BenchCommand implements Callable<Integer> {
       }
       return Main.OK;
     }
-    return execute(experiment, ExperimentRunner.Options.defaults().withOutputRoot(output).withUseRunning(useRunning)
-        .withCommand(commandLine()).withKeepData(keepData)).exitCode();
+    ExperimentRunner.Options options = ExperimentRunner.Options.defaults().withOutputRoot(output)
+        .withUseRunning(useRunning).withCommand(commandLine()).withKeepData(keepData);
+    Experiment exp = experiment;
+    return switch (backend) {
+      case "local" -> execute(exp, options).exitCode();
+      case "ssh" -> execute(exp, options, (progress, stop) -> sshBackend(progress)).exitCode();
+      case "ec2" -> execute(exp, options, (progress, stop) -> ec2Backend(exp, progress, stop)).exitCode();
+      default -> throw new Main.CliException(Main.USAGE, "--backend " + backend + " is not a backend. Fix: write"
+          + " --backend local, --backend ssh --hosts hosts.yaml or --backend ec2 --hosts ec2.yaml");
+    };
+  }
+
+  private Path requireHosts() {
+    if (hostsFile == null) {
+      throw new Main.CliException(Main.USAGE, "--backend " + backend + " needs --hosts FILE. Fix: give "
+          + (backend.equals("ssh") ? "a hosts file (docs/ssh.md#benchmarks-on-your-hosts)"
+              : "a file with an ec2: section (docs/ec2.md#benchmarks-on-ec2)"));
+    }
+    return hostsFile;
+  }
+
+  private ClusterBackend sshBackend(Progress progress) {
+    SshHosts hosts;
+    try {
+      hosts = SshHosts.load(requireHosts());
+    } catch (ConfigException e) {
+      throw new Main.CliException(Main.USAGE, e.getMessage());
+    }
+    if (acceptNewHostKeys) {
+      hosts = hosts.withSettings(hosts.settings().withHostKeys(SshSettings.HostKeyPolicy.ACCEPT_NEW));
+    }
+    return new SshBackend(hosts, SshCommand.distribution(dist), listener(progress));
+  }
+
+  private ClusterBackend ec2Backend(Experiment experiment, Progress progress, java.util.function.BooleanSupplier stop) {
+    Path file = requireHosts();
+    ClusterConfig shape = RunPlan.shape(experiment, basePort);
+    Ec2Spec spec;
+    try {
+      spec = Ec2Spec.parse(org.kvlab.config.YamlReader.readText(file, "ec2 file"), file.toString(), shape);
+    } catch (ConfigException e) {
+      throw new Main.CliException(Main.USAGE, e.getMessage());
+    }
+    Ec2Command.Common common = new Ec2Command.Common();
+    common.endpoint = endpoint;
+    common.stateDir = Path.of(".kvlab", "ec2");
+    common.poll = endpoint != null ? "200ms" : "5s";
+    Ec2Clients clients = common.clients();
+    ClusterListener l = listener(progress);
+    Ec2Provisioner provisioner = common.provisioner(clients, Ec2Backend.forward(l));
+    Ec2Backend b = new Ec2Backend(provisioner, common.stateDir, SshCommand.distribution(dist), l,
+        new Ec2Backend.Options(keep, Duration.ofMinutes(10), Ec2Provisioner.SSH_PORT, basePort,
+            org.kvlab.cluster.ssh.SshSettings.DEFAULT_REMOTE_DIR, null));
+    CallerAddress caller = callerCidr != null ? CallerAddress.fixed(callerCidr) : CallerAddress.checkIp();
+    try {
+      b.up(shape, spec, caller, AddressMapper.PUBLIC);
+    } catch (BackendException e) {
+      clients.close();
+      throw new Main.CliException(Main.FAILED, e.getMessage());
+    }
+    return b;
+  }
+
+  /** Prints the events a user should see (new host keys, uploads, EC2 resources, failures) above the progress line. */
+  static ClusterListener listener(Progress progress) {
+    PrintStream log = progress.log();
+    return new ClusterListener() {
+      @Override
+      public void progress(String message) {
+        progress.update(message);
+      }
+
+      @Override
+      public void event(ClusterEvent e) {
+        switch (e.kind()) {
+          case NEW_HOST_KEY, UPLOADED, PROVISIONED, DELETED, KILLED, FAILED, CLIENT_KILLED -> log.println(e.toString());
+          default -> { }
+        }
+      }
+    };
+  }
+
+  /** Makes the backend of a run, once the Ctrl-C hook is in place ({@code stop} says Ctrl-C came). */
+  @FunctionalInterface
+  interface BackendFactory {
+    ClusterBackend make(Progress progress, java.util.function.BooleanSupplier stop);
   }
 
   /** {@code mode: open-loop}: the offered-rate sweep of docs/bench.md, "Open-loop latency-throughput curves". */
@@ -139,25 +272,68 @@ final class BenchCommand implements Callable<Integer> {
    * where the report is. Shared by {@code bench} and {@code demo}.
    */
   static Outcome execute(Experiment experiment, ExperimentRunner.Options options) throws java.io.IOException {
+    return execute(experiment, options, null);
+  }
+
+  /**
+   * {@link #execute(Experiment, ExperimentRunner.Options)} on the backend {@code factory} makes (null: local),
+   * closed at the end (EC2: its instances deleted unless --keep), also after Ctrl-C.
+   */
+  static Outcome execute(Experiment experiment, ExperimentRunner.Options options, BackendFactory factory)
+      throws java.io.IOException {
     Progress progress = new Progress(System.out, System.err, System.console() != null);
-    ExperimentRunner runner = new ExperimentRunner(options.withProgress(progress::update).withLog(progress.log()));
+    java.util.concurrent.atomic.AtomicBoolean interrupted = new java.util.concurrent.atomic.AtomicBoolean();
+    java.util.concurrent.atomic.AtomicReference<ExperimentRunner> current = new java.util.concurrent.atomic.AtomicReference<>();
     CountDownLatch reported = new CountDownLatch(1);
     Thread hook = new Thread(() -> {
       progress.clear();
-      System.err.println("kvlab: interrupted: stopping the clients and the cluster, writing the completed runs...");
-      runner.requestStop();
+      System.err.println("kvlab: interrupted: stopping the clients and the cluster, writing the completed runs"
+          + (factory != null ? ", releasing the hosts" : "") + "...");
+      interrupted.set(true);
+      ExperimentRunner r = current.get();
+      if (r != null) {
+        r.requestStop();
+      }
       try {
-        // until the results, report and summary are written (the JVM exits when this hook returns)
-        reported.await(90, TimeUnit.SECONDS);
+        // until the results, report and summary are written and the backend closed (the JVM exits when this hook returns)
+        reported.await(factory != null ? 900 : 90, TimeUnit.SECONDS);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
       }
     }, "kvlab-bench-stop");
     Runtime.getRuntime().addShutdownHook(hook);
     exitOnInterrupt();
+    ClusterBackend backend = null;
     try {
+      if (factory != null) {
+        try {
+          backend = factory.make(progress, interrupted::get);
+        } catch (RuntimeException e) {
+          // bad usage or a failed EC2 up (which deleted what it made): nothing runs that the hook would stop
+          try {
+            Runtime.getRuntime().removeShutdownHook(hook);
+          } catch (IllegalStateException shuttingDown) {
+            // the hook runs anyway
+          }
+          throw e;
+        }
+        options = options.withBackend(backend);
+      }
+      ExperimentRunner runner = new ExperimentRunner(options.withProgress(progress::update).withLog(progress.log()));
+      current.set(runner);
+      if (interrupted.get()) {
+        runner.requestStop();
+      }
       return runAndReport(runner, experiment, progress, hook);
     } finally {
+      if (backend != null) {
+        try {
+          backend.close();
+        } catch (BackendException e) {
+          progress.clear();
+          System.err.println("kvlab: " + e.getMessage());
+        }
+      }
       reported.countDown();
     }
   }
@@ -218,6 +394,9 @@ final class BenchCommand implements Callable<Integer> {
     }
     if (keepData) {
       sb.append(" --keep-data");
+    }
+    if (!backend.equals("local")) {
+      sb.append(" --backend ").append(backend).append(" --hosts ").append(hostsFile);
     }
     return sb.toString();
   }

@@ -14,7 +14,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
 import org.kvlab.config.ClusterConfig;
 import org.kvlab.config.ClusterConfig.ServerSpec;
-import org.kvlab.local.LocalClusterProcesses;
+import org.kvlab.cluster.local.LocalClusterProcesses;
 import org.kvlab.wire.PeerStatus;
 import org.kvlab.wire.Status;
 import picocli.CommandLine.Command;

@@ -10,10 +10,15 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import org.kvlab.api.Params;
+import org.kvlab.cluster.BackendException;
+import org.kvlab.cluster.ClusterEvent;
+import org.kvlab.cluster.ClusterListener;
+import org.kvlab.cluster.ClusterRef;
+import org.kvlab.cluster.NodeState;
+import org.kvlab.cluster.StartOptions;
 import org.kvlab.cluster.ssh.Distribution;
-import org.kvlab.cluster.ssh.SshCluster;
-import org.kvlab.cluster.ssh.SshEvent;
-import org.kvlab.cluster.ssh.SshException;
+import org.kvlab.cluster.ssh.SshBackend;
+import org.kvlab.cluster.ssh.SshHosts;
 import org.kvlab.cluster.ssh.SshSection;
 import org.kvlab.cluster.ssh.SshSettings;
 import org.kvlab.config.ClusterConfig;
@@ -43,7 +48,8 @@ final class SshCommand {
     ClusterConfig config;
     SshSettings settings;
 
-    SshCluster cluster() {
+    /** The SSH backend for the cluster file; {@code uploads}: with the distribution to deploy ({@code dist} or this one). */
+    SshBackend backend(boolean uploads, Path dist) {
       config = Clusters.load(file);
       Clusters.protocol(config);
       try {
@@ -54,50 +60,49 @@ final class SshCommand {
       if (acceptNew) {
         settings = settings.withHostKeys(SshSettings.HostKeyPolicy.ACCEPT_NEW);
       }
-      try {
-        return new SshCluster(file, config, settings, SshCommand::print);
-      } catch (SshException e) {
-        throw new Main.CliException(Main.USAGE, e.getMessage());
+      return new SshBackend(SshHosts.ofCluster(config, settings), uploads ? distribution(dist) : null, PRINTER);
+    }
+
+    ClusterRef ref() {
+      return new ClusterRef(file, config);
+    }
+
+    int hosts() {
+      return (int) config.servers().stream().map(ClusterConfig.ServerSpec::host).distinct().count();
+    }
+  }
+
+  /** Prints each host's events as they come, as the SSH layer reports them. */
+  static final ClusterListener PRINTER = new ClusterListener() {
+    @Override
+    public void event(ClusterEvent e) {
+      String line = switch (e.kind()) {
+        case NEW_HOST_KEY -> "NEW HOST KEY " + e.host() + ": " + e.message();
+        case FAILED -> "FAILED " + e.message();
+        default -> e.host() + (e.node() == null ? "" : " " + e.node()) + ": " + e.kind().name().toLowerCase().replace('_', ' ')
+            + (e.message() == null || e.message().isEmpty() ? "" : " " + e.message());
+      };
+      synchronized (System.out) {
+        System.out.println(line);
       }
     }
-  }
+  };
 
-  static void print(SshEvent e) {
-    String line = switch (e.kind()) {
-      case NEW_HOST_KEY -> "NEW HOST KEY " + e.host() + ": " + e.message();
-      case FAILED -> "FAILED " + e.message();
-      default -> e.host() + (e.node() == null ? "" : " " + e.node()) + ": " + e.kind().name().toLowerCase().replace('_', ' ')
-          + (e.message() == null || e.message().isEmpty() ? "" : " " + e.message());
-    };
-    synchronized (System.out) {
-      System.out.println(line);
-    }
-  }
-
-  /** Prints the failures and returns the exit code. */
-  static int finish(SshCluster.Report report, String what) {
-    if (report.ok()) {
-      System.out.println(what + ": done on " + report.hosts().size() + " host(s)");
-      return Main.OK;
-    }
-    System.err.println(what + ": failed on " + report.failures().size() + " of " + report.hosts().size() + " host(s):");
-    for (SshCluster.HostResult r : report.failures()) {
-      System.err.println("  " + r.error().getMessage());
-    }
-    return Main.FAILED;
-  }
-
-  /**
-   * The cluster's secret file (created here on first use, mode 0600), which deploy copies to every host: the
-   * servers and this tool prove it to each other in every peer and control handshake.
-   */
-  static Path secretFile(SshCluster cluster) {
+  /** Runs one backend call; prints "WHAT: done on N host(s)" or the failure (every failed host with cause and fix). */
+  static int finish(String what, int hosts, BackendCall call) {
     try {
-      cluster.config().security().loadOrCreate();
-      return cluster.config().security().secretFile();
-    } catch (org.kvlab.config.ClusterSecret.SecretException e) {
-      throw new Main.CliException(Main.USAGE, e.getMessage());
+      call.run();
+      System.out.println(what + ": done on " + hosts + " host(s)");
+      return Main.OK;
+    } catch (BackendException e) {
+      System.err.println(what + ": " + e.getMessage());
+      return Main.FAILED;
     }
+  }
+
+  @FunctionalInterface
+  interface BackendCall {
+    void run() throws BackendException;
   }
 
   /** The distribution this kvlab runs from: its shaded jar, or (from a build tree) its class path. */
@@ -129,8 +134,8 @@ final class SshCommand {
 
     @Override
     public Integer call() {
-      SshCluster cluster = common.cluster();
-      return finish(cluster.deploy(distribution(dist), secretFile(cluster)), "deploy");
+      SshBackend b = common.backend(true, dist);
+      return finish("deploy", common.hosts(), () -> b.deploy(common.ref()));
     }
   }
 
@@ -147,19 +152,19 @@ final class SshCommand {
 
     @Override
     public Integer call() {
-      SshCluster cluster = common.cluster();
+      SshBackend b = common.backend(true, dist);
       Duration w = Params.parseDuration(wait, "--wait");
-      int code = finish(cluster.deploy(distribution(dist), secretFile(cluster)), "deploy");
+      int code = finish("deploy", common.hosts(), () -> b.deploy(common.ref()));
       if (code != Main.OK) {
         return code;
       }
-      code = finish(cluster.start(w), "start");
+      // start waits until every server answers and is connected; on failure it stops those it started
+      code = finish("start", common.hosts(), () -> b.start(common.ref(), StartOptions.waiting(w)));
       if (code != Main.OK) {
-        System.err.println("Some servers did not start; stop the others with: kvlab ssh down " + common.file);
         return code;
       }
       LocalCommand.Table.printStatus(common.config, common.file.toString(),
-          cluster.status(null).stream().map(SshCluster.NodeStatus::status).toList());
+          b.status(common.ref()).stream().map(NodeState::status).toList());
       return Main.OK;
     }
   }
@@ -171,14 +176,14 @@ final class SshCommand {
 
     @Override
     public Integer call() {
-      SshCluster cluster = common.cluster();
-      List<SshCluster.HostResult> failures = new ArrayList<>();
-      List<SshCluster.NodeStatus> all = cluster.status(failures);
-      List<Optional<Status>> statuses = all.stream().map(SshCluster.NodeStatus::status).toList();
+      SshBackend b = common.backend(false, null);
+      List<NodeState> all = b.status(common.ref());
+      List<Optional<Status>> statuses = all.stream().map(NodeState::status).toList();
       LocalCommand.Table.printStatus(common.config, common.file.toString(), statuses);
-      failures.forEach(f -> System.err.println("  " + f.error().getMessage()));
-      boolean allUp = all.stream().allMatch(s -> s.status().isPresent());
-      return failures.isEmpty() && allUp ? Main.OK : Main.NOT_RUNNING;
+      List<String> problems = all.stream().map(NodeState::problem).filter(p -> p != null).distinct().toList();
+      problems.forEach(p -> System.err.println("  " + p));
+      boolean allUp = all.stream().allMatch(NodeState::answers);
+      return problems.isEmpty() && allUp ? Main.OK : Main.NOT_RUNNING;
     }
   }
 
@@ -191,9 +196,9 @@ final class SshCommand {
 
     @Override
     public Integer call() {
-      SshCluster cluster = common.cluster();
+      SshBackend b = common.backend(false, null);
       Path dir = out != null ? out : Path.of(".kvlab", "ssh", common.config.name(), "logs");
-      return finish(cluster.fetchLogs(dir), "logs in " + dir);
+      return finish("logs in " + dir, common.hosts(), () -> b.fetchLogs(common.ref(), dir));
     }
   }
 
@@ -207,8 +212,9 @@ final class SshCommand {
 
     @Override
     public Integer call() {
-      SshCluster cluster = common.cluster();
-      return finish(cluster.stop(Params.parseDuration(grace, "--grace")), "down");
+      SshBackend b = common.backend(false, null);
+      Duration g = Params.parseDuration(grace, "--grace");
+      return finish("down", common.hosts(), () -> b.stop(common.ref(), g));
     }
   }
 }

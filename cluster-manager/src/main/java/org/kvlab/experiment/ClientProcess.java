@@ -1,25 +1,17 @@
 package org.kvlab.experiment;
 
-import java.io.BufferedReader;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.InputStreamReader;
-import java.io.OutputStream;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.kvlab.cluster.ClientHandle;
 
 /**
- * One YCSB client JVM of one phase. Its standard output and error go to {@code stdout.txt} and
- * {@code stderr.txt} in its directory; the status lines YCSB prints with {@code -s} (every second) are
- * parsed on the way for the progress line.
+ * One YCSB client JVM of one phase, started by the run's {@link org.kvlab.cluster.ClusterBackend} (on this
+ * machine or on a client host). The status lines YCSB prints to standard error with {@code -s} (every second)
+ * are parsed as they come for the progress line; the other lines are kept for failure reasons.
  */
 final class ClientProcess {
   /** {@code 2024-05-01 10:00:00:123 12 sec: 12345 operations; 1028.5 current ops/sec; ...}. */
@@ -30,27 +22,33 @@ final class ClientProcess {
   record Status(long seconds, long operations, double currentOpsPerSecond) {}
 
   final String name;
+  /** Where its files are (collected to, for a remote client). */
   final Path dir;
-  final Process process;
+  private volatile ClientHandle handle;
   private volatile Status latest = new Status(0, 0, 0);
   private final Deque<String> lastErrorLines = new ArrayDeque<>();
-  private final Thread outPump;
-  private final Thread errPump;
 
-  private ClientProcess(String name, Path dir, Process process) {
+  ClientProcess(String name, Path dir) {
     this.name = name;
     this.dir = dir;
-    this.process = process;
-    this.outPump = pump(process.getInputStream(), dir.resolve("stdout.txt"), false);
-    this.errPump = pump(process.getErrorStream(), dir.resolve("stderr.txt"), true);
   }
 
-  static ClientProcess start(String name, Path dir, List<String> command) throws IOException {
-    Files.createDirectories(dir);
-    Files.writeString(dir.resolve("command.txt"), String.join(" ", command) + "\n");
-    Process p = new ProcessBuilder(command).directory(null).start();
-    p.getOutputStream().close();
-    return new ClientProcess(name, dir, p);
+  void started(ClientHandle h) {
+    this.handle = h;
+  }
+
+  ClientHandle handle() {
+    return handle;
+  }
+
+  /** Takes one line of the client's standard error. */
+  void onErrorLine(String line) {
+    Status s = parseStatus(line);
+    if (s != null) {
+      latest = s;
+    } else if (!line.isBlank()) {
+      remember(line);
+    }
   }
 
   /** Parses a YCSB status line; null if {@code line} is not one. */
@@ -80,48 +78,20 @@ final class ClientProcess {
     return List.copyOf(lastErrorLines);
   }
 
-  /** Waits up to {@code millis} for the process and its output to end; true if it has. */
   boolean waitFor(long millis) throws InterruptedException {
-    if (!process.waitFor(millis, TimeUnit.MILLISECONDS)) {
-      return false;
-    }
-    outPump.join(5_000);
-    errPump.join(5_000);
-    return true;
+    return handle.waitFor(millis);
+  }
+
+  /** Exit code, -1 while it runs. */
+  int exitCode() {
+    return handle.exitCode();
   }
 
   void kill() {
-    process.descendants().forEach(ProcessHandle::destroyForcibly);
-    process.destroyForcibly();
-  }
-
-  private Thread pump(InputStream in, Path file, boolean parse) {
-    Thread t = new Thread(() -> {
-      try (BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8));
-           OutputStream out = Files.newOutputStream(file)) {
-        String line;
-        while ((line = r.readLine()) != null) {
-          out.write((line + "\n").getBytes(StandardCharsets.UTF_8));
-          if (parse) {
-            Status s = parseStatus(line);
-            if (s != null) {
-              latest = s;
-            } else if (!line.isBlank()) {
-              remember(line);
-            }
-          }
-        }
-      } catch (IOException e) {
-        if (!(e instanceof java.io.InterruptedIOException)) {
-          remember("(output of " + name + " lost: " + e.getMessage() + ")");
-        }
-      } catch (UncheckedIOException e) {
-        remember("(output of " + name + " lost: " + e.getMessage() + ")");
-      }
-    }, "bench-" + name + (parse ? "-err" : "-out"));
-    t.setDaemon(true);
-    t.start();
-    return t;
+    ClientHandle h = handle;
+    if (h != null) {
+      h.kill();
+    }
   }
 
   private synchronized void remember(String line) {

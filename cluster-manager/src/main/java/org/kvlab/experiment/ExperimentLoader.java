@@ -204,7 +204,7 @@ public final class ExperimentLoader extends YamlReader {
             "remove 'wan', or use more datacenters.");
       }
     }
-    String jvm = c.get("jvm") == null ? org.kvlab.local.LocalClusterProcesses.DEFAULT_JVM_OPTIONS
+    String jvm = c.get("jvm") == null ? org.kvlab.cluster.local.LocalClusterProcesses.DEFAULT_JVM_OPTIONS
         : text(c.get("jvm"), "jvm: -Xmx512m -XX:+UseSerialGC");
     boolean singleJvm = c.get("singlejvm") != null && bool(c.get("singlejvm"));
     return new Experiment.ClusterSpec(template, datacenters, partitions, engine, durability, wan, jvm, singleJvm);

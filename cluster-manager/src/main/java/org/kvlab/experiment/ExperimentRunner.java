@@ -25,14 +25,22 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.HdrHistogram.Histogram;
 import org.kvlab.config.ClusterConfig;
-import org.kvlab.local.LocalClusterProcesses;
+import org.kvlab.cluster.BackendException;
+import org.kvlab.cluster.ClientSpec;
+import org.kvlab.cluster.ClusterBackend;
+import org.kvlab.cluster.ClusterRef;
+import org.kvlab.cluster.NodeState;
+import org.kvlab.cluster.StartOptions;
+import org.kvlab.cluster.local.LocalBackend;
+import org.kvlab.cluster.local.LocalClusterProcesses;
 import org.kvlab.wire.PeerStatus;
-import org.kvlab.wire.Status;
 
 /**
- * Runs an {@link Experiment}: for each run (protocol x variation x repeat) starts the cluster in its own
- * JVMs (or uses a running one), runs YCSB's load and run phases in client JVMs (several per
- * datacenter, in parallel), stops the cluster, and aggregates the clients' measurements. A failed run
+ * Runs an {@link Experiment}: for each run (protocol x variation x repeat) starts the cluster through its
+ * {@link ClusterBackend} (local child JVMs, SSH hosts or EC2 instances; or uses a running local one), runs
+ * YCSB's load and run phases in client JVMs (several per datacenter, in parallel, started by the backend on
+ * this machine or on the datacenter's client hosts, their files collected back), stops the cluster, and
+ * aggregates the clients' measurements. A failed run
  * is recorded with its reason and the experiment goes on. {@link #requestStop()} (e.g. from a Ctrl-C
  * hook) kills the clients, stops the cluster and returns the runs completed so far.
  *
@@ -50,36 +58,46 @@ public final class ExperimentRunner {
    * @param log receives a line per event (run started, finished, failed)
    * @param command the command line, for the report
    * @param keepData keep the servers' data directories after each run
+   * @param backend where clusters and clients run; null: this machine ({@link LocalBackend} with {@code classpath})
    */
   public record Options(Path outputRoot, Path useRunning, String classpath, Consumer<String> progress, PrintStream log,
-      String command, boolean keepData) {
+      String command, boolean keepData, ClusterBackend backend) {
+    public Options(Path outputRoot, Path useRunning, String classpath, Consumer<String> progress, PrintStream log,
+        String command, boolean keepData) {
+      this(outputRoot, useRunning, classpath, progress, log, command, keepData, null);
+    }
+
     public static Options defaults() {
       return new Options(Path.of("results"), null, System.getProperty("java.class.path"), s -> { }, System.out,
-          "kvlab bench", false);
+          "kvlab bench", false, null);
+    }
+
+    public Options withBackend(ClusterBackend b) {
+      return new Options(outputRoot, useRunning, classpath, progress, log, command, keepData, b);
     }
 
     public Options withOutputRoot(Path p) {
-      return new Options(p, useRunning, classpath, progress, log, command, keepData);
+      return new Options(p, useRunning, classpath, progress, log, command, keepData, backend);
     }
 
     public Options withUseRunning(Path p) {
-      return new Options(outputRoot, p, classpath, progress, log, command, keepData);
+      return new Options(outputRoot, p, classpath, progress, log, command, keepData, backend);
     }
 
     public Options withProgress(Consumer<String> p) {
-      return new Options(outputRoot, useRunning, classpath, p, log, command, keepData);
+      return new Options(outputRoot, useRunning, classpath, p, log, command, keepData, backend);
     }
 
     public Options withLog(PrintStream p) {
-      return new Options(outputRoot, useRunning, classpath, progress, p, command, keepData);
+      return new Options(outputRoot, useRunning, classpath, progress, p, command, keepData, backend);
     }
 
     public Options withCommand(String c) {
-      return new Options(outputRoot, useRunning, classpath, progress, log, c, keepData);
+      return new Options(outputRoot, useRunning, classpath, progress, log, c, keepData, backend);
     }
 
     public Options withKeepData(boolean k) {
-      return new Options(outputRoot, useRunning, classpath, progress, log, command, k);
+      return new Options(outputRoot, useRunning, classpath, progress, log, command, k, backend);
     }
   }
 
@@ -93,13 +111,14 @@ public final class ExperimentRunner {
   private final Options options;
   private volatile boolean stopRequested;
   private volatile List<ClientProcess> currentClients = List.of();
-  /** The cluster this runner started and has not stopped yet, for the shutdown reaper. */
-  private volatile LocalClusterProcesses currentCluster;
+  /** Where the clusters and clients run. */
+  private final ClusterBackend backend;
   private final CountDownLatch finished = new CountDownLatch(1);
   private volatile Path outputDirectory;
 
   public ExperimentRunner(Options options) {
     this.options = options;
+    this.backend = options.backend() != null ? options.backend() : new LocalBackend(options.classpath(), null);
   }
 
   /** Stops the experiment soon: kills the running clients; {@link #run} stops the cluster, writes what it has and returns. */
@@ -175,10 +194,7 @@ public final class ExperimentRunner {
 
   private void destroyStarted() {
     currentClients.forEach(ClientProcess::kill);
-    LocalClusterProcesses c = currentCluster;
-    if (c != null) {
-      c.destroyForcibly();
-    }
+    backend.destroyStarted();
   }
 
   private Results.ExperimentResult runAll(Experiment experiment) throws IOException {
@@ -186,6 +202,10 @@ public final class ExperimentRunner {
     ClusterConfig running = null;
     Experiment e = experiment;
     if (options.useRunning() != null) {
+      if (!backend.name().equals("local")) {
+        throw new IllegalArgumentException("--use-running benchmarks a cluster running on this machine, not one of the "
+            + backend.name() + " backend. Fix: drop --use-running (the " + backend.name() + " backend starts a cluster per run)");
+      }
       try {
         running = ClusterConfig.load(options.useRunning());
       } catch (org.kvlab.config.ConfigException ex) {
@@ -299,25 +319,36 @@ public final class ExperimentRunner {
         + (run.variation().values().isEmpty() ? "" : " " + run.variation().label())
         + (e.repeats() > 1 ? " #" + run.repeat() : "");
     RunPlan plan = null;
-    LocalClusterProcesses cluster = null;
+    ClusterRef cluster = null;
+    boolean started = false;
     try {
       Files.createDirectories(runDir);
       plan = RunPlan.of(e, run, runDir.resolve("data"), running);
-      Path clusterFile;
       if (running == null) {
-        clusterFile = runDir.resolve("cluster.yaml");
-        Files.writeString(clusterFile, ClusterFiles.toYaml(plan.cluster()));
-        options.progress().accept(label + ": starting " + plan.cluster().servers().size() + " servers");
-        cluster = startCluster(clusterFile, plan, e);
+        ClusterConfig placed = backend.place(plan.cluster(), runDir.resolve("data"));
+        plan = plan.withCluster(placed);
+        Path clusterFile = runDir.resolve("cluster.yaml");
+        Files.writeString(clusterFile, ClusterFiles.toYaml(placed));
+        cluster = new ClusterRef(clusterFile, placed);
+        options.progress().accept(label + ": deploying to " + backend.name());
+        backend.deploy(cluster);
+        options.progress().accept(label + ": starting " + placed.servers().size() + " servers");
+        started = true;
+        backend.start(cluster, new StartOptions(CLUSTER_WAIT, e.cluster().singleJvm(), e.cluster().serverJvmOptions(),
+            () -> stopRequested));
       } else {
-        clusterFile = options.useRunning().toAbsolutePath();
+        cluster = new ClusterRef(options.useRunning().toAbsolutePath(), running);
       }
       if (e.load()) {
-        phase(e, plan, clusterFile, runDir, true, label);
-        awaitQuiet(plan.cluster(), label);
+        phase(e, plan, cluster, runDir, true, label);
+        awaitQuiet(cluster, label);
       }
-      PhaseResult result = phase(e, plan, clusterFile, runDir, false, label);
+      PhaseResult result = phase(e, plan, cluster, runDir, false, label);
       return measured(e, run, plan, startedAt, t0, result);
+    } catch (BackendException f) {
+      boolean interrupted = f.cancelled() || stopRequested;
+      return unmeasured(run, plan, e, startedAt, t0, interrupted ? Results.INTERRUPTED : Results.FAILED,
+          interrupted && !f.cancelled() ? "stopped (Ctrl-C): " + f.getMessage() : f.getMessage());
     } catch (RunFailure f) {
       boolean interrupted = f.interrupted || stopRequested;
       return unmeasured(run, plan, e, startedAt, t0, interrupted ? Results.INTERRUPTED : Results.FAILED,
@@ -330,52 +361,31 @@ public final class ExperimentRunner {
       return unmeasured(run, plan, e, startedAt, t0, Results.INTERRUPTED, "interrupted");
     } finally {
       currentClients = List.of();
-      if (cluster != null) {
+      if (started) {
         options.progress().accept(label + ": stopping the cluster");
-        LocalClusterProcesses.stop(cluster.config(), Duration.ofSeconds(10));
-        cluster.destroyForcibly();
-        currentCluster = null;
+        try {
+          backend.fetchLogs(cluster, runDir.resolve("logs"));
+        } catch (BackendException ex) {
+          options.log().println(label + ": server logs not copied: " + ex.getMessage());
+        }
+        try {
+          backend.stop(cluster, Duration.ofSeconds(10));
+        } catch (BackendException ex) {
+          options.log().println(label + ": " + ex.getMessage());
+        }
       }
       if (running == null && !options.keepData()) {
+        if (cluster != null) {
+          backend.deleteData(cluster);
+        }
         deleteQuietly(runDir.resolve("data"));
       }
     }
   }
 
-  private LocalClusterProcesses startCluster(Path clusterFile, RunPlan plan, Experiment e)
-      throws IOException, RunFailure, InterruptedException {
-    LocalClusterProcesses cluster;
-    try {
-      cluster = LocalClusterProcesses.start(clusterFile, plan.cluster(), e.cluster().singleJvm(), e.cluster().serverJvmOptions());
-      currentCluster = cluster;
-    } catch (LocalClusterProcesses.LaunchException ex) {
-      throw new RunFailure("the cluster did not start: " + ex.getMessage(), false);
-    }
-    long deadline = System.nanoTime() + CLUSTER_WAIT.toNanos();
-    while (true) {
-      if (stopRequested) {
-        LocalClusterProcesses.stop(plan.cluster(), Duration.ofSeconds(10));
-        cluster.destroyForcibly();
-        throw new RunFailure("stopped (Ctrl-C) while the cluster was starting", true);
-      }
-      try {
-        cluster.awaitConnected(Duration.ofSeconds(1));
-        return cluster;
-      } catch (LocalClusterProcesses.LaunchException ex) {
-        if (!ex.timedOut() || System.nanoTime() > deadline) {
-          LocalClusterProcesses.stop(plan.cluster(), Duration.ofSeconds(10));
-          cluster.destroyForcibly();
-          throw new RunFailure("the cluster did not come up: " + (ex.timedOut()
-              ? "not all servers connected within " + CLUSTER_WAIT.toSeconds() + " s (logs in " + cluster.dir() + ")"
-              : ex.getMessage()), false);
-        }
-      }
-    }
-  }
-
   /** Waits (bounded) until no server has replication messages unacknowledged, so the run phase reads loaded data. */
-  private void awaitQuiet(ClusterConfig config, String label) throws InterruptedException {
-    if (config.topology().datacenters() < 2) {
+  private void awaitQuiet(ClusterRef cluster, String label) throws InterruptedException {
+    if (cluster.config().topology().datacenters() < 2) {
       return;
     }
     options.progress().accept(label + ": waiting for replication to settle");
@@ -383,8 +393,8 @@ public final class ExperimentRunner {
     int quiet = 0;
     while (System.nanoTime() < deadline && !stopRequested) {
       long queued = 0;
-      for (Optional<Status> s : LocalClusterProcesses.statuses(config)) {
-        queued += s.map(x -> x.getPeersList().stream().mapToLong(PeerStatus::getQueued).sum()).orElse(0L);
+      for (NodeState n : backend.status(cluster)) {
+        queued += n.status().map(x -> x.getPeersList().stream().mapToLong(PeerStatus::getQueued).sum()).orElse(0L);
       }
       quiet = queued == 0 ? quiet + 1 : 0;
       if (quiet >= 2) {
@@ -394,8 +404,8 @@ public final class ExperimentRunner {
     }
   }
 
-  private PhaseResult phase(Experiment e, RunPlan plan, Path clusterFile, Path runDir, boolean load, String label)
-      throws IOException, RunFailure, InterruptedException {
+  private PhaseResult phase(Experiment e, RunPlan plan, ClusterRef cluster, Path runDir, boolean load, String label)
+      throws IOException, RunFailure, InterruptedException, BackendException {
     String phase = load ? "load" : "run";
     if (stopRequested) {
       throw new RunFailure("stopped (Ctrl-C) before the " + phase + " phase", true);
@@ -411,8 +421,12 @@ public final class ExperimentRunner {
           Files.createDirectories(dir.resolve("hdr"));
           Path props = dir.resolve("workload.properties");
           Files.writeString(props, properties(e, plan, load, k, n), StandardCharsets.UTF_8);
-          clients.add(ClientProcess.start(name, dir, command(e, props, clusterFile, dc, dir, load)));
+          ClientProcess cp = new ClientProcess(name, dir);
+          clients.add(cp);
           currentClients = List.copyOf(clients);
+          cp.started(backend.startClient(cluster, new ClientSpec(phase + "/" + name, dc,
+              clientJvmOptions(e), "site.ycsb.Client", clientArgs(e, dc, load),
+              Map.of("workload.properties", props), List.of("hdr"), dir, cp::onErrorLine)));
           if (stopRequested) {
             throw new RunFailure("stopped (Ctrl-C) in the " + phase + " phase", true);
           }
@@ -424,11 +438,20 @@ public final class ExperimentRunner {
         c.kill();
       }
       currentClients = List.of();
+      for (ClientProcess c : clients) {
+        if (c.handle() != null) {
+          try {
+            c.handle().collect(); // remote clients: their files back to c.dir
+          } catch (BackendException ex) {
+            options.log().println(label + ": " + ex.getMessage());
+          }
+        }
+      }
     }
     List<Aggregation.ClientWindow> windows = new ArrayList<>();
     Map<String, Map<String, Long>> returns = new TreeMap<>();
     for (ClientProcess c : clients) {
-      int code = c.process.exitValue();
+      int code = c.exitCode();
       if (code != 0) {
         throw new RunFailure("client " + c.name + " (" + phase + " phase) exited with code " + code + ": "
             + lastLines(c) + " (see " + c.dir.resolve("stderr.txt") + ")", false);
@@ -480,15 +503,15 @@ public final class ExperimentRunner {
         throw new RunFailure("stopped (Ctrl-C) in the " + (load ? "load" : "run") + " phase", true);
       }
       for (ClientProcess c : clients) {
-        if (!c.process.isAlive() && c.process.exitValue() != 0) {
-          if (c.process.exitValue() > 128) {
+        if (c.exitCode() > 0) {
+          if (c.exitCode() > 128) {
             Thread.sleep(500); // killed by a signal: a Ctrl-C reaches the clients and this JVM together
             if (stopRequested) {
               throw new RunFailure("stopped (Ctrl-C) in the " + (load ? "load" : "run") + " phase", true);
             }
           }
           throw new RunFailure("client " + c.name + " (" + (load ? "load" : "run") + " phase) exited with code "
-              + c.process.exitValue() + ": " + lastLines(c) + " (see " + c.dir.resolve("stderr.txt") + ")", false);
+              + c.exitCode() + ": " + lastLines(c) + " (see " + c.dir.resolve("stderr.txt") + ")", false);
         }
       }
       long now = System.nanoTime();
@@ -553,23 +576,26 @@ public final class ExperimentRunner {
     return p.toString();
   }
 
-  private List<String> command(Experiment e, Path props, Path clusterFile, int dc, Path dir, boolean load) {
-    List<String> cmd = new ArrayList<>();
-    cmd.add(LocalClusterProcesses.javaCommand());
-    cmd.addAll(LocalClusterProcesses.splitOptions(e.clients().jvmOptions()));
-    cmd.addAll(List.of("-Duser.language=en", "-Duser.country=US"));
-    cmd.addAll(List.of("-cp", options.classpath(), "site.ycsb.Client", load ? "-load" : "-t", "-db", e.db(),
-        "-P", props.toAbsolutePath().toString(),
+  private static List<String> clientJvmOptions(Experiment e) {
+    List<String> o = new ArrayList<>(LocalClusterProcesses.splitOptions(e.clients().jvmOptions()));
+    o.addAll(List.of("-Duser.language=en", "-Duser.country=US"));
+    return o;
+  }
+
+  /** YCSB's arguments; files relative to the client's working directory (the backend's, on its host). */
+  static List<String> clientArgs(Experiment e, int dc, boolean load) {
+    return List.of(load ? "-load" : "-t",
+        "-db", e.db(),
+        "-P", "workload.properties",
         "-p", "workload=" + e.workloadClass(),
-        "-p", "kvlab.cluster=" + clusterFile.toAbsolutePath(),
+        "-p", "kvlab.cluster=" + ClientSpec.CLUSTER_FILE,
         "-p", "kvlab.dc=" + dc,
         "-p", "measurementtype=hdrhistogram",
         "-p", "hdrhistogram.fileoutput=true",
-        "-p", "hdrhistogram.output.path=" + dir.resolve("hdr").toAbsolutePath() + "/",
+        "-p", "hdrhistogram.output.path=hdr/",
         "-p", "exporter=site.ycsb.measurements.exporter.JSONArrayMeasurementsExporter",
-        "-p", "exportfile=" + dir.resolve("export.json").toAbsolutePath(),
-        "-s"));
-    return cmd;
+        "-p", "exportfile=export.json",
+        "-s");
   }
 
   private Results.RunResult measured(Experiment e, Experiment.Run run, RunPlan plan, String startedAt, long t0,

@@ -30,6 +30,11 @@ public record RunPlan(Experiment.Run run, ClusterConfig cluster, int clientsPerD
 
   public static final String LOOPBACK = "127.0.0.1";
 
+  /** The same plan with {@code placed} as its cluster (the backend's hosts and ports). */
+  public RunPlan withCluster(ClusterConfig placed) {
+    return new RunPlan(run, placed, clientsPerDatacenter, threads, properties, clientDatacenters);
+  }
+
   /** Client JVMs in all: per datacenter times the datacenters that get clients. */
   public int clientCount() {
     return clientsPerDatacenter * clientDatacenters.size();
@@ -141,6 +146,24 @@ public record RunPlan(Experiment.Run run, ClusterConfig cluster, int clientsPerD
     Map<String, String> kept = new java.util.TreeMap<>(params.asMap());
     kept.keySet().retainAll(declared);
     return new Params(kept);
+  }
+
+  /**
+   * The cluster every run of {@code e} has, as far as a backend must know before the first run (to create hosts
+   * for it): its name, first protocol, datacenters and partitions, and ports from {@code basePort}. The hosts are
+   * placeholders, which the backend's {@code place} replaces.
+   */
+  public static ClusterConfig shape(Experiment e, int basePort) {
+    Experiment.ClusterSpec spec = e.cluster();
+    Topology topology = new Topology(spec.datacenters(), spec.partitions());
+    List<ServerSpec> servers = new ArrayList<>();
+    int i = 0;
+    for (NodeId id : topology.allNodes()) {
+      servers.add(new ServerSpec(id, LOOPBACK, basePort + i++));
+    }
+    return new ClusterConfig(e.source(), clusterName(e), e.protocols().get(0), Params.empty(), topology, servers,
+        new StorageSpec(spec.engine(), spec.durability(), Path.of("data")), new EmulationSpec(null, Map.of()),
+        Limits.defaults());
   }
 
   /** The cluster name of an experiment's runs: {@code bench-<experiment>} (at most 64 characters). */

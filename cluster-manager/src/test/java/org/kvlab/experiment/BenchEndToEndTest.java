@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.kvlab.config.ClusterConfig;
-import org.kvlab.local.LocalClusterProcesses;
+import org.kvlab.cluster.local.LocalClusterProcesses;
 
 /**
  * Goal: {@code bench} runs an experiment end to end — a cluster in its own JVMs per run, YCSB load and
@@ -31,7 +31,7 @@ class BenchEndToEndTest {
   void when_theSameExperimentIsAlreadyRunning_then_aSecondBenchIsRefused(@TempDir Path dir) throws Exception {
     Experiment e = ExperimentLoaderTest.parse(
         "name: lockcheck\ncluster: { datacenters: 1, partitions: 1, storage: memory }\nprotocols: [eventual]\nduration: 1s\n");
-    Path lockFile = org.kvlab.local.LocalClusterProcesses.stateDir("bench-lockcheck.lock");
+    Path lockFile = org.kvlab.cluster.local.LocalClusterProcesses.stateDir("bench-lockcheck.lock");
     Files.createDirectories(lockFile.getParent());
     try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(lockFile,
         java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.WRITE);

@@ -87,6 +87,15 @@ public final class SshCluster {
    */
   public SshCluster(Path clusterFile, ClusterConfig config, SshSettings settings, SshEvent.Listener listener)
       throws SshException {
+    this(clusterFile, config, settings, listener, List.of());
+  }
+
+  /**
+   * A cluster whose client processes also run on {@code clientHosts} (hosts without servers get the distribution
+   * and the cluster file on {@link #deploy}, but not the secret).
+   */
+  public SshCluster(Path clusterFile, ClusterConfig config, SshSettings settings, SshEvent.Listener listener,
+      java.util.Collection<String> clientHosts) throws SshException {
     this.clusterFile = clusterFile;
     this.config = config;
     this.settings = settings;
@@ -98,7 +107,33 @@ public final class SshCluster {
     for (ServerSpec s : config.servers()) {
       hosts.computeIfAbsent(s.host(), h -> new ArrayList<>()).add(s);
     }
+    for (String h : clientHosts) {
+      hosts.computeIfAbsent(h, x -> new ArrayList<>());
+    }
     this.byHost = Collections.unmodifiableMap(hosts);
+  }
+
+  /** An authenticated connection to {@code host} (as written in the cluster or hosts file); the caller closes it. */
+  SshConnection connect(String host) throws SshException {
+    return SshConnection.open(settings.sshAddress(host), settings, knownHosts);
+  }
+
+  /** The cluster's directory on {@code host}: {@code R/clusters/<name>} (made on first use). */
+  String clusterDir(String host, SshConnection c) throws SshException {
+    return clusterDir(remoteDir(host, c));
+  }
+
+  SshSettings settings() {
+    return settings;
+  }
+
+  /** Deletes the servers' data directory ({@code R/clusters/<name>/data}) on every server host. */
+  public Report deleteData() {
+    return onEveryHost((host, c) -> {
+      if (!byHost.get(host).isEmpty()) {
+        run(c, "rm -rf " + q(clusterDir(remoteDir(host, c)) + "/data"), "delete the data directory");
+      }
+    });
   }
 
   public ClusterConfig config() {
@@ -132,7 +167,7 @@ public final class SshCluster {
       }
       c.upload(new ByteArrayInputStream(cp.toString().getBytes(StandardCharsets.UTF_8)), cdir + "/classpath", 0644);
       listener.on(new SshEvent(host, null, SshEvent.Kind.CONFIG_UPLOADED, cdir + "/cluster.yaml"));
-      if (secretFile != null) {
+      if (secretFile != null && !byHost.get(host).isEmpty()) {
         // The place for the cluster's authentication secret: a 0700 directory first, so the file is never
         // readable by others, not even between its creation and its chmod.
         String sdir = cdir + "/secret";

@@ -1,4 +1,4 @@
-package org.kvlab.local;
+package org.kvlab.cluster.local;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;

@@ -1,4 +1,4 @@
-package org.kvlab.local;
+package org.kvlab.cluster.local;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
