@@ -24,7 +24,7 @@ import org.kvlab.api.Protocols;
 import org.kvlab.api.Session;
 import org.kvlab.config.ClusterConfig;
 import org.kvlab.config.ConfigException;
-import org.kvlab.local.LocalClusterProcesses;
+import org.kvlab.cluster.local.LocalClusterProcesses;
 import org.kvlab.runtime.ClientRuntime;
 
 /**
