@@ -250,6 +250,10 @@ public final class Simulation {
       at(now + 100_000, () -> finalReads(firstSessionId)); // scripts still running: wait for them
       return;
     }
+    if (!spec.finalReads()) {
+      done = true; // the run ends here; in-flight operations are recorded as unanswered
+      return;
+    }
     // One reader per datacenter reads every key ever written, sequentially: the convergence check's input.
     int id = firstSessionId;
     readersPending = spec.topology().datacenters();
