@@ -537,9 +537,15 @@ final class CamuServer extends Server<Record> {
     return out;
   }
 
-  /** LMEC = min(clock, ts of every transaction TOM still holds here, tentative or final but unreleased). */
+  /**
+   * LMEC = min(clock + 1, ts of every transaction TOM still holds here, tentative or final but unreleased): an
+   * exclusive bound on what this partition may still send or deliver. A future TOM vote here is {@code ++clock}, so
+   * at least clock + 1 (the thesis's min(clock, ...) is one lower: with it a PB-only transaction, stamped with the
+   * previous round's max LMEC + 1, always waited one round more than in Calvin); a pending transaction may end at
+   * exactly its tentative ts, hence the strict gate {@code ts < MEC}.
+   */
   private long lmec() {
-    long m = clock;
+    long m = clock + 1;
     for (Tom e : pending.values()) {
       m = Math.min(m, e.ts);
     }

@@ -39,17 +39,18 @@ import org.kvlab.sim.Workload;
  * in the thesis (so it is PB plus CaMu's overhead). Load: {@code n} closed-loop sessions with a think time of one
  * round (the thesis: one transaction per partition per round, open loop). LAN one-way latency 0.2 ms ± 0.1.
  * What grows with the partition count in the thesis is the all-to-all exchange; the simulator charges each server
- * {@link #RECEIVE_MICROS} per server-to-server message it takes in (one at a time), the only cost model here.
+ * a receive cost per server-to-server message it takes in (one at a time), the only cost model here.
  *
- * <p>{@code CamuEvaluation [out.md [svgDir]]} prints the table and writes the markdown table and charts.
+ * <p>{@code CamuEvaluation [rounds [table.md [svgDir]]]} prints the tables (one per receive cost) and writes them and the charts.
  */
 public final class CamuEvaluation {
-  static final long RECEIVE_MICROS = 25;
+  /** Per-message receive costs (µs) the harness sweeps; the thesis gives none. */
+  static final long[] RECEIVE_MICROS = {0, 25, 55};
   static final String[] MODES = {"pb", "tom", "camu"};
 
-  record Cell(int partitions, String partner, int parts, String mode, double meanMs, long txns, long messages, long virtualMs) {}
+  record Cell(long receiveMicros, int partitions, String partner, int parts, String mode, double meanMs, long txns, long messages, long virtualMs) {}
 
-  static SimSpec spec(int n, long roundMicros, String mode, String partner, int parts, long durationMicros) {
+  static SimSpec spec(long receive, int n, long roundMicros, String mode, String partner, int parts, long durationMicros) {
     Map<String, String> p = new LinkedHashMap<>();
     p.put("mode", mode);
     p.put("round", roundMicros + "us");
@@ -57,13 +58,14 @@ public final class CamuEvaluation {
     Workload w = Workload.defaults().withKeys(5 * n).withSessionsPerDc(n).withThinkMicros(2 * roundMicros)
         .withTxn(new Workload.Txns(1.0, parts, partner, 2, 1, 0));
     return SimSpec.defaults().withTopology(1, n).withNetwork(NetworkModel.uniform(1, 1)
-        .withReceiveMicros(RECEIVE_MICROS)).withParams(new Params(p)).withWorkload(w).withFaultKinds(Set.of())
+        .withReceiveMicros(receive)).withParams(new Params(p)).withWorkload(w).withFaultKinds(Set.of())
         .withDuration(durationMicros).withSettle(30 * roundMicros).withTrace(false)
         .withFinalReads(false);
   }
 
-  static Cell run(int n, long roundMicros, String mode, String partner, int parts, long durationMicros, long seed) {
-    SimResult r = new Simulation(spec(n, roundMicros, mode, partner, parts, durationMicros), new Camu(), seed).run();
+  static Cell run(long receive, int n, long roundMicros, String mode, String partner, int parts, long durationMicros,
+      long seed) {
+    SimResult r = new Simulation(spec(receive, n, roundMicros, mode, partner, parts, durationMicros), new Camu(), seed).run();
     if (r.failed()) {
       throw new IllegalStateException(mode + " n=" + n + " " + partner + " " + parts + ": " + r.failures());
     }
@@ -72,18 +74,18 @@ public final class CamuEvaluation {
     if (count == 0) {
       throw new IllegalStateException(mode + " n=" + n + ": no transaction completed");
     }
-    return new Cell(n, partner, parts, mode, sum / 1000.0 / count, count, r.deliveries(), r.virtualMicros() / 1000);
+    return new Cell(receive, n, partner, parts, mode, sum / 1000.0 / count, count, r.deliveries(), r.virtualMicros() / 1000);
   }
 
   /** Every cell of the grid: partitions {50 (3 ms), 100 (5 ms)} x partner x parts x mode. */
-  static List<Cell> grid(long durationRounds, long seed) {
+  static List<Cell> grid(long receive, long durationRounds, long seed) {
     List<Cell> out = new ArrayList<>();
     for (int n : new int[] {50, 100}) {
       long round = n == 50 ? 3_000 : 5_000;
       for (String partner : new String[] {"uniform", "zipf"}) {
         for (int parts : new int[] {2, 4}) {
           for (String mode : MODES) {
-            out.add(run(n, round, mode, partner, parts, durationRounds * round, seed));
+            out.add(run(receive, n, round, mode, partner, parts, durationRounds * round, seed));
           }
         }
       }
@@ -158,20 +160,28 @@ public final class CamuEvaluation {
   public static void main(String[] args) throws Exception {
     long rounds = args.length > 0 ? Long.parseLong(args[0]) : 200;
     long start = System.nanoTime();
-    List<Cell> cells = grid(rounds, 1);
-    String t = table(cells);
+    StringBuilder t = new StringBuilder();
+    List<Cell> cells = new ArrayList<>();
+    for (long receive : RECEIVE_MICROS) {
+      List<Cell> g = grid(receive, rounds, 1);
+      cells.addAll(g);
+      t.append("\nReceive cost ").append(receive).append(" µs per message:\n\n").append(table(g));
+    }
     System.out.print(t);
     System.out.println("(" + (System.nanoTime() - start) / 1_000_000_000 + " s wall)");
     for (Cell c : cells) {
       System.out.println(c);
     }
     if (args.length > 1) {
-      Files.writeString(Path.of(args[1]), t, StandardCharsets.UTF_8);
+      Files.writeString(Path.of(args[1]), t.toString(), StandardCharsets.UTF_8);
     }
     if (args.length > 2) {
       Path dir = Path.of(args[2]);
-      chart(dir, "camu-2-partitions.svg", "2-partition transactions (seed 000 Figs. 5.3/5.4/5.6)", cells, 2);
-      chart(dir, "camu-4-partitions.svg", "4-partition transactions (seed 000 Fig. 5.7)", cells, 4);
+      for (long receive : RECEIVE_MICROS) {
+        List<Cell> g = cells.stream().filter(c -> c.receiveMicros() == receive).toList();
+        chart(dir, "camu-2-partitions-" + receive + "us.svg", "2-partition txns, receive cost " + receive + " µs", g, 2);
+        chart(dir, "camu-4-partitions-" + receive + "us.svg", "4-partition txns, receive cost " + receive + " µs", g, 4);
+      }
     }
   }
 }
