@@ -45,7 +45,7 @@ import org.kvlab.sim.Workload;
  */
 public final class CamuEvaluation {
   /** Per-message receive costs (µs) the harness sweeps; the thesis gives none. */
-  static final long[] RECEIVE_MICROS = {0, 25, 55};
+  static final long[] RECEIVE_MICROS = {0, 25, 50};
   static final String[] MODES = {"pb", "tom", "camu"};
 
   record Cell(long receiveMicros, int partitions, String partner, int parts, String mode, double meanMs, long txns, long messages, long virtualMs) {}
