@@ -13,6 +13,8 @@ import java.util.Optional;
 import java.util.concurrent.Callable;
 import org.kvlab.api.OperationException;
 import org.kvlab.api.Session;
+import org.kvlab.api.TxnRequest;
+import org.kvlab.api.TxnResult;
 import org.kvlab.config.ClusterConfig;
 import org.kvlab.runtime.ClientRuntime;
 import picocli.CommandLine.Command;
@@ -22,7 +24,8 @@ import picocli.CommandLine.Parameters;
 /** An interactive (or scripted, from standard input) get/put/rotx console, with one session per datacenter used. */
 @Command(name = "shell", mixinStandardHelpOptions = true,
     description = "Read and write keys against a running cluster. Commands: get <key>, put <key> <value>, "
-        + "get@<level> <key>, put@<level> <key> <value> (per-operation session guarantees, e.g. nukv), rotx <key>..., dc <n> (switch to this shell's session in datacenter n), sleep <duration>, help, quit. "
+        + "get@<level> <key>, put@<level> <key> <value> (per-operation session guarantees, e.g. nukv), rotx <key>..., txn r <key>... w <key>=<value>... (or txn add <delta> <key>...),"
+        + " dc <n> (switch to this shell's session in datacenter n), sleep <duration>, help, quit. "
         + "Reads standard input, so it can be scripted; exit code 1 if any operation failed.")
 final class ShellCommand implements Callable<Integer> {
   @Parameters(index = "0", description = "the cluster file")
@@ -136,6 +139,20 @@ final class ShellCommand implements Callable<Integer> {
         values.forEach((k, v) -> System.out.printf("%s = %s%n", k, v.map(ShellCommand::show).orElse("(not found)")));
         System.out.printf("(%.2f ms)%n", ms(start));
       }
+      case "txn" -> {
+        TxnRequest req;
+        try {
+          req = parseTxn(words.subList(1, words.size()));
+        } catch (IllegalArgumentException e) {
+          System.out.println("error: " + e.getMessage());
+          System.out.println("usage: " + TXN_USAGE);
+          return false;
+        }
+        TxnResult r = session.transact(req);
+        r.reads().forEach((k, v) -> System.out.printf("%s = %s%n", k, v.map(ShellCommand::show).orElse("(not found)")));
+        r.writes().forEach((k, v) -> System.out.printf("%s := %s%n", k, show(v)));
+        System.out.printf("ok ts %d, %d partition(s)   (%.2f ms)%n", r.ts(), r.parts().size(), ms(start));
+      }
       case "sleep" -> {
         Duration d;
         try {
@@ -152,7 +169,7 @@ final class ShellCommand implements Callable<Integer> {
         }
       }
       case "help" -> System.out.println("get <key> | put <key> <value> | get@<level> <key> | put@<level> <key> <value>"
-          + " | rotx <key>... | dc <n> | sleep <duration> | quit   (levels: get@mr, get@ryw, get@mr+ryw, get@eventual;"
+          + " | rotx <key>... | " + TXN_USAGE + " | dc <n> | sleep <duration> | quit   (levels: get@mr, get@ryw, get@mr+ryw, get@eventual;"
           + " put@mw, put@wfr, put@mw+wfr, put@eventual; protocols with per-operation levels, e.g. nukv)");
       default -> {
         System.out.println("unknown command '" + cmd + "'; type help");
@@ -187,6 +204,43 @@ final class ShellCommand implements Callable<Integer> {
       System.out.println(e.getMessage());
       return false;
     }
+  }
+
+  static final String TXN_USAGE = "txn [r <key>...] [w <key>=<value>...] | txn add <delta> <key>...";
+
+  /**
+   * The words after {@code txn}: {@code r k1 k2 w k3=v3 k4=v4} (a read set and a write set, either may be absent) or
+   * {@code add <delta> k1 k2} (the deterministic {@code add} procedure over the keys).
+   */
+  static TxnRequest parseTxn(List<String> words) {
+    if (words.isEmpty()) {
+      throw new IllegalArgumentException("txn needs keys");
+    }
+    if (org.kvlab.api.TxnProcedures.NAMES.contains(words.get(0))) {
+      if (words.size() < 3) {
+        throw new IllegalArgumentException("procedure " + words.get(0) + " needs an argument and at least one key");
+      }
+      return TxnRequest.procedure(words.get(0), words.subList(2, words.size()), words.get(1));
+    }
+    List<String> reads = new java.util.ArrayList<>();
+    Map<String, ByteString> writes = new java.util.TreeMap<>();
+    String section = null;
+    for (String w : words) {
+      if (w.equals("r") || w.equals("w")) {
+        section = w;
+      } else if ("r".equals(section)) {
+        reads.add(w);
+      } else if ("w".equals(section)) {
+        int eq = w.indexOf('=');
+        if (eq <= 0) {
+          throw new IllegalArgumentException("a write is <key>=<value>, got '" + w + "'");
+        }
+        writes.put(w.substring(0, eq), ByteString.copyFromUtf8(w.substring(eq + 1)));
+      } else {
+        throw new IllegalArgumentException("'" + w + "' is not in a read (r) or write (w) list");
+      }
+    }
+    return TxnRequest.of(reads, writes);
   }
 
   static String show(ByteString v) {

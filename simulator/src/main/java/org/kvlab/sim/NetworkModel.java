@@ -5,9 +5,26 @@ import java.util.Random;
 /**
  * Latency between datacenters: one-way base latency and uniform jitter per datacenter pair, in
  * microseconds. {@code base[a][a]} is the latency inside datacenter a (client to server, server to
- * server).
+ * server). {@code receiveMicros} (default 0) is the time a server spends taking in one message from another server:
+ * a server takes in one message at a time, so a message that arrives while it is busy waits (it models the cost of
+ * all-to-all exchanges, which grows with the number of servers).
  */
-public record NetworkModel(long[][] baseMicros, long[][] jitterMicros) {
+public record NetworkModel(long[][] baseMicros, long[][] jitterMicros, long receiveMicros) {
+
+  public NetworkModel(long[][] baseMicros, long[][] jitterMicros) {
+    this(baseMicros, jitterMicros, 0);
+  }
+
+  public NetworkModel {
+    if (receiveMicros < 0) {
+      throw new IllegalArgumentException("receiveMicros must be >= 0, got " + receiveMicros);
+    }
+  }
+
+  /** The same latencies, with each server-to-server message costing its receiver {@code micros}. */
+  public NetworkModel withReceiveMicros(long micros) {
+    return new NetworkModel(baseMicros, jitterMicros, micros);
+  }
 
   /** Every datacenter pair {@code wanRttMillis} apart; 0.2 ms ± 0.1 inside a datacenter; 10% jitter. */
   public static NetworkModel uniform(int datacenters, double wanRttMillis) {

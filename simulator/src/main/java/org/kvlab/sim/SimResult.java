@@ -16,9 +16,23 @@ import org.kvlab.history.History;
  * @param virtualMicros simulated time at the end
  * @param wallNanos real time the run took
  * @param cpuNanos CPU time of the simulating thread (robust on a shared, noisy machine)
+ * @param counters the servers' {@link org.kvlab.api.Metrics}, summed over all servers: {@code count(name)} adds one
+ *     to {@code name}; {@code record(name, v)} adds v to {@code name.sum} and one to {@code name.count}
  */
 public record SimResult(long seed, History history, List<Fault> faults, List<String> failures, Trace trace,
-    long deliveries, long events, long virtualMicros, long wallNanos, long cpuNanos) {
+    long deliveries, long events, long virtualMicros, long wallNanos, long cpuNanos,
+    java.util.Map<String, Long> counters) {
+
+  public SimResult(long seed, History history, List<Fault> faults, List<String> failures, Trace trace,
+      long deliveries, long events, long virtualMicros, long wallNanos, long cpuNanos) {
+    this(seed, history, faults, failures, trace, deliveries, events, virtualMicros, wallNanos, cpuNanos,
+        java.util.Map.of());
+  }
+
+  /** Counter {@code name} (0 if no server counted it). */
+  public long counter(String name) {
+    return counters.getOrDefault(name, 0L);
+  }
 
   public boolean failed() {
     return !failures.isEmpty();

@@ -33,7 +33,8 @@ public record SimSpec(
     long durationMicros,
     long settleMicros,
     boolean trace,
-    long maxSkewMillis) {
+    long maxSkewMillis,
+    boolean finalReads) {
 
   public static final Set<String> FAULT_KINDS = Set.of("partition", "skew", "crash", "slow");
   public static final long FLUSH_INTERVAL_MICROS = 200_000;
@@ -52,69 +53,78 @@ public record SimSpec(
   /** 2 datacenters x 3 partitions, 50 ms WAN RTT, no faults, 10 simulated seconds of the default workload. */
   public static SimSpec defaults() {
     return new SimSpec(new Topology(2, 3), Params.empty(), Durability.SYNC, NetworkModel.uniform(2, 50),
-        Set.of(), List.of(), Workload.defaults(), 10_000_000, 3_000_000, true, 100);
+        Set.of(), List.of(), Workload.defaults(), 10_000_000, 3_000_000, true, 100, true);
   }
 
   public SimSpec withTopology(int datacenters, int partitions) {
     return new SimSpec(new Topology(datacenters, partitions), params, durability,
         network.baseMicros().length == datacenters ? network : NetworkModel.uniform(datacenters, 50),
-        faultKinds, faults, workload, durationMicros, settleMicros, trace, maxSkewMillis);
+        faultKinds, faults, workload, durationMicros, settleMicros, trace, maxSkewMillis, finalReads);
   }
 
   /** {@code replicas} servers per partition per datacenter (a replication group, e.g. a Raft group). */
   public SimSpec withTopology(int datacenters, int partitions, int replicas) {
     return new SimSpec(new Topology(datacenters, partitions, replicas), params, durability,
         network.baseMicros().length == datacenters ? network : NetworkModel.uniform(datacenters, 50),
-        faultKinds, faults, workload, durationMicros, settleMicros, trace, maxSkewMillis);
+        faultKinds, faults, workload, durationMicros, settleMicros, trace, maxSkewMillis, finalReads);
   }
 
   public SimSpec withParams(Params params) {
     return new SimSpec(topology, params, durability, network, faultKinds, faults, workload, durationMicros,
-        settleMicros, trace, maxSkewMillis);
+        settleMicros, trace, maxSkewMillis, finalReads);
   }
 
   public SimSpec withDurability(Durability durability) {
     return new SimSpec(topology, params, durability, network, faultKinds, faults, workload, durationMicros,
-        settleMicros, trace, maxSkewMillis);
+        settleMicros, trace, maxSkewMillis, finalReads);
   }
 
   public SimSpec withNetwork(NetworkModel network) {
     return new SimSpec(topology, params, durability, network, faultKinds, faults, workload, durationMicros,
-        settleMicros, trace, maxSkewMillis);
+        settleMicros, trace, maxSkewMillis, finalReads);
   }
 
   public SimSpec withFaultKinds(Set<String> kinds) {
     return new SimSpec(topology, params, durability, network, kinds, faults, workload, durationMicros,
-        settleMicros, trace, maxSkewMillis);
+        settleMicros, trace, maxSkewMillis, finalReads);
   }
 
   public SimSpec withFaults(List<Fault> faults) {
     return new SimSpec(topology, params, durability, network, faultKinds, faults, workload, durationMicros,
-        settleMicros, trace, maxSkewMillis);
+        settleMicros, trace, maxSkewMillis, finalReads);
   }
 
   public SimSpec withWorkload(Workload workload) {
     return new SimSpec(topology, params, durability, network, faultKinds, faults, workload, durationMicros,
-        settleMicros, trace, maxSkewMillis);
+        settleMicros, trace, maxSkewMillis, finalReads);
   }
 
   public SimSpec withDuration(long durationMicros) {
     return new SimSpec(topology, params, durability, network, faultKinds, faults, workload, durationMicros,
-        settleMicros, trace, maxSkewMillis);
+        settleMicros, trace, maxSkewMillis, finalReads);
   }
 
   public SimSpec withSettle(long settleMicros) {
     return new SimSpec(topology, params, durability, network, faultKinds, faults, workload, durationMicros,
-        settleMicros, trace, maxSkewMillis);
+        settleMicros, trace, maxSkewMillis, finalReads);
   }
 
   public SimSpec withTrace(boolean trace) {
     return new SimSpec(topology, params, durability, network, faultKinds, faults, workload, durationMicros,
-        settleMicros, trace, maxSkewMillis);
+        settleMicros, trace, maxSkewMillis, finalReads);
   }
 
   public SimSpec withMaxSkewMillis(long maxSkewMillis) {
     return new SimSpec(topology, params, durability, network, faultKinds, faults, workload, durationMicros,
-        settleMicros, trace, maxSkewMillis);
+        settleMicros, trace, maxSkewMillis, finalReads);
+  }
+
+  /**
+   * Whether the run ends with one reader per datacenter reading every written key (the convergence checker's input;
+   * default true). Benchmarks that only measure the workload can skip it.
+   */
+  public SimSpec withFinalReads(boolean finalReads) {
+    return new SimSpec(topology, params, durability, network, faultKinds, faults, workload, durationMicros,
+        settleMicros, trace, maxSkewMillis, finalReads);
   }
 }

@@ -224,14 +224,34 @@ public final class Simulation {
       }
     }
     return new SimResult(seed, history.build(), List.copyOf(faults), List.copyOf(failures), trace, deliveries, events,
-        now, System.nanoTime() - wallStart, mx.getCurrentThreadCpuTime() - cpuStart);
+        now, System.nanoTime() - wallStart, mx.getCurrentThreadCpuTime() - cpuStart, new TreeMap<>(counters));
   }
+
+  /** The servers' metrics, summed over servers (see {@link SimResult#counters()}). */
+  private final Map<String, Long> counters = new TreeMap<>();
+
+  private final Metrics simMetrics = new Metrics() {
+    @Override
+    public void count(String name) {
+      counters.merge(name, 1L, Long::sum);
+    }
+
+    @Override
+    public void record(String name, long value) {
+      counters.merge(name + ".sum", value, Long::sum);
+      counters.merge(name + ".count", 1L, Long::sum);
+    }
+  };
 
   private int scriptsRunning;
 
   private void finalReads(int firstSessionId) {
     if (scriptsRunning > 0) {
       at(now + 100_000, () -> finalReads(firstSessionId)); // scripts still running: wait for them
+      return;
+    }
+    if (!spec.finalReads()) {
+      done = true; // the run ends here; in-flight operations are recorded as unanswered
       return;
     }
     // One reader per datacenter reads every key ever written, sequentially: the convergence check's input.
@@ -312,12 +332,23 @@ public final class Simulation {
   }
 
   private void deliver(SimNode from, int senderIncarnation, SimNode target, Message message, long sent, long traceId) {
+    long cost = spec.network().receiveMicros();
+    if (cost > 0 && !target.down) { // the receiver takes in one message at a time (FIFO per link is kept)
+      long done = Math.max(now, target.receiveBusyUntil) + cost;
+      target.receiveBusyUntil = done;
+      at(done, () -> take(from, senderIncarnation, target, message, sent, traceId));
+      return;
+    }
+    take(from, senderIncarnation, target, message, sent, traceId);
+  }
+
+  private void take(SimNode from, int senderIncarnation, SimNode target, Message message, long sent, long traceId) {
     if (from.incarnation != senderIncarnation && spec.durability() == Durability.NONE) {
       trace.drop(traceId, now, "sender crashed before delivery (durability none)");
       return; // the crashed sender's in-memory queue is gone
     }
     if (target.down) {
-      target.heldWhileDown.add(() -> deliver(from, senderIncarnation, target, message, sent, traceId));
+      target.heldWhileDown.add(() -> take(from, senderIncarnation, target, message, sent, traceId));
       return;
     }
     deliveries++;
@@ -331,6 +362,7 @@ public final class Simulation {
   /** One simulated server: the protocol's Server instance behind a virtual-time ServerContext. */
   final class SimNode implements ServerContext {
     final NodeId id;
+    long receiveBusyUntil;
     final List<Runnable> heldWhileDown = new ArrayList<>();
     final SimStore<Message> store;
     final Random nodeRandom;
@@ -602,7 +634,7 @@ public final class Simulation {
 
     @Override
     public Metrics metrics() {
-      return Metrics.NOP;
+      return simMetrics;
     }
 
     @Override

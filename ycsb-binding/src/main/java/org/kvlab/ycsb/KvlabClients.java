@@ -15,6 +15,7 @@ import org.kvlab.api.Protocol;
 import org.kvlab.api.Protocols;
 import org.kvlab.api.ReadOnlyTransactions;
 import org.kvlab.api.Session;
+import org.kvlab.api.Transactions;
 import org.kvlab.config.ClusterConfig;
 import org.kvlab.config.ClusterConfig.ServerSpec;
 import org.kvlab.config.ConfigException;
@@ -59,9 +60,16 @@ final class KvlabClients {
       return protocol.newClient() instanceof ReadOnlyTransactions;
     }
 
-    /** Multi-key read-write transactions: the framework has no such capability yet (CaMu will add it). */
+    /** Multi-key read-write transactions ({@link Transactions}, e.g. camu). */
     boolean offersTransactions() {
-      return false;
+      return protocol.newClient() instanceof Transactions;
+    }
+
+    /** Installed protocols whose clients offer multi-key transactions, for error messages. */
+    static String protocolsWithTransactions() {
+      String names = Protocols.all().stream().filter(p -> p.newClient() instanceof Transactions)
+          .map(Protocol::name).collect(Collectors.joining(", "));
+      return names.isEmpty() ? "(none installed)" : names;
     }
 
     /** Installed protocols whose clients offer read-only transactions, for error messages. */

@@ -240,10 +240,31 @@ public class KvlabDB extends DB {
     }
   }
 
-  /** Hook for multi-key transactions (reads {@code reads}, writes {@code writes}); none offers them yet. */
+  /**
+   * A one-shot multi-key transaction: reads {@code reads} (their records go to {@code result}) and writes
+   * {@code writes}, atomically, for protocols that offer {@link org.kvlab.api.Transactions} (e.g. camu).
+   */
   public Status transaction(String table, Collection<String> reads, Map<String, Map<String, ByteIterator>> writes,
       Map<String, Map<String, ByteIterator>> result) {
-    return unsupported("transaction", "set txproportion=0");
+    if (!session.supportsTransactions()) {
+      return unsupported("transaction", "set txproportion=0 or use a protocol with multi-key transactions: "
+          + KvlabClients.Target.protocolsWithTransactions());
+    }
+    try {
+      Map<String, ByteString> w = new java.util.TreeMap<>();
+      writes.forEach((k, v) -> w.put(k, FieldCodec.encode(v)));
+      org.kvlab.api.TxnResult r = session.transact(org.kvlab.api.TxnRequest.of(new java.util.ArrayList<>(reads), w));
+      for (Map.Entry<String, Optional<ByteString>> e : r.reads().entrySet()) {
+        if (e.getValue().isPresent()) {
+          Map<String, ByteIterator> record = new HashMap<>();
+          FieldCodec.decode(e.getValue().get(), null, record);
+          result.put(e.getKey(), record);
+        }
+      }
+      return Status.OK;
+    } catch (RuntimeException e) {
+      return failed("transaction", reads.toString(), e);
+    }
   }
 
   private Status unsupported(String op, String fix) {

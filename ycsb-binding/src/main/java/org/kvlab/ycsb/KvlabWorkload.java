@@ -27,8 +27,13 @@ import site.ycsb.workloads.CoreWorkload;
  *       measured as an INSERT by YCSB);
  *   <li>{@code rotxproportion}, {@code rotxkeys} (default 10): a read-only transaction over
  *       {@code rotxkeys} distinct keys chosen by the request distribution, measured as "ROTX";
- *   <li>{@code txproportion}, {@code txkeys} (default 4): a multi-key transaction, measured as "TX", for
- *       protocols that offer them (none yet: init refuses txproportion > 0 with a clear message).
+ *   <li>{@code txproportion}, {@code txkeys} (default 4), {@code txpartitions} (default 2), {@code txpartner}
+ *       ({@code uniform} or {@code zipf}, default uniform), {@code txzipfs} (default 2): a multi-key transaction,
+ *       measured as "TX", for protocols that offer them (e.g. camu): a home partition (the partition of a key
+ *       from the request distribution), then {@code txpartitions - 1} partner partitions chosen uniformly or by
+ *       Zipf (rank r = partition home + r, weight 1/r^s, as the CaMu thesis's partner skew), then {@code txkeys}
+ *       distinct keys spread round-robin over those partitions (each drawn from the request distribution among
+ *       the keys of its partition); it reads every key and writes a new record to each.
  * </ul>
  * All proportions, core and kvlab, are weights of one choice: an operation's share is its proportion
  * divided by the sum of all proportions (as in YCSB, which does not require them to add up to 1).
@@ -48,6 +53,9 @@ public class KvlabWorkload extends CoreWorkload {
   private int ampfactor;
   private int rotxkeys;
   private int txkeys;
+  private int txpartitions;
+  private org.kvlab.api.TxnPartners partners;
+  private org.kvlab.api.Topology topology;
   private boolean reportLatencyForEachError;
   private KvlabClients.Shared preflight;
   private boolean kvlabOperations;
@@ -87,7 +95,26 @@ public class KvlabWorkload extends CoreWorkload {
     }
     if (tx > 0 && !target.offersTransactions()) {
       throw new WorkloadException("txproportion=" + tx + " asks for multi-key transactions, which protocol '"
-          + protocol + "' does not offer (no installed kvlab protocol does yet). Fix: set txproportion=0");
+          + protocol + "' does not offer. Fix: set txproportion=0, or use a protocol that offers them: "
+          + KvlabClients.Target.protocolsWithTransactions());
+    }
+    txpartitions = count(p, "txpartitions", 2);
+    String partner = p.getProperty("txpartner", "uniform").trim();
+    double zipfS = proportion(p, "txzipfs", "2");
+    topology = target.config().topology();
+    if (tx > 0) {
+      if (!partner.equals("uniform") && !partner.equals("zipf")) {
+        throw new WorkloadException("txpartner=" + partner + " is not a partner choice. Fix: uniform or zipf");
+      }
+      if (txpartitions > topology.partitions()) {
+        throw new WorkloadException("txpartitions=" + txpartitions + " is more than the cluster's "
+            + topology.partitions() + " partitions. Fix: lower txpartitions");
+      }
+      if (txkeys < txpartitions || txkeys > recordcount) {
+        throw new WorkloadException("txkeys=" + txkeys + " must be at least txpartitions=" + txpartitions
+            + " (one key per partition) and at most recordcount=" + recordcount + ". Fix: adjust txkeys");
+      }
+      partners = new org.kvlab.api.TxnPartners(topology.partitions(), partner, zipfS);
     }
     preflight = KvlabClients.acquire(target); // also keeps the runtime open across the threads' start-up
     try {
@@ -125,7 +152,11 @@ public class KvlabWorkload extends CoreWorkload {
   }
 
   private static double proportion(Properties p, String name) throws WorkloadException {
-    String text = p.getProperty(name, "0").trim();
+    return proportion(p, name, "0");
+  }
+
+  private static double proportion(Properties p, String name, String fallback) throws WorkloadException {
+    String text = p.getProperty(name, fallback).trim();
     try {
       double v = Double.parseDouble(text);
       if (v >= 0 && Double.isFinite(v)) {
@@ -197,10 +228,20 @@ public class KvlabWorkload extends CoreWorkload {
   /** Hook: a multi-key transaction reading and writing {@code txkeys} keys (init refuses it for now). */
   public void doTransactionTx() {
     KvlabDB kvlab = kvlab();
-    List<String> keys = distinctKeys(txkeys);
+    List<String> keys = txnKeys();
+    if (keys == null) {
+      measure(TX, Status.BAD_REQUEST, measurements.getIntendedtartTimeNs(), System.nanoTime(), System.nanoTime());
+      return;
+    }
+    Map<String, Map<String, ByteIterator>> writes = new HashMap<>();
+    for (String k : keys) {
+      Map<String, ByteIterator> record = new HashMap<>();
+      record.put("field0", new site.ycsb.RandomByteIterator(fieldlengthgenerator.nextValue().longValue()));
+      writes.put(k, record);
+    }
     long intended = measurements.getIntendedtartTimeNs();
     long start = System.nanoTime();
-    Status status = kvlab.transaction(table, keys, Map.of(), new HashMap<>());
+    Status status = kvlab.transaction(table, keys, writes, new HashMap<>());
     long end = System.nanoTime();
     measure(TX, status, intended, start, end);
   }
@@ -213,6 +254,39 @@ public class KvlabWorkload extends CoreWorkload {
     }
     return kvlab;
   }
+
+  /**
+   * The keys of one transaction: home partition, partners, then {@code txkeys} distinct keys round-robin over
+   * them; null (logged once) if some partition has no key among the first draws (too few records).
+   */
+  List<String> txnKeys() {
+    java.util.concurrent.ThreadLocalRandom random = java.util.concurrent.ThreadLocalRandom.current();
+    int home = topology.partitionOf(buildKeyName(nextExistingKeynum()));
+    List<Integer> parts = partners.choose(random, home, txpartitions);
+    Set<String> keys = new LinkedHashSet<>();
+    for (int i = 0; keys.size() < txkeys; i++) {
+      int part = parts.get(i % parts.size());
+      String key = null;
+      for (int tries = 0; tries < 200 * topology.partitions() && key == null; tries++) {
+        String k = buildKeyName(nextExistingKeynum());
+        if (topology.partitionOf(k) == part && !keys.contains(k)) {
+          key = k;
+        }
+      }
+      if (key == null) {
+        if (!TXN_KEYS_LOGGED.getAndSet(true)) {
+          LOG.warn("no free key of partition {} among {} draws: TX counted as BAD_REQUEST. Fix: raise recordcount"
+              + " or lower txkeys", part, 200 * topology.partitions());
+        }
+        return null;
+      }
+      keys.add(key);
+    }
+    return new ArrayList<>(keys);
+  }
+
+  private static final java.util.concurrent.atomic.AtomicBoolean TXN_KEYS_LOGGED =
+      new java.util.concurrent.atomic.AtomicBoolean();
 
   /** {@code n} distinct existing keys from the request distribution (as CoreWorkload chooses one). */
   private List<String> distinctKeys(int n) {

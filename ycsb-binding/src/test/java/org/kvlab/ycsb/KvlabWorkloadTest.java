@@ -84,6 +84,64 @@ class KvlabWorkloadTest {
   }
 
   @Test
+  void when_theWorkloadRunsTransactionsOnCamu_then_eachSpansTxpartitionsPartitionsAndCommits(@TempDir Path dir)
+      throws Exception {
+    try (YcsbClusters c = YcsbClusters.start("camu", 1, 4, dir)) {
+      Properties p = c.props();
+      p.setProperty("recordcount", "80");
+      p.setProperty("operationcount", "60");
+      p.setProperty("fieldcount", "1");
+      p.setProperty("fieldlength", "16");
+      p.setProperty("insertorder", "ordered");
+      p.setProperty("readproportion", "0");
+      p.setProperty("updateproportion", "0");
+      p.setProperty("txproportion", "1");
+      p.setProperty("txkeys", "4");
+      p.setProperty("txpartitions", "2");
+      p.setProperty("txpartner", "zipf");
+      Measurements.setProperties(p);
+      Map<String, Long> before = measured();
+      KvlabWorkload workload = new KvlabWorkload();
+      workload.init(p);
+      DB db = DBFactory.newDB(KvlabDB.class.getName(), p,
+          new Tracer.Builder("test").conf(HTraceConfiguration.EMPTY).build());
+      db.init();
+      Object state = workload.initThread(p, 0, 1);
+      for (int i = 0; i < 80; i++) {
+        assertTrue(workload.doInsert(db, state));
+      }
+      org.kvlab.api.Topology t = new org.kvlab.api.Topology(1, 4);
+      for (int i = 0; i < 50; i++) {
+        java.util.List<String> keys = workload.txnKeys();
+        assertEquals(4, keys.size());
+        assertEquals(2, keys.stream().map(t::partitionOf).distinct().count(), "txpartitions=2: " + keys);
+      }
+      for (int i = 0; i < 60; i++) {
+        assertTrue(workload.doTransaction(db, state));
+      }
+      Map<String, Long> d = delta(before, measured());
+      assertEquals(60, d.getOrDefault("TX Operations", 0L), d.toString());
+      assertEquals(60, d.getOrDefault("TX Return=OK", 0L), d.toString());
+      db.cleanup();
+      workload.cleanup();
+    }
+  }
+
+  @Test
+  void when_txpartitionsExceedsTheCluster_then_initNamesTheFix(@TempDir Path dir) throws Exception {
+    try (YcsbClusters c = YcsbClusters.start("camu", 1, 2, dir)) {
+      Properties p = c.props();
+      p.setProperty("recordcount", "10");
+      p.setProperty("txproportion", "1");
+      p.setProperty("txpartitions", "3");
+      Measurements.setProperties(p);
+      site.ycsb.WorkloadException e = assertThrows(site.ycsb.WorkloadException.class,
+          () -> new KvlabWorkload().init(p));
+      assertTrue(e.getMessage().contains("txpartitions=3") && e.getMessage().contains("Fix"), e.getMessage());
+    }
+  }
+
+  @Test
   void when_aClientThreadCouldNotStart_then_theWorkloadFailsTheRunAtCleanup(@TempDir Path dir) throws Exception {
     try (YcsbClusters c = YcsbClusters.start("eventual", 1, 1, dir)) {
       Properties p = c.props();

@@ -30,6 +30,8 @@ public final class Camu extends BaseProtocol {
     p.put("round", "duration, default 5ms: the round (batch) duration");
     p.put("pbPartners", "whole number, default 2: in camu mode, partition p starts with PB links to p±1..p±k"
         + " (mod the partition count), TOM to the others");
+    p.put("pbLinks", "list 'a-b;...', default empty: in camu mode, exactly these links start PB (instead of"
+        + " pbPartners), e.g. 1-2 for the thesis's Fig. 3.3");
     p.put("adaptive", "true | false, default false: in camu mode, the adaptive rule switches links at run time");
     p.put("adaptiveWindow", "whole number, default 10: rounds per adaptive decision");
     p.put("adaptiveHigh", "percent, default 75: a TOM link touched in more of the window's rounds switches to PB");

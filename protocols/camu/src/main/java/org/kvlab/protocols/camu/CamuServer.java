@@ -97,6 +97,8 @@ final class CamuServer extends Server<Record> {
     final Request<TxnReq> request;
     final int parts;
     final List<PartResult> results = new ArrayList<>();
+    long batched = -1;
+    String kind = "";
 
     Coord(Request<TxnReq> request, int parts) {
       this.request = request;
@@ -138,6 +140,11 @@ final class CamuServer extends Server<Record> {
     window = params().intValue("adaptiveWindow", 10);
     high = params().intValue("adaptiveHigh", 75);
     low = params().intValue("adaptiveLow", 25);
+    if (window < 1 || low < 0 || high > 100 || low >= high) {
+      throw new IllegalArgumentException("camu: adaptive rule needs adaptiveWindow >= 1 and 0 <= adaptiveLow <"
+          + " adaptiveHigh <= 100, got window " + window + ", low " + low + ", high " + high
+          + ". Fix: e.g. adaptiveWindow: 10, adaptiveLow: 25, adaptiveHigh: 75");
+    }
     int k = params().intValue("pbPartners", 2);
     link = new Link[n];
     exchanging = new boolean[n];
@@ -148,16 +155,44 @@ final class CamuServer extends Server<Record> {
     touched = new int[n];
     touchedThisRound = new boolean[n];
     inbox = new ArrayList<>();
+    java.util.Set<Integer> explicit = pbLinks(params().string("pbLinks", ""));
     for (int q = 0; q < n; q++) {
       inbox.add(new ArrayDeque<>());
       int d = Math.min(Math.floorMod(q - me, n), Math.floorMod(me - q, n));
-      boolean pb = mode.equals("pb") || (mode.equals("camu") && d <= k);
+      boolean pb = mode.equals("pb") || (mode.equals("camu") && (explicit == null ? d <= k : explicit.contains(q)));
       link[q] = q == me ? null : pb ? Link.PB : Link.TOM;
       exchanging[q] = q != me && pb;
     }
     parseScript(params().string("switches", ""));
     roundStart = nowMicros();
     after(roundLength, this::startRound);
+  }
+
+  /** My PB peers among the links 'a-b;...' (null if none are given: pbPartners decides). */
+  private java.util.Set<Integer> pbLinks(String text) {
+    if (text.isBlank()) {
+      return null;
+    }
+    java.util.Set<Integer> out = new java.util.HashSet<>();
+    for (String s : text.split(";")) {
+      String[] ab = s.trim().split("-");
+      try {
+        int a = Integer.parseInt(ab[0].trim());
+        int b = Integer.parseInt(ab[ab.length - 1].trim());
+        if (ab.length != 2 || a == b || a < 0 || b < 0 || a >= n || b >= n) {
+          throw new NumberFormatException();
+        }
+        if (a == me) {
+          out.add(b);
+        } else if (b == me) {
+          out.add(a);
+        }
+      } catch (NumberFormatException e) {
+        throw new IllegalArgumentException("camu: bad link '" + s + "' in pbLinks. Fix: 'a-b;...' with two different"
+            + " partitions below " + n + ", e.g. 1-2;3-4");
+      }
+    }
+    return out;
   }
 
   private void parseScript(String text) {
@@ -212,6 +247,14 @@ final class CamuServer extends Server<Record> {
     c.results.add(r);
     if (c.results.size() == c.parts) {
       coords.remove(r.getTid());
+      if (c.batched >= 0) { // the thesis's metric: from the batching round to execution at the last participant
+        long last = 0;
+        for (PartResult p : c.results) {
+          last = Math.max(last, p.getExec());
+        }
+        metrics().record("camu.latencyMicros", last - c.batched);
+        metrics().record("camu.latencyMicros." + c.kind, last - c.batched);
+      }
       long ts = c.results.get(0).getTs();
       c.request.reply(TxnReply.newBuilder().setTs(ts).setTid(r.getTid()).addAllParts(c.results).build());
     }
@@ -222,12 +265,22 @@ final class CamuServer extends Server<Record> {
   private void startRound() {
     inRound = true;
     roundStart = nowMicros();
+    // TOM decisions first (the thesis's code calls GetDecided at the very start of the round): a released hybrid
+    // leaves the LMEC and goes out on its PB links in this round's messages, so the LMEC they carry may exceed it
+    // (Fig. 3.3: in round 18, P1's LMEC is above A's 213 and A arrives with it).
+    List<Txn> ready = new ArrayList<>();
+    for (Txn t : tomDecided()) {
+      if (t.getOrigin() == me && t.getPbPartsCount() > 0) {
+        ready.add(t); // hybrid: the PB leg follows the TOM decision
+      } else {
+        executable.add(t);
+      }
+    }
     localMec = lmec();
     Invariants.check(localMec >= lastLmecSent, "camu: LMEC went back from %s to %s", lastLmecSent, localMec);
     lastLmecSent = localMec;
-    List<Txn> ready = new ArrayList<>();
     for (Txn t : batch) {
-      Txn.Builder b = t.toBuilder();
+      Txn.Builder b = t.toBuilder().setBatched(roundStart);
       boolean tom = false;
       for (int q : t.getParticipantsList()) {
         if (q != me) {
@@ -238,6 +291,9 @@ final class CamuServer extends Server<Record> {
           }
         }
       }
+      Coord c = coords.get(t.getTid());
+      c.batched = roundStart;
+      c.kind = t.getParticipantsCount() == 1 ? "single" : !tom ? "pb" : b.getPbPartsCount() > 0 ? "hybrid" : "tom";
       if (!tom) {
         ready.add(b.setTs(pbClock).build()); // PB-only: stamped by the origin
       } else {
@@ -245,13 +301,6 @@ final class CamuServer extends Server<Record> {
       }
     }
     batch.clear();
-    for (Txn t : tomDecided()) {
-      if (t.getOrigin() == me && t.getPbPartsCount() > 0) {
-        ready.add(t); // hybrid: the PB leg follows the TOM decision
-      } else {
-        executable.add(t);
-      }
-    }
     awaiting = new ArrayList<>();
     for (int q = 0; q < n; q++) {
       if (q == me || !exchanging[q]) {
@@ -328,11 +377,17 @@ final class CamuServer extends Server<Record> {
     for (int q : consumed) {
       if (link[q] == Link.TO_PB) {
         link[q] = Link.PB; // this round's pbClock already exceeds the peer's LMEC: PB-only to q is safe from now
+        if (me < q) {
+          metrics().count("camu.switched.toPb"); // counted once per link, at its lower partition
+        }
       }
     }
     for (int q = 0; q < n; q++) {
       if (q != me && link[q] == Link.TO_TOM && sentLast[q] && gotLast[q]) {
         link[q] = Link.TOM;
+        if (me < q) {
+          metrics().count("camu.switched.toTom"); // counted once per link, at its lower partition
+        }
         exchanging[q] = false;
         sentLast[q] = false;
         gotLast[q] = false;
@@ -359,7 +414,8 @@ final class CamuServer extends Server<Record> {
   }
 
   private void run(Txn t) {
-    PartResult.Builder r = PartResult.newBuilder().setTid(t.getTid()).setPartition(me).setTs(t.getTs());
+    PartResult.Builder r = PartResult.newBuilder().setTid(t.getTid()).setPartition(me).setTs(t.getTs())
+        .setExec(nowMicros());
     if (t.getApi()) {
       r.setSeq(++executedSeq);
     }
@@ -481,9 +537,15 @@ final class CamuServer extends Server<Record> {
     return out;
   }
 
-  /** LMEC = min(clock, ts of every transaction TOM still holds here, tentative or final but unreleased). */
+  /**
+   * LMEC = min(clock + 1, ts of every transaction TOM still holds here, tentative or final but unreleased): an
+   * exclusive bound on what this partition may still send or deliver. A future TOM vote here is {@code ++clock}, so
+   * at least clock + 1 (the thesis's min(clock, ...) is one lower: with it a PB-only transaction, stamped with the
+   * previous round's max LMEC + 1, always waited one round more than in Calvin); a pending transaction may end at
+   * exactly its tentative ts, hence the strict gate {@code ts < MEC}.
+   */
   private long lmec() {
-    long m = clock;
+    long m = clock + 1;
     for (Tom e : pending.values()) {
       m = Math.min(m, e.ts);
     }

@@ -1,5 +1,6 @@
 package org.kvlab.protocols.camu;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
@@ -22,6 +23,10 @@ import org.kvlab.sim.Workload;
  */
 class CamuCheckedSimTest {
   static SimSpec spec(String mode, String partner, int parts, String extra) {
+    return spec(mode, partner, parts, extra, 6);
+  }
+
+  static SimSpec spec(String mode, String partner, int parts, String extra, int sessions) {
     Map<String, String> p = new java.util.HashMap<>(Map.of("mode", mode, "round", "2ms", "pbPartners", "1"));
     if (!extra.isEmpty()) {
       for (String kv : extra.split(",")) {
@@ -29,28 +34,31 @@ class CamuCheckedSimTest {
         p.put(a[0], a[1]);
       }
     }
-    Workload w = Workload.defaults().withKeys(40).withSessionsPerDc(6).withThinkMicros(1_000)
+    Workload w = Workload.defaults().withKeys(40).withSessionsPerDc(sessions).withThinkMicros(1_000)
         .withTxn(new Workload.Txns(1.0, parts, partner, 2, 1, 0.2));
     return SimSpec.defaults().withTopology(1, 5).withNetwork(NetworkModel.uniform(1, 1)).withParams(new Params(p))
         .withWorkload(w).withFaultKinds(Set.of("slow", "skew")).withDuration(400_000).withSettle(1_000_000)
         .withTrace(false);
   }
 
-  static void seeds(SimSpec spec, int count) {
-    int txns = 0;
+  /** Runs the seeds, asserts each passes the txn checker, and returns the link switches completed in each seed. */
+  static List<long[]> seeds(SimSpec spec, int count) {
+    List<long[]> switches = new java.util.ArrayList<>();
     for (long seed = 1; seed <= count; seed++) {
       SeedReport r = SimRunner.run(spec, new Camu(), seed, List.of(TxnChecker.NAME));
       assertTrue(r.ok(), () -> "seed " + r.seed() + ": " + r.checks() + " " + r.result().failures());
       Result c = r.checks().get(0);
       assertTrue(!c.vacuous(), "seed " + seed + ": no transaction completed: " + c.note());
-      txns++;
+      switches.add(new long[] {r.result().counter("camu.switched.toPb"), r.result().counter("camu.switched.toTom")});
     }
-    assertTrue(txns == count);
+    assertEquals(count, switches.size());
+    return switches;
   }
 
   @Test
   void when_everyLinkIsPb_then_200FaultySeedsPassTheTxnChecker() {
-    seeds(spec("pb", "uniform", 2, ""), 200);
+    assertTrue(seeds(spec("pb", "uniform", 2, ""), 200).stream().allMatch(s -> s[0] == 0 && s[1] == 0),
+        "no switch without a script or the adaptive rule");
   }
 
   @Test
@@ -66,12 +74,26 @@ class CamuCheckedSimTest {
   @Test
   void when_linksSwitchBothWaysDuringTheRun_then_200FaultySeedsPassTheTxnChecker() {
     // 0-2 and 1-3 start TOM and go PB; 0-1 and 1-2 start PB and go TOM; then 0-2 goes back to TOM
-    seeds(spec("camu", "uniform", 3, "switches=20:0-2:pb;25:0-1:tom;40:1-3:pb;50:1-2:tom;90:0-2:tom"), 200);
+    List<long[]> sw = seeds(spec("camu", "uniform", 3,
+        "switches=20:0-2:pb;25:0-1:tom;40:1-3:pb;50:1-2:tom;90:0-2:tom"), 200);
+    for (int i = 0; i < sw.size(); i++) {
+      long[] s = sw.get(i);
+      assertEquals(2, s[0], "seed " + (i + 1) + ": links that completed TOM->PB (0-2 and 1-3)");
+      assertEquals(3, s[1], "seed " + (i + 1) + ": links that completed PB->TOM (0-1, 1-2, then 0-2 back)");
+    }
   }
 
   @Test
   void when_theAdaptiveRuleRuns_then_200FaultySeedsPassTheTxnChecker() {
-    seeds(spec("camu", "zipf", 2, "adaptive=true,adaptiveWindow=10"), 200);
+    // enough load, and thresholds low enough, that TOM links get touched often enough to go PB (and back)
+    List<long[]> sw = seeds(spec("camu", "zipf", 2,
+        "adaptive=true,adaptiveWindow=10,adaptiveHigh=30,adaptiveLow=5", 20), 200);
+    long toPb = sw.stream().mapToLong(s -> s[0]).sum();
+    long toTom = sw.stream().mapToLong(s -> s[1]).sum();
+    long seedsThatSwitched = sw.stream().filter(s -> s[0] + s[1] > 0).count();
+    assertTrue(toPb > 0 && toTom > 0, "the adaptive rule must switch links both ways: " + toPb + " to PB, " + toTom
+        + " to TOM");
+    assertTrue(seedsThatSwitched >= 150, "the adaptive rule switched in only " + seedsThatSwitched + " of 200 seeds");
   }
 
   @Test
