@@ -1,14 +1,15 @@
 package org.kvlab.runtime;
 
+import static org.kvlab.testing.RawWire.assertClosedByServer;
+import static org.kvlab.testing.RawWire.connect;
+import static org.kvlab.testing.RawWire.read;
+import static org.kvlab.testing.RawWire.write;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.protobuf.ByteString;
-import java.io.DataInputStream;
-import java.io.DataOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
 import java.net.Socket;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -230,37 +231,5 @@ class HandshakeTest {
     }
     Thread.sleep(100); // nothing more arrives
     assertEquals(value, counter(node, name));
-  }
-
-  private static Socket connect(ServerSpec s) throws IOException {
-    Socket socket = new Socket(s.host(), s.port());
-    socket.setSoTimeout(5000);
-    return socket;
-  }
-
-  private static void write(Socket s, Frame f) throws IOException {
-    DataOutputStream out = new DataOutputStream(s.getOutputStream());
-    byte[] b = f.toByteArray();
-    out.writeInt(b.length);
-    out.write(b);
-    out.flush();
-  }
-
-  private static Frame read(Socket s) throws IOException {
-    DataInputStream in = new DataInputStream(s.getInputStream());
-    byte[] b = new byte[in.readInt()];
-    in.readFully(b);
-    return Frame.parseFrom(b);
-  }
-
-  private static void assertClosedByServer(Socket s) throws IOException {
-    InputStream in = s.getInputStream();
-    try {
-      while (in.read() >= 0) {
-        // drain until the server closes
-      }
-    } catch (java.net.SocketException reset) {
-      // a reset also means closed
-    }
   }
 }

@@ -1,13 +1,14 @@
 package org.kvlab.runtime;
 
+import static org.kvlab.testing.RawWire.assertClosedByServer;
+import static org.kvlab.testing.RawWire.read;
+import static org.kvlab.testing.RawWire.write;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.protobuf.ByteString;
-import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
 import java.net.Socket;
 import java.time.Duration;
 import java.util.Random;
@@ -16,6 +17,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.kvlab.testing.RawWire;
 import org.kvlab.api.NodeId;
 import org.kvlab.config.ClusterConfig;
 import org.kvlab.config.ClusterConfig.Limits;
@@ -319,39 +321,9 @@ class MalformedInputTest {
   }
 
   private static Socket connect() throws IOException {
-    Socket s = new Socket(target.host(), target.port());
-    s.setSoTimeout(5000);
-    return s;
+    return RawWire.connect(target);
   }
 
-  private static void write(Socket s, Frame f) throws IOException {
-    DataOutputStream out = new DataOutputStream(s.getOutputStream());
-    byte[] b = f.toByteArray();
-    out.writeInt(b.length);
-    out.write(b);
-    out.flush();
-  }
-
-  private static Frame read(Socket s) throws IOException {
-    DataInputStream in = new DataInputStream(s.getInputStream());
-    byte[] b = new byte[in.readInt()];
-    in.readFully(b);
-    return Frame.parseFrom(b);
-  }
-
-  /** The server closed the connection: reads reach end of stream (or reset) within the socket timeout. */
-  private static void assertClosedByServer(Socket s) throws IOException {
-    InputStream in = s.getInputStream();
-    try {
-      while (true) {
-        if (in.read() < 0) {
-          return;
-        }
-      }
-    } catch (java.net.SocketException reset) {
-      // connection reset by the server also counts as closed
-    }
-  }
 
   /** The node still answers a real client and is still connected to its peer. */
   private static void assertServing() throws Exception {

@@ -1,14 +1,14 @@
 package org.kvlab.protocols.eventual;
 
+import static org.kvlab.testing.RawWire.assertClosedByServer;
+import static org.kvlab.testing.RawWire.read;
+import static org.kvlab.testing.RawWire.write;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.protobuf.ByteString;
-import java.io.DataInputStream;
-import java.io.DataOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
 import java.net.Socket;
 import java.security.SecureRandom;
 import java.time.Duration;
@@ -98,31 +98,5 @@ class ForgedPeerTest {
     byte[] b = new byte[n];
     new SecureRandom().nextBytes(b);
     return b;
-  }
-
-  private static void write(Socket s, Frame f) throws IOException {
-    DataOutputStream out = new DataOutputStream(s.getOutputStream());
-    byte[] b = f.toByteArray();
-    out.writeInt(b.length);
-    out.write(b);
-    out.flush();
-  }
-
-  private static Frame read(Socket s) throws IOException {
-    DataInputStream in = new DataInputStream(s.getInputStream());
-    byte[] b = new byte[in.readInt()];
-    in.readFully(b);
-    return Frame.parseFrom(b);
-  }
-
-  private static void assertClosedByServer(Socket s) throws IOException {
-    InputStream in = s.getInputStream();
-    try {
-      while (in.read() >= 0) {
-        // drain until the server closes
-      }
-    } catch (java.net.SocketException reset) {
-      // a reset also means closed
-    }
   }
 }
