@@ -26,6 +26,11 @@ final class ServerCommand implements Callable<Integer> {
       + "security.secretFile of the cluster file, else .kvlab/local/<cluster>/secret); ./kvlab local up creates it")
   Path secretFile;
 
+  @Option(names = "--listen", paramLabel = "ADDRESS", description = "an IP address to listen on instead of the "
+      + "servers' hosts in the cluster file (e.g. 0.0.0.0 on an EC2 instance, whose public address is on none of "
+      + "its interfaces); peers and clients still dial the cluster file's address")
+  String listen;
+
   @Override
   public Integer call() throws Exception {
     ClusterConfig cluster = Clusters.load(config);
@@ -39,10 +44,14 @@ final class ServerCommand implements Callable<Integer> {
     } catch (ClusterSecret.SecretException e) {
       throw new Main.CliException(Main.USAGE, e.getMessage());
     }
+    if (listen != null && !listen.matches("[0-9.]+|[0-9a-fA-F:]*:[0-9a-fA-F:.]*")) {
+      throw new Main.CliException(Main.USAGE, "--listen " + listen + ": give an IP address (e.g. 0.0.0.0 for every "
+          + "interface, or the host's private address), not a name");
+    }
     List<Node> started = new java.util.ArrayList<>();
     try {
       for (NodeId id : ids) {
-        started.add(Node.start(cluster, id, protocol, secret));
+        started.add(Node.start(cluster, id, protocol, secret, listen));
       }
     } catch (Node.StartException e) {
       started.forEach(Node::close);

@@ -238,7 +238,18 @@ public final class Node implements AutoCloseable {
    */
   public static Node start(ClusterConfig config, NodeId id, Protocol protocol, ClusterSecret secret)
       throws StartException {
-    ServerSpec spec = config.server(id);
+    return start(config, id, protocol, secret, null);
+  }
+
+  /**
+   * As {@link #start(ClusterConfig, NodeId, Protocol, ClusterSecret)}, listening on {@code listenHost} instead of
+   * the server's host in the cluster file when it is not null: for a host whose cluster-file address is on none
+   * of its interfaces (an EC2 instance's public address). Peers and clients still dial the cluster file's address.
+   */
+  public static Node start(ClusterConfig config, NodeId id, Protocol protocol, ClusterSecret secret, String listenHost)
+      throws StartException {
+    ServerSpec listed = config.server(id);
+    ServerSpec spec = listenHost == null ? listed : new ServerSpec(listed.id(), listenHost, listed.port());
     Node node;
     try {
       node = new Node(config, id, protocol, secret);

@@ -107,7 +107,11 @@ public final class Ec2Backend implements ClusterBackend {
               stateRoot.resolve(shape.name()).resolve("known_hosts"))
           .withPort(options.sshPort()).withHostKeys(SshSettings.HostKeyPolicy.ACCEPT_NEW)
           .withRemoteDir(options.remoteDir())
-          .withTimeouts(Duration.ofSeconds(10), SshSettings.DEFAULT_COMMAND_TIMEOUT);
+          .withTimeouts(Duration.ofSeconds(10), SshSettings.DEFAULT_COMMAND_TIMEOUT)
+          // an instance's public address (its host in the cluster file) is translated by AWS and is on none of
+          // its interfaces: its servers listen on all of them; the security group admits only the cluster's
+          // own instances and the caller, and every peer and control connection proves the cluster secret
+          .withListen("0.0.0.0");
       if (options.jvmOptions() != null) {
         settings = settings.withJvmOptions(options.jvmOptions());
       }

@@ -195,7 +195,8 @@ public final class SshCluster {
             + ".pid)\"; exit 0; fi\n"
             + "nohup setsid " + settings.java() + " " + settings.jvmOptions() + " -cp \"$(cat classpath)\""
             + " org.kvlab.cli.Main server --config cluster.yaml --node " + id
-            + " --secret-file secret/" + SECRET_FILE_NAME + " > " + id + ".log 2>&1 < /dev/null &\n"
+            + " --secret-file secret/" + SECRET_FILE_NAME
+            + (settings.listen() == null ? "" : " --listen " + q(settings.listen())) + " > " + id + ".log 2>&1 < /dev/null &\n"
             + "echo $! > " + id + ".pid\n"
             + "echo \"started $!\"\n";
         SshConnection.ExecResult r = c.exec(cmd);

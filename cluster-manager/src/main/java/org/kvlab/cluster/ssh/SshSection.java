@@ -100,7 +100,7 @@ public final class SshSection {
       }
     }
     return new SshSettings(user, keyFile, agent, null, knownHosts, SshSettings.HostKeyPolicy.STRICT, port, dir, java,
-        jvmOptions, connect, SshSettings.DEFAULT_COMMAND_TIMEOUT, addresses);
+        jvmOptions, connect, SshSettings.DEFAULT_COMMAND_TIMEOUT, addresses, null);
   }
 
   private static Path path(String p) {

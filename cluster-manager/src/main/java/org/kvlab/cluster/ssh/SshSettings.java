@@ -25,6 +25,9 @@ import java.util.Objects;
  * @param commandTimeout bound on one remote command
  * @param addresses server host (as written in the cluster file) to the address SSH connects to, when they
  *     differ (e.g. EC2 private vs public addresses); hosts not listed are reached at their own address
+ * @param listen the address servers listen on instead of their host in the cluster file ({@code kvlab server
+ *     --listen}), or null: for hosts whose cluster-file address is not on any of their interfaces (an EC2
+ *     instance's public address is translated by AWS, so its servers listen on {@code 0.0.0.0})
  */
 public record SshSettings(
     String user,
@@ -39,7 +42,8 @@ public record SshSettings(
     String jvmOptions,
     Duration connectTimeout,
     Duration commandTimeout,
-    Map<String, String> addresses) {
+    Map<String, String> addresses,
+    String listen) {
 
   public static final int DEFAULT_PORT = 22;
   public static final String DEFAULT_REMOTE_DIR = "kvlab";
@@ -71,53 +75,60 @@ public record SshSettings(
   /** Key-file settings with the defaults: port 22, directory ~/kvlab, {@code java}, strict host keys. */
   public static SshSettings withKey(String user, Path keyFile, Path knownHosts) {
     return new SshSettings(user, keyFile, false, null, knownHosts, HostKeyPolicy.STRICT, DEFAULT_PORT,
-        DEFAULT_REMOTE_DIR, "java", DEFAULT_JVM_OPTIONS, DEFAULT_CONNECT_TIMEOUT, DEFAULT_COMMAND_TIMEOUT, Map.of());
+        DEFAULT_REMOTE_DIR, "java", DEFAULT_JVM_OPTIONS, DEFAULT_CONNECT_TIMEOUT, DEFAULT_COMMAND_TIMEOUT, Map.of(),
+        null);
   }
 
   public SshSettings withPort(int port) {
     return new SshSettings(user, keyFile, agent, agentSocket, knownHosts, hostKeys, port, remoteDir, java,
-        jvmOptions, connectTimeout, commandTimeout, addresses);
+        jvmOptions, connectTimeout, commandTimeout, addresses, listen);
   }
 
   public SshSettings withHostKeys(HostKeyPolicy policy) {
     return new SshSettings(user, keyFile, agent, agentSocket, knownHosts, policy, port, remoteDir, java,
-        jvmOptions, connectTimeout, commandTimeout, addresses);
+        jvmOptions, connectTimeout, commandTimeout, addresses, listen);
   }
 
   public SshSettings withRemoteDir(String dir) {
     return new SshSettings(user, keyFile, agent, agentSocket, knownHosts, hostKeys, port, dir, java,
-        jvmOptions, connectTimeout, commandTimeout, addresses);
+        jvmOptions, connectTimeout, commandTimeout, addresses, listen);
   }
 
   public SshSettings withJava(String javaCommand) {
     return new SshSettings(user, keyFile, agent, agentSocket, knownHosts, hostKeys, port, remoteDir, javaCommand,
-        jvmOptions, connectTimeout, commandTimeout, addresses);
+        jvmOptions, connectTimeout, commandTimeout, addresses, listen);
   }
 
   public SshSettings withKnownHosts(Path file) {
     return new SshSettings(user, keyFile, agent, agentSocket, file, hostKeys, port, remoteDir, java,
-        jvmOptions, connectTimeout, commandTimeout, addresses);
+        jvmOptions, connectTimeout, commandTimeout, addresses, listen);
   }
 
   public SshSettings withTimeouts(Duration connect, Duration command) {
     return new SshSettings(user, keyFile, agent, agentSocket, knownHosts, hostKeys, port, remoteDir, java,
-        jvmOptions, connect, command, addresses);
+        jvmOptions, connect, command, addresses, listen);
   }
 
   public SshSettings withJvmOptions(String options) {
     return new SshSettings(user, keyFile, agent, agentSocket, knownHosts, hostKeys, port, remoteDir, java,
-        options, connectTimeout, commandTimeout, addresses);
+        options, connectTimeout, commandTimeout, addresses, listen);
   }
 
   /** Authenticate through the agent at {@code socket} (null: SSH_AUTH_SOCK) instead of a key file. */
   public SshSettings withAgent(Path socket) {
     return new SshSettings(user, null, true, socket, knownHosts, hostKeys, port, remoteDir, java,
-        jvmOptions, connectTimeout, commandTimeout, addresses);
+        jvmOptions, connectTimeout, commandTimeout, addresses, listen);
   }
 
   public SshSettings withAddresses(Map<String, String> serverHostToSshAddress) {
     return new SshSettings(user, keyFile, agent, agentSocket, knownHosts, hostKeys, port, remoteDir, java,
-        jvmOptions, connectTimeout, commandTimeout, serverHostToSshAddress);
+        jvmOptions, connectTimeout, commandTimeout, serverHostToSshAddress, listen);
+  }
+
+  /** Servers listen on {@code address} (e.g. {@code 0.0.0.0}) instead of their host in the cluster file. */
+  public SshSettings withListen(String address) {
+    return new SshSettings(user, keyFile, agent, agentSocket, knownHosts, hostKeys, port, remoteDir, java,
+        jvmOptions, connectTimeout, commandTimeout, addresses, address);
   }
 
   /** The address SSH connects to for a server host of the cluster file. */
