@@ -21,12 +21,12 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * The main job: a one-minute YCSB benchmark of Eventual against every causal protocol installed, on a local
+ * The main job: a YCSB benchmark (about 30 s per protocol) of Eventual against every causal protocol installed, on a local
  * 2-datacenter x 3-partition cluster, with a table and an HTML report ({@code --tour}: the older guided tour,
  * which writes and reads by hand in both datacenters and shows replication).
  */
 @Command(name = "demo", mixinStandardHelpOptions = true,
-    description = {"Benchmark Eventual against every causal protocol installed (about a minute): for each, start a "
+    description = {"Benchmark Eventual against every causal protocol installed (about 30 s per protocol): for each, start a "
         + "local 2-datacenter x 3-partition cluster (all servers in one JVM), load it and run YCSB 50/50 from one client "
         + "JVM per datacenter, then print a table and the report's path.",
         "--tour instead writes and reads by hand in both datacenters of one Eventual cluster and shows replication."})
