@@ -1,0 +1,98 @@
+package org.kvlab.designer;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import javafx.application.Platform;
+import javafx.beans.property.ObjectProperty;
+import javafx.beans.property.SimpleObjectProperty;
+import javafx.collections.FXCollections;
+import javafx.collections.ObservableList;
+
+/**
+ * What the views of one designer window share: the checkout (the working directory kvlab runs in), the
+ * cluster and experiment files being edited, one log every view appends to, and a background executor so
+ * that nothing slow (deploys, benchmarks, simulations) runs on the JavaFX thread.
+ */
+public final class Workspace implements AutoCloseable {
+  private final Path home;
+  private final ObjectProperty<Path> clusterFile = new SimpleObjectProperty<>();
+  private final ObjectProperty<Path> experimentFile = new SimpleObjectProperty<>();
+  private final ObservableList<String> log = FXCollections.observableArrayList();
+  private final ExecutorService background = Executors.newCachedThreadPool(r -> {
+    Thread t = new Thread(r, "designer-background");
+    t.setDaemon(true);
+    return t;
+  });
+  private final List<AutoCloseable> closeables = new ArrayList<>();
+
+  public Workspace(Path home) {
+    this.home = home;
+  }
+
+  /** The directory relative paths are resolved in (where {@code ./kvlab} keeps {@code .kvlab/}). */
+  public Path home() {
+    return home;
+  }
+
+  /** The cluster file being edited (null for a new design not saved yet). */
+  public ObjectProperty<Path> clusterFile() {
+    return clusterFile;
+  }
+
+  /** The experiment file picked in the benchmark view (null if none). */
+  public ObjectProperty<Path> experimentFile() {
+    return experimentFile;
+  }
+
+  /** The shared log, newest last; append from any thread with {@link #log(String)}. */
+  public ObservableList<String> logLines() {
+    return log;
+  }
+
+  /** Appends a line to the shared log (safe from any thread). */
+  public void log(String line) {
+    if (Platform.isFxApplicationThread()) {
+      log.add(line);
+    } else {
+      Platform.runLater(() -> log.add(line));
+    }
+  }
+
+  /** A log callback for library listeners. */
+  public Consumer<String> logger() {
+    return this::log;
+  }
+
+  /** Runs slow work off the JavaFX thread. */
+  public ExecutorService background() {
+    return background;
+  }
+
+  /** Something to close with the window (a backend, a running cluster). */
+  public synchronized void closeOnExit(AutoCloseable c) {
+    closeables.add(c);
+  }
+
+  @Override
+  public synchronized void close() {
+    for (AutoCloseable c : closeables) {
+      try {
+        c.close();
+      } catch (Exception e) {
+        log("closing " + c + ": " + e.getMessage());
+      }
+    }
+    closeables.clear();
+    background.shutdownNow();
+    try {
+      background.awaitTermination(5, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}
