@@ -71,6 +71,12 @@ final class SimCommand implements Callable<Integer> {
     } catch (IllegalArgumentException e) {
       throw new Main.CliException(Main.USAGE, e.getMessage());
     }
+    for (String name : params.keySet()) { // as a cluster file's params: a misspelt one must not fall back silently
+      if (!p.parameters().containsKey(name)) {
+        throw new Main.CliException(Main.USAGE, "--param " + name + ": not a parameter of protocol " + p.name()
+            + ". Fix: remove it or use one the protocol declares. " + Protocols.describeParameters(p));
+      }
+    }
     SimSpec spec = spec();
     List<Long> seedList = parseSeeds(seeds);
     System.out.printf("simulating %s: %d datacenters x %d partitions, %d sessions/dc, %s per seed, faults: %s, checks: %s%n",

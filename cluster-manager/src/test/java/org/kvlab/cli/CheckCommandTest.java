@@ -58,6 +58,15 @@ class CheckCommandTest {
   }
 
   @Test
+  void when_aSimParamIsNotDeclared_then_simRefusesItListingTheDeclaredOnes() {
+    Run r = run("sim", "--protocol", "gentlerain", "--seeds", "1", "--param", "heartbeet=5ms");
+    assertEquals(Main.USAGE, r.code());
+    assertTrue(r.err().contains("--param heartbeet: not a parameter of protocol gentlerain")
+        && r.err().contains("reads: ") && r.err().contains("heartbeat"), r.err());
+    assertEquals("", r.out(), "no seed ran");
+  }
+
+  @Test
   void when_severalCheckersFindTheSameThinAirRead_then_itIsPrintedOnceNamingThem() throws Exception {
     Path file = dir.resolve("thin.jsonl");
     Files.writeString(file, line(0, 1, 0, "\"type\":\"PUT\",\"key\":\"x\",\"value\":\"a\"", 1, 10)

@@ -185,19 +185,8 @@ final class ConfigLoader extends YamlReader {
     }
   }
 
-  /** "Protocol x reads: a (form, default: meaning); b (...)." or "Protocol x reads no parameters." */
   static String knownParameters(Protocol protocol) {
-    Map<String, String> declared = new TreeMap<>(protocol.parameters());
-    if (declared.isEmpty()) {
-      return "Protocol " + protocol.name() + " reads no parameters.";
-    }
-    StringBuilder sb = new StringBuilder("Protocol " + protocol.name() + " reads: ");
-    String sep = "";
-    for (Map.Entry<String, String> d : declared.entrySet()) {
-      sb.append(sep).append(d.getKey()).append(" (").append(d.getValue()).append(')');
-      sep = "; ";
-    }
-    return sb.append('.').toString();
+    return Protocols.describeParameters(protocol);
   }
 
   // servers / local
