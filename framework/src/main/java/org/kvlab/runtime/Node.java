@@ -87,6 +87,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class Node implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Node.class);
+  /** Refusals of the same host for the same reason: logged once a minute (a misconfigured peer retries every second). */
+  private final RepeatLimiter refusalLog = new RepeatLimiter(java.util.concurrent.TimeUnit.MINUTES.toNanos(1), 1024);
   private static final long DRAIN_MILLIS_MAX = 3000;
 
   private final ClusterConfig config;
@@ -834,7 +836,13 @@ public final class Node implements AutoCloseable {
 
     /** Refuses the handshake: logs why, tells the other side in Welcome.error, closes. */
     private void refuse(ChannelHandlerContext ctx, Role claimed, String error) {
-      LOG.warn("{}: refusing {} connection from {}: {}", id, roleName(claimed), ctx.channel().remoteAddress(), error);
+      java.net.SocketAddress from = ctx.channel().remoteAddress();
+      String host = from instanceof java.net.InetSocketAddress a ? a.getHostString() : String.valueOf(from);
+      long held = refusalLog.admit(host + ' ' + claimed + ' ' + error, System.nanoTime());
+      if (held >= 0) { // the same refusal from the same host is logged once a minute, with the count held back
+        LOG.warn("{}: refusing {} connection from {}: {}{}", id, roleName(claimed), from, error,
+            held == 0 ? "" : " (" + held + " more like it in the last minute, not logged)");
+      }
       metrics.count("security.handshakesRefused");
       refused = true;
       ctx.writeAndFlush(Frame.newBuilder().setWelcome(Welcome.newBuilder().setNode(id.toString()).setError(error)).build())
