@@ -177,6 +177,42 @@ public final class Design {
     return max;
   }
 
+  /**
+   * The base port when the listed servers are exactly what {@code local} would generate (one host, server i of
+   * the datacenter, partition, replica order on base + i); else -1. Shape changes keep such a list dense.
+   */
+  int denseBase() {
+    if (local || servers.size() != datacenters() * partitions * replicas) {
+      return -1;
+    }
+    ServerEntry first = entry(new NodeId(0, 0, 0));
+    if (first == null) {
+      return -1;
+    }
+    try {
+      int base = Integer.parseInt(first.port.strip());
+      for (ServerEntry e : servers) {
+        NodeId id = e.nodeId().orElse(null);
+        if (id == null || !e.host.equalsIgnoreCase(first.host) || Integer.parseInt(e.port.strip()) != base + index(id)) {
+          return -1;
+        }
+      }
+      return base;
+    } catch (NumberFormatException e) {
+      return -1;
+    }
+  }
+
+  /** Puts every listed server on base + its index (after a shape change of a dense list). */
+  private void tidy(int base) {
+    if (base < 0 || (long) base + servers.size() - 1 > 65535) {
+      return;
+    }
+    for (ServerEntry e : servers) {
+      e.nodeId().ifPresent(id -> e.port = String.valueOf(base + index(id)));
+    }
+  }
+
   /** A host for new servers of a datacenter: that of its first server, else the first server's, else loopback. */
   private String hostFor(int dc) {
     for (ServerEntry e : servers) {
@@ -189,6 +225,7 @@ public final class Design {
 
   /** Adds a datacenter with the same partitions and replicas as the others; returns its number. */
   public int addDatacenter(double x, double y) {
+    int base = denseBase();
     int d = datacenters();
     dcs.add(new Dc(x, y));
     if (!local) {
@@ -209,11 +246,13 @@ public final class Design {
       }
       rtt = n;
     }
+    tidy(base);
     return d;
   }
 
   /** Adds a partition to every datacenter (the topology is datacenters x partitions). */
   public void addPartition() {
+    int base = denseBase();
     int p = partitions++;
     if (!local) {
       int port = maxPort();
@@ -223,10 +262,12 @@ public final class Design {
         }
       }
     }
+    tidy(base);
   }
 
   /** Adds a replica to every partition of every datacenter. */
   public void addReplica() {
+    int base = denseBase();
     int r = replicas++;
     replicasWritten = true;
     if (!local) {
@@ -237,6 +278,7 @@ public final class Design {
         }
       }
     }
+    tidy(base);
   }
 
   /** Removes datacenter {@code dc}; the ones after it are renumbered (server ids, RTT rows, skews). */
@@ -244,6 +286,7 @@ public final class Design {
     if (datacenters() <= 1) {
       throw new IllegalStateException("a cluster needs at least one datacenter");
     }
+    int base = denseBase();
     dcs.remove(dc);
     renumber(id -> id.dc() == dc ? null : id.dc() > dc ? new NodeId(id.dc() - 1, id.partition(), id.replica()) : id);
     if (rtt != null) {
@@ -262,6 +305,7 @@ public final class Design {
       }
       rtt = m;
     }
+    tidy(base);
   }
 
   /** Removes partition {@code p} from every datacenter; later partitions are renumbered. */
@@ -269,9 +313,11 @@ public final class Design {
     if (partitions <= 1) {
       throw new IllegalStateException("a cluster needs at least one partition");
     }
+    int base = denseBase();
     partitions--;
     renumber(id -> id.partition() == p ? null
         : id.partition() > p ? new NodeId(id.dc(), id.partition() - 1, id.replica()) : id);
+    tidy(base);
   }
 
   /** Removes replica {@code r} from every partition; later replicas are renumbered. */
@@ -279,9 +325,11 @@ public final class Design {
     if (replicas <= 1) {
       throw new IllegalStateException("a partition needs at least one replica");
     }
+    int base = denseBase();
     replicas--;
     renumber(id -> id.replica() == r ? null
         : id.replica() > r ? new NodeId(id.dc(), id.partition(), id.replica() - 1) : id);
+    tidy(base);
   }
 
   private void renumber(java.util.function.UnaryOperator<NodeId> map) {

@@ -18,7 +18,7 @@ import javafx.scene.input.MouseEvent;
 import javafx.scene.layout.Pane;
 import javafx.scene.layout.VBox;
 import javafx.scene.paint.Color;
-import javafx.scene.shape.Line;
+import javafx.scene.shape.QuadCurve;
 import javafx.scene.shape.Rectangle;
 import org.kvlab.api.NodeId;
 
@@ -118,6 +118,15 @@ final class DesignCanvas {
       maxX = Math.max(maxX, design.dcs.get(d).x + CanvasGeometry.dcWidth(design) + 320);
       maxY = Math.max(maxY, design.dcs.get(d).y + CanvasGeometry.dcHeight(design) + 160);
     }
+    if (design.datacenters() == 1 && design.partitions == 1 && design.replicas == 1) {
+      Label hint = new Label("Add datacenters, partitions and replicas with the toolbar (+ Datacenter, + Partition,"
+          + " + Replica).\nClick a server, a datacenter or an RTT label to edit it on the right; drag datacenters to"
+          + " arrange them;\nshift-click or drag a rectangle to select several; Delete, Ctrl+C / Ctrl+V, Ctrl+Z / Ctrl+Y.");
+      hint.setId("canvas-hint");
+      hint.setStyle("-fx-text-fill: #7a8aa0; -fx-font-size: 12px;");
+      hint.relocate(40, design.dcs.get(0).y + CanvasGeometry.dcHeight(design) + 40);
+      boxes.getChildren().add(hint);
+    }
     pane.setMinSize(maxX, maxY);
     pane.setPrefSize(maxX, maxY);
     drawLinks();
@@ -193,6 +202,7 @@ final class DesignCanvas {
     int n = design.datacenters();
     double w = CanvasGeometry.dcWidth(design);
     double h = CanvasGeometry.dcHeight(design);
+    List<Node> labels = new ArrayList<>();
     for (int a = 0; a < n; a++) {
       for (int b = a + 1; b < n; b++) {
         Design.Dc da = design.dcs.get(a);
@@ -204,7 +214,21 @@ final class DesignCanvas {
         String key = "link:" + a + ":" + b;
         List<String> mine = problems.getOrDefault(key, List.of());
         boolean selected = selection.contains(key);
-        Line line = new Line(x1, y1, x2, y2);
+        // a link that would run under another datacenter's box bends around it
+        int blocking = 0;
+        for (int c = 0; c < n; c++) {
+          if (c != a && c != b && crosses(x1, y1, x2, y2, design.dcs.get(c), w, h)) {
+            blocking++;
+          }
+        }
+        double len = Math.max(1, Math.hypot(x2 - x1, y2 - y1));
+        double nx = -(y2 - y1) / len;
+        double ny = (x2 - x1) / len;
+        double bend = blocking == 0 ? 0 : 2 * (h / 2 + 28 + 22 * (b - a - 2));
+        double cx = (x1 + x2) / 2 + nx * bend;
+        double cy = (y1 + y2) / 2 + ny * bend;
+        QuadCurve line = new QuadCurve(x1, y1, cx, cy, x2, y2);
+        line.setFill(null);
         line.setStroke(!mine.isEmpty() ? Color.web("#d00020") : selected ? Color.web("#2f6fdd") : Color.web("#7a8aa0"));
         line.setStrokeWidth(selected ? 3 : 2);
         if (design.rtt == null) {
@@ -216,16 +240,31 @@ final class DesignCanvas {
         label.setStyle("-fx-background-color: " + (selected ? "#d6e6ff" : "white") + "; -fx-border-color: "
             + (!mine.isEmpty() ? "#d00020" : "#7a8aa0") + "; -fx-padding: 1 5 1 5; -fx-font-size: 11px;"
             + (mine.isEmpty() ? "" : " -fx-text-fill: #b00020;"));
-        if (!mine.isEmpty()) {
-          Tooltip.install(label, new Tooltip(String.join("\n", mine)));
-        }
-        // place the label at the middle of the part of the line outside both boxes
-        double mx = (x1 + x2) / 2;
-        double my = (y1 + y2) / 2;
-        label.relocate(mx - 30, my - 10);
-        links.getChildren().addAll(line, label);
+        Tooltip.install(label, new Tooltip("datacenter " + a + " \u2194 " + b + ": " + rtt
+            + "\nclick to select, double-click for the latency matrix"
+            + (mine.isEmpty() ? "" : "\n\n" + String.join("\n", mine))));
+        // the middle of the curve (of the straight line when it does not bend)
+        double mx = 0.25 * x1 + 0.5 * cx + 0.25 * x2;
+        double my = 0.25 * y1 + 0.5 * cy + 0.25 * y2;
+        label.relocate(mx - 7 - 3.2 * rtt.length(), my - 10);
+        links.getChildren().add(line);
+        labels.add(label);
       }
     }
+    links.getChildren().addAll(labels);
+  }
+
+  /** Whether the segment passes through a datacenter's box (sampled; boxes are large next to the step). */
+  private static boolean crosses(double x1, double y1, double x2, double y2, Design.Dc c, double w, double h) {
+    for (int i = 1; i < 40; i++) {
+      double t = i / 40.0;
+      double x = x1 + (x2 - x1) * t;
+      double y = y1 + (y2 - y1) * t;
+      if (x > c.x - 4 && x < c.x + w + 4 && y > c.y - 4 && y < c.y + h + 4) {
+        return true;
+      }
+    }
+    return false;
   }
 
   // ---------------------------------------------------------------------------------------------

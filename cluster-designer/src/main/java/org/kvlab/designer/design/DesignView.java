@@ -124,6 +124,8 @@ public final class DesignView implements DesignerView {
     ScrollPane canvasScroll = new ScrollPane(canvas.node());
     canvasScroll.setId("canvas-scroll");
     canvasScroll.setPannable(false);
+    canvasScroll.setFitToWidth(true);
+    canvasScroll.setFitToHeight(true);
     properties.setId("properties");
     properties.setPadding(new Insets(8));
     properties.setFillWidth(true);
@@ -134,9 +136,12 @@ public final class DesignView implements DesignerView {
     split.setDividerPositions(0.64);
     SplitPane vertical = new SplitPane(split, problemPane());
     vertical.setOrientation(Orientation.VERTICAL);
-    vertical.setDividerPositions(0.8);
+    vertical.setDividerPositions(0.84);
     root.setCenter(vertical);
-    canvas.onSelect = s -> buildProperties();
+    canvas.onSelect = s -> {
+      buildProperties();
+      propScroll.setVvalue(0); // the selection's properties are at the top
+    };
     canvas.onMoveStart = this::snapshot;
     canvas.onMoved = this::changed;
     canvas.onEditLinks = this::editLatencies;
@@ -222,7 +227,7 @@ public final class DesignView implements DesignerView {
     fileLabel.setId("file-label");
     fileLabel.setStyle("-fx-text-fill: #444;");
     return new ToolBar(newB, open, save, saveAs, new Separator(), undoButton, redoButton, new Separator(), addDc, addP,
-        addR, delete, copy, paste, new Separator(), rtt, new Separator(), fileLabel);
+        addR, delete, copy, paste, new Separator(), rtt);
   }
 
   private static Button button(String text, String id, String tip) {
@@ -621,7 +626,7 @@ public final class DesignView implements DesignerView {
     title.setStyle("-fx-font-weight: bold;");
     status.setId("status");
     status.setStyle("-fx-text-fill: #555;");
-    HBox head = new HBox(20, title, status);
+    HBox head = new HBox(20, title, status, fileLabel);
     head.setAlignment(Pos.CENTER_LEFT);
     VBox box = new VBox(4, head, problemList);
     VBox.setVgrow(problemList, Priority.ALWAYS);
@@ -797,6 +802,12 @@ public final class DesignView implements DesignerView {
     GridPane g = new GridPane();
     g.setHgap(8);
     g.setVgap(6);
+    // labels in the first column keep their full text
+    javafx.scene.layout.ColumnConstraints first = new javafx.scene.layout.ColumnConstraints();
+    first.setMinWidth(javafx.scene.layout.Region.USE_PREF_SIZE);
+    javafx.scene.layout.ColumnConstraints second = new javafx.scene.layout.ColumnConstraints();
+    second.setHgrow(Priority.ALWAYS);
+    g.getColumnConstraints().addAll(first, second);
     return g;
   }
 

@@ -64,9 +64,13 @@ final class LatencyMatrixEditor {
     grid.setDisable(design.rtt == null);
     problems.setId("rtt-problems");
     problems.setWrapText(true);
-    problems.setMaxWidth(640);
+    problems.setMaxWidth(700);
+    problems.setMinHeight(javafx.scene.layout.Region.USE_PREF_SIZE);
     sizeNote.setWrapText(true);
-    sizeNote.setMaxWidth(640);
+    sizeNote.setMaxWidth(700);
+    sizeNote.setMinHeight(javafx.scene.layout.Region.USE_PREF_SIZE);
+    dialog.setResizable(true);
+    dialog.getDialogPane().setPrefWidth(760);
     sizeNote.setStyle("-fx-text-fill: #8a5a00;");
     content.setPadding(new Insets(10));
     content.getChildren().addAll(enabled, new HBox(8, presets, apply), grid, sizeNote, problems);
@@ -159,7 +163,10 @@ final class LatencyMatrixEditor {
     problems.setText(mine.isEmpty() ? (enabled.isSelected() ? "\u2714 valid" : "no emulated delay")
         : "\u26a0 " + String.join("\n\u26a0 ", mine));
     problems.setStyle(mine.isEmpty() ? "-fx-text-fill: #1b7f3b;" : "-fx-text-fill: #b00020;");
-    dialog.getDialogPane().lookupButton(ButtonType.OK).setDisable(false);
+    // the messages may need more room: grow the window so its buttons stay visible
+    if (dialog.getDialogPane().getScene() != null && dialog.getDialogPane().getScene().getWindow() != null) {
+      javafx.application.Platform.runLater(() -> dialog.getDialogPane().getScene().getWindow().sizeToScene());
+    }
   }
 
   /** A copy of {@code design} with this editor's matrix (and size). */

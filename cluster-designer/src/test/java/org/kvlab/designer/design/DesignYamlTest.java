@@ -124,6 +124,10 @@ class DesignYamlTest {
     String out = DesignYaml.write(d, null);
     ClusterConfig c = ClusterConfig.parse(out, "new.yaml");
     assertEquals(6, c.servers().size());
+    // ports stay in the order 'local' would give them: 0_0 .. 0_2 on 7100 .. 7102, 1_0 .. 1_2 on 7103 .. 7105
+    for (ClusterConfig.ServerSpec s : c.servers()) {
+      assertEquals(7100 + s.id().dc() * 3 + s.id().partition(), s.port(), s.toString());
+    }
     assertEquals(out, DesignYaml.write(DesignYaml.read(out, "new.yaml"), out));
   }
 
