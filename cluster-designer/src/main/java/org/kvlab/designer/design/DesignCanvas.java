@@ -115,7 +115,7 @@ final class DesignCanvas {
       Pane box = dcBox(d);
       boxes.getChildren().add(box);
       dcNodes.put(d, box);
-      maxX = Math.max(maxX, design.dcs.get(d).x + CanvasGeometry.dcWidth(design) + 320);
+      maxX = Math.max(maxX, design.dcs.get(d).x + CanvasGeometry.dcWidth(design) + 60);
       maxY = Math.max(maxY, design.dcs.get(d).y + CanvasGeometry.dcHeight(design) + 160);
     }
     if (design.datacenters() == 1 && design.partitions == 1 && design.replicas == 1) {

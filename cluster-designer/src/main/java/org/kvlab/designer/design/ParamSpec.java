@@ -24,7 +24,9 @@ public record ParamSpec(String name, String form, String defaultValue, String do
     }
     String form = m.group(1);
     List<String> choices = new ArrayList<>();
-    if (form.contains("|")) {
+    if (form.matches("true\\s*/\\s*false")) {
+      choices.addAll(List.of("true", "false"));
+    } else if (form.contains("|")) {
       for (String c : form.split("\\|")) {
         if (!c.isBlank()) {
           choices.add(c.strip());

@@ -291,4 +291,50 @@ class DesignViewTest {
     assertTrue(robot.lookup("#link-0-2").queryAs(Label.class).getText().contains("176ms"));
     Screenshots.save(stage.getScene(), "design-3dc-table51");
   }
+
+  @Test
+  void aReplicatedProtocolShowsItsReplicasAndDeclaredParameters(FxRobot robot) throws Exception {
+    Path file = tmp.resolve("nukv-2dc-1p-3r.yaml");
+    Files.copy(Path.of("..", "examples", "nukv-2dc-1p-3r.yaml"), file);
+    String text = Files.readString(file);
+    robot.interact(() -> view.open(file));
+    assertTrue(view.problems().isEmpty(), view.problems().toString());
+    assertNotNull(robot.lookup("#server-1_0_2").query(), "replica 2 of partition 0 in datacenter 1");
+    // NuKV's levels come from its declarations: a choice of the declared alternatives
+    @SuppressWarnings("unchecked")
+    javafx.scene.control.ComboBox<String> read = robot.lookup("#param-readLevel").queryAs(javafx.scene.control.ComboBox.class);
+    assertEquals(List.of("", "eventual", "mr", "ryw", "mr+ryw"), List.copyOf(read.getItems()));
+    assertEquals("eventual", read.getValue());
+    reveal(robot, "#param-readLevel");
+    robot.clickOn("#param-readLevel");
+    robot.clickOn("mr+ryw");
+    assertEquals("mr+ryw", view.design().params.get("readLevel"));
+    robot.clickOn("#server-0_0_1");
+    Screenshots.save(stage.getScene(), "design-nukv-replicas");
+    robot.clickOn("#save-button");
+    // only the edited line changed, and it kept its comment
+    List<String> before = List.of(text.split("\n", -1));
+    List<String> after = List.of(Files.readString(file).split("\n", -1));
+    assertEquals(before.size(), after.size());
+    int changed = 0;
+    for (int i = 0; i < before.size(); i++) {
+      if (!before.get(i).equals(after.get(i))) {
+        changed++;
+        assertTrue(after.get(i).startsWith("  readLevel: mr+ryw") && after.get(i).endsWith(
+            "# level of plain get (the shell's get@mr+ryw etc. choose per operation)"), after.get(i));
+      }
+    }
+    assertEquals(1, changed);
+    assertEquals("mr+ryw", ClusterConfig.load(file).params().asMap().get("readLevel"));
+
+    // CaMu's modes, from its declarations too
+    Path camu = tmp.resolve("camu-camu-8p.yaml");
+    Files.copy(Path.of("..", "examples", "camu-camu-8p.yaml"), camu);
+    robot.interact(() -> view.open(camu));
+    @SuppressWarnings("unchecked")
+    javafx.scene.control.ComboBox<String> mode = robot.lookup("#param-mode").queryAs(javafx.scene.control.ComboBox.class);
+    assertEquals(List.of("", "pb", "tom", "camu"), List.copyOf(mode.getItems()));
+    assertEquals("camu", mode.getValue());
+    assertEquals(8, view.design().partitions);
+  }
 }
