@@ -1,0 +1,340 @@
+package org.kvlab.designer.design;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import javafx.geometry.Bounds;
+import javafx.scene.Node;
+import javafx.scene.control.ScrollPane;
+import javafx.scene.Scene;
+import javafx.scene.control.Button;
+import javafx.scene.control.ButtonType;
+import javafx.scene.control.DialogPane;
+import javafx.scene.control.Label;
+import javafx.scene.control.TextField;
+import javafx.scene.input.KeyCode;
+import javafx.scene.input.MouseButton;
+import javafx.stage.Stage;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+import org.kvlab.config.ClusterConfig;
+import org.kvlab.designer.MainWindow;
+import org.kvlab.designer.Workspace;
+import org.kvlab.designer.testing.Screenshots;
+import org.testfx.api.FxRobot;
+import org.testfx.framework.junit5.ApplicationExtension;
+import org.testfx.framework.junit5.Start;
+
+/** The Design tab driven as a person drives it: clicks, typing, drags, keys; then the files and the model are checked. */
+@ExtendWith(ApplicationExtension.class)
+class DesignViewTest {
+  private Workspace workspace;
+  private Stage stage;
+  private DesignView view;
+  private final List<String> errors = new ArrayList<>();
+  private Path saveTo;
+  private Path openFrom;
+
+  @TempDir
+  Path tmp;
+
+  @Start
+  void start(Stage stage) {
+    this.stage = stage;
+    workspace = new Workspace(Path.of("").toAbsolutePath().getParent());
+    MainWindow window = new MainWindow(workspace, stage);
+    view = (DesignView) window.views().get(0);
+    view.saveChooser = w -> saveTo;
+    view.openChooser = w -> openFrom;
+    view.confirmDiscard = () -> true;
+    view.showError = errors::add;
+    stage.setScene(new Scene(window.root(), 1400, 900));
+    stage.show();
+  }
+
+  @AfterEach
+  void close() {
+    workspace.close();
+  }
+
+  /** Scrolls the pane that holds the node so a person could see it (as they would with the scroll bar). */
+  private void reveal(FxRobot robot, String query) {
+    Node n = robot.lookup(query).query();
+    robot.interact(() -> {
+      Node p = n.getParent();
+      while (p != null && !(p instanceof ScrollPane)) {
+        p = p.getParent();
+      }
+      if (p instanceof ScrollPane sp) {
+        Bounds nb = n.localToScene(n.getBoundsInLocal());
+        Bounds cb = sp.getContent().localToScene(sp.getContent().getBoundsInLocal());
+        double range = cb.getHeight() - sp.getViewportBounds().getHeight();
+        if (range > 0) {
+          sp.setVvalue(Math.max(0, Math.min(1, (nb.getMinY() - cb.getMinY() - 40) / range)));
+        }
+      }
+    });
+  }
+
+  private void type(FxRobot robot, String query, String text) {
+    reveal(robot, query);
+    robot.clickOn(query);
+    robot.press(KeyCode.CONTROL).type(KeyCode.A).release(KeyCode.CONTROL);
+    robot.type(KeyCode.BACK_SPACE);
+    robot.write(text);
+  }
+
+  private Label label(FxRobot robot, String query) {
+    return robot.lookup(query).queryAs(Label.class);
+  }
+
+  @Test
+  void createsA2x3DesignByGesturesSavesAndReloadsIt(FxRobot robot) throws Exception {
+    Path shot = Screenshots.save(stage.getScene(), "design-empty");
+    assertTrue(Files.size(shot) > 1000);
+    assertTrue(view.problems().isEmpty(), "a new design is valid: " + view.problems());
+
+    robot.clickOn("#add-dc-button");
+    robot.clickOn("#add-partition-button");
+    robot.clickOn("#add-partition-button");
+    assertEquals(2, view.design().datacenters());
+    assertEquals(3, view.design().partitions);
+    assertNotNull(robot.lookup("#server-1_2").query());
+
+    type(robot, "#name-field", "two-by-three");
+    reveal(robot, "#protocol-box");
+    robot.clickOn("#protocol-box");
+    robot.clickOn("gentlerain");
+    assertEquals("gentlerain", view.design().protocol);
+    // gentlerain's parameters appear from its declarations, each with its documentation
+    assertNotNull(robot.lookup("#param-gstInterval").query());
+    type(robot, "#param-heartbeat", "20ms");
+
+    // drag datacenter 1 down and right
+    double x0 = view.design().dcs.get(1).x;
+    double y0 = view.design().dcs.get(1).y;
+    robot.drag("#server-1_0", MouseButton.PRIMARY).dropBy(60, 90);
+    assertTrue(view.design().dcs.get(1).x > x0 + 30 && view.design().dcs.get(1).y > y0 + 50,
+        "moved: " + view.design().dcs.get(1).x + "," + view.design().dcs.get(1).y);
+
+    // a 40 ms WAN between the two datacenters, through the matrix editor
+    robot.clickOn("#rtt-button");
+    robot.clickOn("#rtt-enabled");
+    type(robot, "#rtt-0-1", "40ms");
+    assertEquals("40ms", robot.lookup("#rtt-1-0").queryAs(TextField.class).getText(), "kept symmetric");
+    robot.clickOn(robot.lookup("#rtt-dialog").queryAs(DialogPane.class).lookupButton(ButtonType.OK));
+    assertEquals("40ms", view.design().rtt[0][1]);
+
+    robot.clickOn("#server-0_1");
+    assertTrue(view.problems().isEmpty(), view.problems().toString());
+    Screenshots.save(stage.getScene(), "design-2x3");
+
+    saveTo = tmp.resolve("two-by-three.yaml");
+    robot.clickOn("#save-button");
+    assertTrue(errors.isEmpty(), errors.toString());
+    assertEquals(saveTo, workspace.clusterFile().get());
+    ClusterConfig saved = ClusterConfig.load(saveTo);
+    assertEquals("two-by-three", saved.name());
+    assertEquals("gentlerain", saved.protocol());
+    assertEquals(2, saved.topology().datacenters());
+    assertEquals(3, saved.topology().partitions());
+    assertEquals(6, saved.servers().size());
+    assertEquals("20ms", saved.params().asMap().get("heartbeat"));
+    assertEquals(40, saved.emulation().rttMillis()[0][1]);
+    String before = DesignYaml.write(view.design());
+    String text = Files.readString(saveTo);
+
+    // reload: a new design, then open the saved file
+    robot.clickOn("#new-button");
+    assertEquals(1, view.design().datacenters());
+    openFrom = saveTo;
+    robot.clickOn("#open-button");
+    assertEquals(before, DesignYaml.write(view.design()), "the reloaded design equals the saved one");
+    assertEquals(text, DesignYaml.write(view.design(), text));
+    assertFalse(view.dirty());
+    // save without changes: the same bytes
+    robot.clickOn("#save-button");
+    assertEquals(text, Files.readString(saveTo));
+  }
+
+  @Test
+  void showsValidationErrorsBesideTheirElements(FxRobot robot) throws Exception {
+    Path file = tmp.resolve("eventual-2dc-3p.yaml");
+    Files.copy(Path.of("..", "examples", "eventual-2dc-3p.yaml"), file);
+    robot.interact(() -> view.open(file));
+    assertTrue(view.problems().isEmpty(), view.problems().toString());
+
+    // a duplicate port
+    robot.clickOn("#server-1_0");
+    type(robot, "#server-port", "7100");
+    Label beside = label(robot, "#problem-server-1_0");
+    assertTrue(beside.isVisible() && beside.getText().contains("127.0.0.1:7100 is already used by server 0_0"),
+        beside.getText());
+    assertTrue(label(robot, "#dc-problems-1").getText().contains("1_0: servers[3].port: 127.0.0.1:7100 is already used"),
+        label(robot, "#dc-problems-1").getText());
+    // the list shows the CLI's message: file, line, column, problem, fix
+    assertEquals(1, view.problems().size(), view.problems().toString());
+    assertTrue(view.problems().get(0).message().matches(".*eventual-2dc-3p.yaml:13:39: servers\\[3\\]\\.port: "
+        + "127\\.0\\.0\\.1:7100 is already used by server 0_0 \\(line 10\\)\\. Fix: give each server its own host:port\\."),
+        view.problems().get(0).message());
+
+    // an unknown protocol parameter, beside the parameter
+    reveal(robot, "#protocol-box");
+    robot.clickOn("#protocol-box");
+    robot.clickOn("gentlerain");
+    type(robot, "#new-param-name", "hearbeat");
+    type(robot, "#new-param-value", "10ms");
+    reveal(robot, "#add-param-button");
+    robot.clickOn("#add-param-button");
+    Label param = label(robot, "#problem-param-hearbeat");
+    assertTrue(param.isVisible() && param.getText().contains("'hearbeat' is not a parameter of protocol gentlerain."
+        + " Fix: did you mean 'heartbeat'?"), param.getText());
+    assertEquals(2, view.problems().size(), view.problems().toString());
+    robot.clickOn("#server-1_0");
+    Screenshots.save(stage.getScene(), "design-validation");
+
+    // fixing both clears them
+    type(robot, "#server-port", "7103");
+    reveal(robot, "#remove-param-hearbeat");
+    robot.clickOn("#remove-param-hearbeat");
+    assertTrue(view.problems().isEmpty(), view.problems().toString());
+    assertFalse(robot.lookup("#dc-problems-1").tryQuery().isPresent());
+  }
+
+  @Test
+  void undoRedoSelectionDeleteCopyPaste(FxRobot robot) {
+    robot.clickOn("#add-dc-button");
+    robot.clickOn("#add-partition-button");
+    assertEquals(2, view.design().datacenters());
+    assertEquals(2, view.design().partitions);
+    robot.clickOn("#design-canvas");
+    robot.press(KeyCode.CONTROL).type(KeyCode.Z).release(KeyCode.CONTROL);
+    assertEquals(1, view.design().partitions);
+    robot.clickOn("#undo-button");
+    assertEquals(1, view.design().datacenters());
+    assertTrue(robot.lookup("#undo-button").queryAs(Button.class).isDisabled());
+    robot.clickOn("#design-canvas");
+    robot.press(KeyCode.CONTROL).type(KeyCode.Y).release(KeyCode.CONTROL);
+    assertEquals(2, view.design().datacenters());
+    robot.clickOn("#redo-button");
+    assertEquals(2, view.design().partitions);
+
+    // a typed name is one undo step
+    type(robot, "#name-field", "abc");
+    assertEquals("abc", view.design().name);
+    robot.clickOn("#undo-button");
+    assertEquals("my-cluster", view.design().name);
+    robot.clickOn("#redo-button");
+    assertEquals("abc", view.design().name);
+
+    // shift-click selects two servers; rubber band selects both datacenters
+    robot.clickOn("#server-0_0");
+    robot.press(KeyCode.SHIFT).clickOn("#server-1_1").release(KeyCode.SHIFT);
+    assertEquals(Set.of("server:0_0", "server:1_1"), view.canvasSelection());
+    robot.moveTo("#design-canvas").moveBy(0, 0);
+    Node canvas = robot.lookup("#design-canvas").query();
+    javafx.geometry.Bounds b = canvas.localToScreen(canvas.getBoundsInLocal());
+    robot.drag(b.getMinX() + 5, b.getMinY() + 5, MouseButton.PRIMARY).dropTo(
+        new javafx.geometry.Point2D(b.getMinX() + 900, b.getMinY() + 500));
+    assertEquals(Set.of("dc:0", "dc:1"), view.canvasSelection());
+
+    // copy datacenter 1 and paste it: a third datacenter with its own ports
+    robot.clickOn("#dc-1");
+    robot.press(KeyCode.CONTROL).type(KeyCode.C).release(KeyCode.CONTROL);
+    robot.press(KeyCode.CONTROL).type(KeyCode.V).release(KeyCode.CONTROL);
+    assertEquals(3, view.design().datacenters());
+    assertTrue(view.problems().isEmpty(), view.problems().toString());
+    // delete it with the Delete key, then undo brings it back
+    assertEquals(Set.of("dc:2"), view.canvasSelection());
+    robot.type(KeyCode.DELETE);
+    assertEquals(2, view.design().datacenters());
+    robot.clickOn("#undo-button");
+    assertEquals(3, view.design().datacenters());
+    // deleting a server deletes its partition in every datacenter (the topology is datacenters x partitions)
+    robot.clickOn("#server-0_1");
+    robot.clickOn("#delete-button");
+    assertEquals(1, view.design().partitions);
+    assertEquals(3, view.design().servers.size());
+    assertTrue(view.problems().isEmpty(), view.problems().toString());
+  }
+
+  @Test
+  void latencyMatrixEditorAppliesTheSeedsTable51(FxRobot robot) throws Exception {
+    robot.clickOn("#add-dc-button");
+    robot.clickOn("#rtt-button");
+    robot.clickOn("#rtt-preset");
+    robot.clickOn("Seed Table 5.1: A, B in California, C in Singapore");
+    robot.clickOn("#rtt-apply-preset");
+    assertEquals("176ms", robot.lookup("#rtt-0-2").queryAs(TextField.class).getText());
+    assertEquals("176ms", robot.lookup("#rtt-2-1").queryAs(TextField.class).getText());
+    // a wrong entry: the loader's message appears in the editor
+    type(robot, "#rtt-0-1", "1500us");
+    assertTrue(label(robot, "#rtt-problems").getText().contains("'1500us' is not a whole number of milliseconds"),
+        label(robot, "#rtt-problems").getText());
+    DialogPane pane = robot.lookup("#rtt-dialog").queryAs(DialogPane.class);
+    Screenshots.save(pane.getScene(), "design-latency-matrix");
+    type(robot, "#rtt-0-1", "1ms");
+    assertTrue(label(robot, "#rtt-problems").getText().contains("valid"));
+    robot.clickOn(pane.lookupButton(ButtonType.OK));
+    assertEquals(3, view.design().datacenters(), "the preset's 3 datacenters");
+    assertEquals("176ms", view.design().rtt[2][0]);
+    assertTrue(view.problems().isEmpty(), view.problems().toString());
+    assertTrue(robot.lookup("#link-0-2").queryAs(Label.class).getText().contains("176ms"));
+    Screenshots.save(stage.getScene(), "design-3dc-table51");
+  }
+
+  @Test
+  void aReplicatedProtocolShowsItsReplicasAndDeclaredParameters(FxRobot robot) throws Exception {
+    Path file = tmp.resolve("nukv-2dc-1p-3r.yaml");
+    Files.copy(Path.of("..", "examples", "nukv-2dc-1p-3r.yaml"), file);
+    String text = Files.readString(file);
+    robot.interact(() -> view.open(file));
+    assertTrue(view.problems().isEmpty(), view.problems().toString());
+    assertNotNull(robot.lookup("#server-1_0_2").query(), "replica 2 of partition 0 in datacenter 1");
+    // NuKV's levels come from its declarations: a choice of the declared alternatives
+    @SuppressWarnings("unchecked")
+    javafx.scene.control.ComboBox<String> read = robot.lookup("#param-readLevel").queryAs(javafx.scene.control.ComboBox.class);
+    assertEquals(List.of("", "eventual", "mr", "ryw", "mr+ryw"), List.copyOf(read.getItems()));
+    assertEquals("eventual", read.getValue());
+    reveal(robot, "#param-readLevel");
+    robot.clickOn("#param-readLevel");
+    robot.clickOn("mr+ryw");
+    assertEquals("mr+ryw", view.design().params.get("readLevel"));
+    robot.clickOn("#server-0_0_1");
+    Screenshots.save(stage.getScene(), "design-nukv-replicas");
+    robot.clickOn("#save-button");
+    // only the edited line changed, and it kept its comment
+    List<String> before = List.of(text.split("\n", -1));
+    List<String> after = List.of(Files.readString(file).split("\n", -1));
+    assertEquals(before.size(), after.size());
+    int changed = 0;
+    for (int i = 0; i < before.size(); i++) {
+      if (!before.get(i).equals(after.get(i))) {
+        changed++;
+        assertTrue(after.get(i).startsWith("  readLevel: mr+ryw") && after.get(i).endsWith(
+            "# level of plain get (the shell's get@mr+ryw etc. choose per operation)"), after.get(i));
+      }
+    }
+    assertEquals(1, changed);
+    assertEquals("mr+ryw", ClusterConfig.load(file).params().asMap().get("readLevel"));
+
+    // CaMu's modes, from its declarations too
+    Path camu = tmp.resolve("camu-camu-8p.yaml");
+    Files.copy(Path.of("..", "examples", "camu-camu-8p.yaml"), camu);
+    robot.interact(() -> view.open(camu));
+    @SuppressWarnings("unchecked")
+    javafx.scene.control.ComboBox<String> mode = robot.lookup("#param-mode").queryAs(javafx.scene.control.ComboBox.class);
+    assertEquals(List.of("", "pb", "tom", "camu"), List.copyOf(mode.getItems()));
+    assertEquals("camu", mode.getValue());
+    assertEquals(8, view.design().partitions);
+  }
+}
