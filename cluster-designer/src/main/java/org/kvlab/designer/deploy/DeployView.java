@@ -241,6 +241,7 @@ public final class DeployView implements DesignerView {
     message.setWrapText(true);
     message.setStyle("-fx-text-fill: #b00020;");
     message.setMaxWidth(Double.MAX_VALUE);
+    message.setMinHeight(18); // the line stays when empty: the buttons above do not move under the pointer
 
     VBox top = new VBox(8, fileBox, backendRow, options, actions, message);
     top.setPadding(new Insets(10));
@@ -407,17 +408,17 @@ public final class DeployView implements DesignerView {
       try {
         ClusterConfig config = load(file);
         switch (backend) {
-          case LOCAL -> onFx(() -> launch(LOCAL, d -> localPlan(file, config, oneJvm)));
+          case LOCAL -> onFx(() -> launch(LOCAL, config.name(), localPlan(file, config, oneJvm)));
           case SSH -> {
             SshHosts h = loadHosts(hosts, acceptNew);
-            onFx(() -> launch(SSH, d -> sshPlan(config, h)));
+            onFx(() -> launch(SSH, config.name(), sshPlan(config, h)));
           }
           default -> prepareEc2(file, config, cidr, url, keepInstances);
         }
       } catch (ConfigException | IllegalArgumentException | Ec2Error e) {
         onFx(() -> refuse(Deployment.message(e)));
-      } catch (RuntimeException e) {
-        onFx(() -> refuse("cannot deploy: " + Deployment.message(e)));
+      } catch (RuntimeException | Error e) {
+        onFx(() -> refuse("cannot deploy: " + e));
       }
     });
   }
@@ -440,6 +441,7 @@ public final class DeployView implements DesignerView {
   private void refuse(String why) {
     preparing = false;
     message.setText(why);
+    log("not deployed: " + why);
     phaseLabel.setText(current == null ? "not deployed" : phaseLabel.getText());
     updateButtons();
   }
@@ -500,17 +502,12 @@ public final class DeployView implements DesignerView {
     if (Files.isRegularFile(jar)) {
       return Distribution.shadedJar(jar);
     }
-    return Distribution.fromClassPath(cp, Files.createTempDirectory("kvlab-designer-dist"));
+    return Distribution.fromClassPath(cp, workspace.home().resolve(".kvlab").resolve("designer").resolve("dist"));
   }
 
   /** Starts a deployment (FX thread). */
-  private void launch(String backend, Function<Deployment, Deployment.Plan> plan) {
-    Deployment d = newDeployment(backend);
-    d.start(plan.apply(d));
-  }
-
-  private Deployment newDeployment(String backend) {
-    Deployment d = new Deployment(backend, new FxUi());
+  private void launch(String backend, String cluster, Deployment.Plan plan) {
+    Deployment d = new Deployment(backend, cluster, new FxUi());
     synchronized (this) {
       current = d;
     }
@@ -519,7 +516,7 @@ public final class DeployView implements DesignerView {
     phaseLabel.setText("deploying on " + backend);
     updateButtons();
     log("deploying " + workspace.clusterFile().get() + " on " + backend);
-    return d;
+    d.start(plan);
   }
 
   // EC2: the estimate and the confirmation come before anything is created
@@ -549,10 +546,17 @@ public final class DeployView implements DesignerView {
     Ec2Backend.Options options = hooks.options().apply(basePort).withKeep(keepInstances);
     CallerAddress caller = cidr.isEmpty() ? CallerAddress.checkIp() : CallerAddress.fixed(cidr);
     onFx(() -> {
-      Deployment d = new Deployment(EC2, new FxUi());
+      Deployment d = new Deployment(EC2, config.name(), new FxUi());
       Ec2Provisioner provisioner = new Ec2Provisioner(clients, PriceTable.bundled(), Ec2Backend.forward(d.listener()),
           new Ec2Provisioner.Options(Clock.systemUTC(), poll, Duration.ofMinutes(10), stateRoot));
-      Ec2Plan plan = provisioner.plan(config, spec);
+      Ec2Plan plan;
+      try {
+        plan = provisioner.plan(config, spec);
+      } catch (RuntimeException e) {
+        clients.close();
+        refuse("cannot estimate the EC2 cost: " + Deployment.message(e));
+        return;
+      }
       workspace.background().execute(() -> {
         try {
           provisioner.checkCredentials(); // no AWS call: only where credentials come from
@@ -594,17 +598,19 @@ public final class DeployView implements DesignerView {
     cost.setId("ec2-cost");
     cost.setWrapText(true);
     cost.setStyle("-fx-font-weight: bold;");
-    cost.setMaxWidth(720);
-    TextArea lines = new TextArea(String.join("\n", plan.lines()));
+    cost.setMaxWidth(880);
+    List<String> what = plan.lines().stream().filter(l -> !l.equals(plan.cost())).toList(); // the cost is above
+    TextArea lines = new TextArea(String.join("\n", what));
     lines.setId("ec2-plan");
     lines.setEditable(false);
-    lines.setPrefRowCount(Math.min(14, plan.lines().size() + 1));
-    lines.setPrefColumnCount(90);
+    lines.setWrapText(true);
+    lines.setPrefRowCount(Math.min(18, what.size() + 4));
+    lines.setPrefColumnCount(100);
     lines.setStyle("-fx-font-family: monospace;");
     Label notIn = new Label("Not in the estimate: root disks, data transfer and public IPv4 addresses (docs/ec2.md)."
         + " The instances terminate themselves after " + plan.expiry().toHours() + " h; Stop deletes them.");
     notIn.setWrapText(true);
-    notIn.setMaxWidth(720);
+    notIn.setMaxWidth(880);
     dialog.getDialogPane().setContent(new VBox(10, cost, lines, notIn));
     ButtonType create = new ButtonType("Create instances", ButtonBar.ButtonData.OK_DONE);
     dialog.getDialogPane().getButtonTypes().addAll(create, ButtonType.CANCEL);
@@ -635,7 +641,9 @@ public final class DeployView implements DesignerView {
         updateButtons();
       }
     });
+    dialog.getDialogPane().setPrefWidth(920);
     confirmation = dialog;
+    phaseLabel.setText("waiting for your confirmation (nothing created yet)");
     dialog.show();
   }
 
@@ -692,7 +700,9 @@ public final class DeployView implements DesignerView {
           });
           updateButtons();
         }
-        log(text);
+        if (phase != Deployment.Phase.DEPLOYING) {
+          log(text);
+        }
       });
     }
 

@@ -63,6 +63,7 @@ final class Deployment {
   static final Duration POLL = Duration.ofSeconds(1);
 
   private final String backendName;
+  private final String clusterName;
   private final Ui ui;
   private final ScheduledExecutorService worker;
   private final AtomicBoolean cancelled = new AtomicBoolean();
@@ -79,8 +80,9 @@ final class Deployment {
   private Future<?> poll;
   private boolean stopRequested;
 
-  Deployment(String backendName, Ui ui) {
+  Deployment(String backendName, String clusterName, Ui ui) {
     this.backendName = backendName;
+    this.clusterName = clusterName;
     this.ui = ui;
     ScheduledThreadPoolExecutor w = new ScheduledThreadPoolExecutor(1, r -> {
       Thread t = new Thread(r, "deploy-" + backendName);
@@ -115,6 +117,11 @@ final class Deployment {
 
   String backendName() {
     return backendName;
+  }
+
+  /** The name of the cluster being deployed. */
+  String clusterName() {
+    return clusterName;
   }
 
   Phase phase() {
@@ -174,6 +181,7 @@ final class Deployment {
         ui.failed(this, message(e));
         setPhase(Phase.FAILED, "deploying on " + backendName + " failed");
       }
+      worker.shutdown(); // nothing runs any more: a stop queued behind this task still runs, then the thread ends
     }
   }
 
@@ -206,7 +214,11 @@ final class Deployment {
     if (provisioning && deployTask != null) {
       deployTask.cancel(true); // EC2 waits for instances and SSH: an interrupt ends the wait (what exists is deleted)
     }
-    worker.execute(this::stopNow);
+    try {
+      worker.execute(this::stopNow);
+    } catch (java.util.concurrent.RejectedExecutionException e) {
+      // the deploy failed and released everything already
+    }
   }
 
   private void stopNow() {
@@ -236,6 +248,7 @@ final class Deployment {
       setPhase(Phase.STOPPED, "stopped");
     }
     ui.progress("stopped");
+    worker.shutdown();
   }
 
   /** Closes the backend once (EC2: deletes every resource of the cluster) and reports what was removed. */
@@ -258,8 +271,7 @@ final class Deployment {
       gone = List.copyOf(removed);
     }
     if ("ec2".equals(b.name())) {
-      ClusterRef r = ref;
-      ui.teardown(this, r != null ? r.config().name() : "", gone);
+      ui.teardown(this, clusterName, gone);
     }
   }
 

@@ -9,7 +9,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import com.google.protobuf.ByteString;
 import java.util.stream.Stream;
 import javafx.scene.Scene;
 import javafx.scene.control.Button;
@@ -22,10 +26,14 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
+import org.kvlab.api.Protocols;
+import org.kvlab.api.Session;
 import org.kvlab.cluster.local.LocalClusterProcesses;
+import org.kvlab.config.ClusterConfig;
 import org.kvlab.designer.MainWindow;
 import org.kvlab.designer.Workspace;
 import org.kvlab.designer.testing.Screenshots;
+import org.kvlab.runtime.ClientRuntime;
 import org.kvlab.runtime.LoopbackPorts;
 import org.testfx.api.FxRobot;
 import org.testfx.framework.junit5.ApplicationExtension;
@@ -86,8 +94,32 @@ class DeployLocalTest {
     return robot.lookup("#node-table").queryAs(TableView.class);
   }
 
-  private static String text(FxRobot robot, String id) {
-    return robot.lookup(id).queryAs(Label.class).getText();
+  /** What the table shows now (read on the FX thread, which updates it). */
+  private static List<NodeRow> rows(TableView<NodeRow> table) throws Exception {
+    return onFx(() -> List.copyOf(table.getItems()));
+  }
+
+  private static <T> T onFx(Callable<T> c) throws Exception {
+    return WaitForAsyncUtils.asyncFx(c).get(30, TimeUnit.SECONDS);
+  }
+
+  private static String text(FxRobot robot, String id) throws Exception {
+    Label l = robot.lookup(id).queryAs(Label.class);
+    return onFx(l::getText);
+  }
+
+  /** Waits for {@code condition}; on timeout fails with what the tab shows. */
+  private void waitFor(FxRobot robot, int seconds, Callable<Boolean> condition) throws Exception {
+    try {
+      WaitForAsyncUtils.waitFor(seconds, TimeUnit.SECONDS, condition);
+    } catch (java.util.concurrent.TimeoutException e) {
+      @SuppressWarnings("unchecked")
+      ListView<String> log = robot.lookup("#deploy-log").queryAs(ListView.class);
+      Screenshots.save(stage.getScene(), "deploy-local-timeout");
+      throw new AssertionError("timed out after " + seconds + " s; phase: " + text(robot, "#deploy-phase")
+          + "; message: " + text(robot, "#deploy-message") + "; rows: " + rows(table(robot)) + "; log: "
+          + onFx(() -> List.copyOf(log.getItems())), e);
+    }
   }
 
   @Test
@@ -96,17 +128,39 @@ class DeployLocalTest {
     Path file = clusterFile(name, 2, 2);
     robot.interact(() -> workspace.clusterFile().set(file));
     robot.clickOn("#tab-deploy");
-    WaitForAsyncUtils.waitFor(30, TimeUnit.SECONDS, () -> text(robot, "#deploy-file-state").contains("4 servers"));
+    waitFor(robot, 30, () -> text(robot, "#deploy-file-state").contains("4 servers"));
     robot.clickOn("#backend-local");
     robot.clickOn("#deploy-button");
 
     TableView<NodeRow> table = table(robot);
-    WaitForAsyncUtils.waitFor(150, TimeUnit.SECONDS, () -> table.getItems().size() == 4
-        && table.getItems().stream().allMatch(r -> r.state().equals(NodeRow.UP)));
-    // one more poll, so that the load column has a rate (it needs two)
-    WaitForAsyncUtils.waitFor(20, TimeUnit.SECONDS, () -> table.getItems().stream().allMatch(r -> r.load().contains("ops/s")
-        && !r.load().startsWith("-")));
-    List<NodeRow> up = List.copyOf(table.getItems());
+    waitFor(robot, 150, () -> rows(table).size() == 4
+        && rows(table).stream().allMatch(r -> r.state().equals(NodeRow.UP)));
+    // load: a client writes to both datacenters; the table shows the servers' operation rates and the client
+    AtomicBoolean writing = new AtomicBoolean(true);
+    AtomicLong written = new AtomicLong();
+    Thread writer;
+    try (ClientRuntime client = new ClientRuntime(ClusterConfig.load(file), Protocols.byName("eventual"), 1)) {
+      Session[] sessions = {client.openSession(0), client.openSession(1)};
+      writer = new Thread(() -> {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (writing.get() && System.nanoTime() < deadline) {
+          long n = written.incrementAndGet();
+          sessions[(int) (n % 2)].put("k" + (n % 100), ByteString.copyFromUtf8("v" + n));
+        }
+      }, "test-writer");
+      writer.setDaemon(true);
+      writer.start();
+      try {
+        waitFor(robot, 40, () -> rows(table).stream()
+            .filter(r -> r.load().matches("[1-9][0-9]* ops/s, [1-9][0-9]* clients?")).count() >= 2);
+        Screenshots.save(stage.getScene(), "deploy-local-running");
+      } finally {
+        writing.set(false);
+        writer.join(15_000);
+      }
+    }
+    assertTrue(written.get() > 0);
+    List<NodeRow> up = rows(table);
     assertEquals(List.of("0_0", "0_1", "1_0", "1_1"), up.stream().map(NodeRow::node).toList());
     assertEquals(List.of(0, 0, 1, 1), up.stream().map(NodeRow::datacenter).toList());
     for (NodeRow r : up) {
@@ -133,18 +187,19 @@ class DeployLocalTest {
     }
     @SuppressWarnings("unchecked")
     ListView<String> log = robot.lookup("#deploy-log").queryAs(ListView.class);
-    assertTrue(log.getItems().stream().filter(l -> l.contains(": STARTED pid ")).count() == 4, log.getItems().toString());
-    Screenshots.save(stage.getScene(), "deploy-local-running");
+    List<String> lines = onFx(() -> List.copyOf(log.getItems()));
+    assertEquals(4, lines.stream().filter(l -> l.contains(": STARTED pid ")).count(), lines.toString());
 
     robot.clickOn("#stop-button");
-    WaitForAsyncUtils.waitFor(90, TimeUnit.SECONDS, () -> text(robot, "#deploy-phase").equals("stopped"));
+    waitFor(robot, 90, () -> text(robot, "#deploy-phase").equals("stopped"));
     for (long pid : pids) {
       assertFalse(ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false), "server process " + pid + " is gone");
     }
     WaitForAsyncUtils.waitForFxEvents();
-    assertTrue(table.getItems().stream().allMatch(r -> r.state().equals(NodeRow.DOWN) && r.pid() == 0),
-        table.getItems().toString());
-    assertTrue(log.getItems().stream().anyMatch(l -> l.contains(": STOPPED 4 servers answered")), log.getItems().toString());
+    assertTrue(rows(table).stream().allMatch(r -> r.state().equals(NodeRow.DOWN) && r.pid() == 0),
+        rows(table).toString());
+    List<String> after = onFx(() -> List.copyOf(log.getItems()));
+    assertTrue(after.stream().anyMatch(l -> l.contains(": STOPPED 4 servers answered")), after.toString());
     assertFalse(robot.lookup("#deploy-button").queryAs(Button.class).isDisabled(), "deployable again");
     assertTrue(robot.lookup("#stop-button").queryAs(Button.class).isDisabled());
     Screenshots.save(stage.getScene(), "deploy-local-stopped");
@@ -159,9 +214,9 @@ class DeployLocalTest {
     robot.clickOn("#backend-local");
     robot.clickOn("#deploy-button");
     TableView<NodeRow> table = table(robot);
-    WaitForAsyncUtils.waitFor(150, TimeUnit.SECONDS, () -> table.getItems().size() == 2
-        && table.getItems().stream().allMatch(r -> r.state().equals(NodeRow.UP)));
-    List<Long> pids = table.getItems().stream().map(NodeRow::pid).distinct().toList();
+    waitFor(robot, 150, () -> rows(table).size() == 2
+        && rows(table).stream().allMatch(r -> r.state().equals(NodeRow.UP)));
+    List<Long> pids = rows(table).stream().map(NodeRow::pid).distinct().toList();
     assertEquals(2, pids.size());
     workspace.close(); // what the window's close does (DesignerApp.stop)
     for (long pid : pids) {
@@ -179,9 +234,9 @@ class DeployLocalTest {
     // a file that does not exist
     Path missing = tmp.resolve("gone.yaml");
     robot.interact(() -> workspace.clusterFile().set(missing));
-    WaitForAsyncUtils.waitFor(30, TimeUnit.SECONDS, () -> text(robot, "#deploy-file-state").contains("does not exist"));
+    waitFor(robot, 30, () -> text(robot, "#deploy-file-state").contains("does not exist"));
     robot.clickOn("#deploy-button");
-    WaitForAsyncUtils.waitFor(30, TimeUnit.SECONDS, () -> !text(robot, "#deploy-message").isEmpty());
+    waitFor(robot, 30, () -> !text(robot, "#deploy-message").isEmpty());
     String m = text(robot, "#deploy-message");
     assertTrue(m.startsWith(missing + ": the cluster file does not exist") && m.contains("Fix: save the design again"), m);
     assertNull(view.current(), "nothing was started");
@@ -191,9 +246,9 @@ class DeployLocalTest {
     Path bad = tmp.resolve("bad.yaml");
     Files.writeString(bad, "name: bad\nprotocol: eventual\ndatacenters: 1\npartiton: 2\n");
     robot.interact(() -> workspace.clusterFile().set(bad));
-    WaitForAsyncUtils.waitFor(30, TimeUnit.SECONDS, () -> text(robot, "#deploy-file-state").contains("partiton"));
+    waitFor(robot, 30, () -> text(robot, "#deploy-file-state").contains("partiton"));
     robot.clickOn("#deploy-button");
-    WaitForAsyncUtils.waitFor(30, TimeUnit.SECONDS, () -> text(robot, "#deploy-message").contains("partiton"));
+    waitFor(robot, 30, () -> text(robot, "#deploy-message").contains("partiton"));
     m = text(robot, "#deploy-message");
     assertTrue(m.startsWith(bad + ":4:1: ") && m.contains("Fix: did you mean 'partitions'?"), m);
     assertNull(view.current(), "nothing was started");
@@ -202,15 +257,25 @@ class DeployLocalTest {
     Path good = clusterFile("designer-ssh-input", 1, 1);
     robot.interact(() -> workspace.clusterFile().set(good));
     robot.clickOn("#backend-ssh");
+    WaitForAsyncUtils.waitForFxEvents();
     robot.clickOn("#deploy-button");
-    WaitForAsyncUtils.waitFor(30, TimeUnit.SECONDS, () -> text(robot, "#deploy-message").contains("hosts file"));
+    waitFor(robot, 30, () -> text(robot, "#deploy-message").contains("hosts file"));
     m = text(robot, "#deploy-message");
     assertTrue(m.contains("SSH needs a hosts file. Fix:"), m);
     robot.clickOn("#ssh-hosts-file").write(tmp.resolve("no-hosts.yaml").toString());
     robot.clickOn("#deploy-button");
-    WaitForAsyncUtils.waitFor(30, TimeUnit.SECONDS, () -> text(robot, "#deploy-message").contains("does not exist"));
+    waitFor(robot, 30, () -> text(robot, "#deploy-message").contains("does not exist"));
     assertTrue(text(robot, "#deploy-message").contains("Fix: give an existing hosts file"), text(robot, "#deploy-message"));
     assertNull(view.current(), "nothing was started");
     Screenshots.save(stage.getScene(), "deploy-error");
+
+    // EC2 with a cluster file that has no ec2: section: said before anything is asked of AWS
+    robot.clickOn("#backend-ec2");
+    WaitForAsyncUtils.waitForFxEvents();
+    robot.clickOn("#deploy-button");
+    waitFor(robot, 30, () -> text(robot, "#deploy-message").contains("ec2:"));
+    m = text(robot, "#deploy-message");
+    assertTrue(m.startsWith(good + ":1:1: the cluster file has no 'ec2:' section. Fix: add one"), m);
+    assertNull(view.current(), "nothing was started");
   }
 }
