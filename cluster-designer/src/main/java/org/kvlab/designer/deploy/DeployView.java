@@ -410,7 +410,7 @@ public final class DeployView implements DesignerView {
         switch (backend) {
           case LOCAL -> onFx(() -> launch(LOCAL, config.name(), localPlan(file, config, oneJvm)));
           case SSH -> {
-            SshHosts h = loadHosts(hosts, acceptNew);
+            SshHosts h = loadHosts(workspace.home(), hosts, acceptNew);
             onFx(() -> launch(SSH, config.name(), sshPlan(config, h)));
           }
           default -> prepareEc2(file, config, cidr, url, keepInstances);
@@ -423,12 +423,12 @@ public final class DeployView implements DesignerView {
     });
   }
 
-  private static SshHosts loadHosts(String hosts, boolean acceptNew) throws ConfigException {
+  private static SshHosts loadHosts(Path home, String hosts, boolean acceptNew) throws ConfigException {
     if (hosts.isEmpty()) {
       throw new IllegalArgumentException("SSH needs a hosts file. Fix: give one under 'Hosts file' (format: docs/ssh.md,"
           + " 'Benchmarks on your hosts')");
     }
-    Path p = Path.of(hosts);
+    Path p = home.resolve(hosts); // a relative path is relative to the designer's working directory
     if (!Files.isRegularFile(p)) {
       throw new IllegalArgumentException("the hosts file " + hosts + " does not exist. Fix: give an existing hosts file"
           + " (format: docs/ssh.md, 'Benchmarks on your hosts')");
@@ -442,7 +442,7 @@ public final class DeployView implements DesignerView {
     preparing = false;
     message.setText(why);
     log("not deployed: " + why);
-    phaseLabel.setText(current == null ? "not deployed" : phaseLabel.getText());
+    phaseLabel.setText("not deployed"); // (Deploy is disabled while a deployment of this tab is active)
     updateButtons();
   }
 
