@@ -159,6 +159,9 @@ final class Deployment {
       ui.progress("deploying " + r.config().name() + " to " + backendName);
       b.deploy(r);
       ui.progress("starting " + r.config().servers().size() + " servers of " + r.config().name());
+      if (cancelled.get()) {
+        throw new BackendException("stopped before the servers were started", null, true);
+      }
       started = true;
       b.start(r, new StartOptions(START_WAIT, plan.singleJvm(), null, cancelled::get));
       if (cancelled.get()) {
@@ -171,7 +174,7 @@ final class Deployment {
           poll = worker.scheduleWithFixedDelay(this::poll, 0, POLL.toMillis(), TimeUnit.MILLISECONDS);
         }
       }
-    } catch (Exception e) {
+    } catch (Exception | LinkageError e) { // (a class missing from the class path must not leave it "deploying")
       boolean cancel = cancelled.get() || (e instanceof BackendException be && be.cancelled());
       started = false; // a backend whose start failed has stopped what it started
       release();
