@@ -182,10 +182,14 @@ public final class BenchView implements DesignerView {
     status.setId("bench-status");
     status.setWrapText(true);
     Label latencyOf = new Label("latency of");
-    for (javafx.scene.control.Control c : List.of(run, stop, latencyOf, latencyOp)) {
+    ComboBox<String> percentiles = new ComboBox<>(FXCollections.observableArrayList(LiveCharts.PERCENTILES));
+    percentiles.setId("bench-percentiles");
+    percentiles.setValue(LiveCharts.PERCENTILES.get(0));
+    percentiles.valueProperty().addListener((o, a, b) -> charts.showPercentiles(b));
+    for (javafx.scene.control.Control c : List.of(run, stop, latencyOf, latencyOp, percentiles)) {
       c.setMinWidth(javafx.scene.layout.Region.USE_PREF_SIZE);
     }
-    HBox runBar = new HBox(8, run, stop, latencyOf, latencyOp, status);
+    HBox runBar = new HBox(8, run, stop, latencyOf, latencyOp, percentiles, status);
     runBar.setAlignment(Pos.CENTER_LEFT);
     status.setMinWidth(0);
     status.setMaxWidth(Double.MAX_VALUE);
@@ -563,7 +567,7 @@ public final class BenchView implements DesignerView {
       return;
     }
     for (Path png : pngs) {
-      ImageView view = new ImageView(new Image(png.toUri().toString(), 0, 170, true, true));
+      ImageView view = new ImageView(new Image(png.toUri().toString(), 0, 150, true, true));
       view.setPreserveRatio(true);
       Label caption = new Label(png.getFileName().toString());
       VBox box = new VBox(2, view, caption);

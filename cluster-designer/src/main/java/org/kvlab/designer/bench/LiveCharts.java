@@ -28,6 +28,9 @@ final class LiveCharts {
   private final Map<String, XYChart.Series<Number, Number>> p99Series = new LinkedHashMap<>();
   private final ObservableList<String> operations = FXCollections.observableArrayList(ExperimentListener.Interval.ALL);
   private String operation = ExperimentListener.Interval.ALL;
+  /** Which percentiles the latency chart draws. */
+  static final List<String> PERCENTILES = List.of("p50 and p99", "p50", "p99");
+  private String percentiles = PERCENTILES.get(0);
 
   LiveCharts() {
     throughput = chart("throughput (ops/s)", "seconds of the run phase", "ops/s");
@@ -69,8 +72,23 @@ final class LiveCharts {
       return;
     }
     operation = op;
-    p50Series.values().forEach(s -> s.getData().clear());
-    p99Series.values().forEach(s -> s.getData().clear());
+    redrawLatency();
+  }
+
+  /** Draws {@code which} of {@link #PERCENTILES} (p50 alone is easier to read when p99 is far above it). */
+  void showPercentiles(String which) {
+    if (which == null || which.equals(percentiles) || !PERCENTILES.contains(which)) {
+      return;
+    }
+    percentiles = which;
+    redrawLatency();
+  }
+
+  private void redrawLatency() {
+    p50Series.clear();
+    p99Series.clear();
+    latency.getData().clear();
+    latency.setTitle(percentiles.equals("p50 and p99") ? "latency (ms): p50 solid, p99 dashed" : "latency (ms): " + percentiles);
     intervals.forEach((label, list) -> list.forEach(i -> addLatency(label, i)));
   }
 
@@ -112,10 +130,12 @@ final class LiveCharts {
     if (l == null || l.count() == 0) {
       return;
     }
-    XYChart.Series<Number, Number> p50 = series(latency, p50Series, label, label + " p50");
-    XYChart.Series<Number, Number> p99 = series(latency, p99Series, label, label + " p99");
-    put(p50, i.seconds(), l.p50Micros() / 1000.0);
-    put(p99, i.seconds(), l.p99Micros() / 1000.0);
+    if (!percentiles.equals("p99")) {
+      put(series(latency, p50Series, label, label + " p50"), i.seconds(), l.p50Micros() / 1000.0);
+    }
+    if (!percentiles.equals("p50")) {
+      put(series(latency, p99Series, label, label + " p99"), i.seconds(), l.p99Micros() / 1000.0);
+    }
     styleLatency();
   }
 
@@ -159,6 +179,6 @@ final class LiveCharts {
   }
 
   int latencyPoints() {
-    return p50Series.values().stream().mapToInt(s -> s.getData().size()).sum();
+    return latency.getData().stream().mapToInt(s -> s.getData().size()).sum();
   }
 }

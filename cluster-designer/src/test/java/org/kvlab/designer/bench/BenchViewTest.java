@@ -176,6 +176,40 @@ class BenchViewTest {
   }
 
   @Test
+  void stopEndsARunningBenchmarkAndKeepsWhatItHas(FxRobot robot) throws Exception {
+    Path file = home.resolve("long.yaml");
+    Files.writeString(file, """
+        name: designer-gui-stop
+        cluster: { datacenters: 1, partitions: 1, storage: memory }
+        protocols: [eventual]
+        clients: { processes: 1, threads: 2 }
+        recordcount: 100
+        duration: 120s
+        """);
+    robot.clickOn("Benchmark");
+    robot.doubleClickOn("#bench-file").eraseText(60).write(file.toString()).type(KeyCode.ENTER);
+    Label validation = robot.lookup("#bench-validation").queryAs(Label.class);
+    WaitForAsyncUtils.waitFor(20, TimeUnit.SECONDS, () -> validation.getText().startsWith("valid:"));
+    Set<Long> children = ConcurrentHashMap.newKeySet();
+    robot.clickOn("#bench-run");
+    WaitForAsyncUtils.waitFor(120, TimeUnit.SECONDS, () -> !view.running() || view.charts().throughputPoints() >= 2);
+    assertTrue(view.running(), "still running when Stop is pressed");
+    ProcessHandle.current().descendants().forEach(p -> children.add(p.pid()));
+    assertFalse(children.isEmpty(), "a server and a client run");
+    robot.clickOn("#bench-stop");
+    WaitForAsyncUtils.waitFor(60, TimeUnit.SECONDS, () -> !view.running()); // a bound, far below the 120 s run
+    WaitForAsyncUtils.waitForFxEvents();
+    Results.ExperimentResult r = view.lastResult();
+    assertEquals(Results.INTERRUPTED, r.status());
+    assertEquals(Results.INTERRUPTED, r.runs().get(0).status());
+    assertTrue(Files.isRegularFile(Path.of(robot.lookup("#bench-report-path").queryAs(TextField.class).getText())),
+        "the report of what was done is written");
+    for (long pid : children) {
+      assertFalse(ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false), "process " + pid + " is gone");
+    }
+  }
+
+  @Test
   void comparesTwoEarlierResultsSideBySide(FxRobot robot) throws Exception {
     Path a = earlier("getput", "20261101-100000", Map.of("eventual", 4000.0, "gentlerain", 3000.0), 800);
     Path b = earlier("getput", "20261102-100000", Map.of("eventual", 5000.0, "gentlerain", 2500.0), 1200);
