@@ -33,7 +33,6 @@ import org.kvlab.cluster.NodeState;
 import org.kvlab.cluster.StartOptions;
 import org.kvlab.cluster.local.LocalBackend;
 import org.kvlab.cluster.local.LocalClusterProcesses;
-import org.kvlab.experiment.ExperimentListener.Interval;
 import org.kvlab.wire.PeerStatus;
 
 /**
@@ -551,7 +550,7 @@ public final class ExperimentRunner {
     }
   }
 
-  private Interval interval(Experiment e, RunPlan plan, List<ClientProcess> clients, boolean load,
+  private ExperimentListener.Interval interval(Experiment e, RunPlan plan, List<ClientProcess> clients, boolean load,
       LiveHistograms live) {
     double rate = 0;
     long seconds = 0;
@@ -564,7 +563,7 @@ public final class ExperimentRunner {
     live.poll().forEach((op, h) -> latencies.put(op, new ExperimentListener.Latency(h.getTotalCount(),
         h.getValueAtPercentile(50), h.getValueAtPercentile(99))));
     int total = e.runs().size();
-    return new Interval(plan.run(), total, load ? "load" : "run", seconds,
+    return new ExperimentListener.Interval(plan.run(), total, load ? "load" : "run", seconds,
         !load && seconds < e.warmup().toSeconds(), rate, latencies);
   }
 
