@@ -14,6 +14,7 @@ public final class DesignerApp extends Application {
   public void start(Stage stage) {
     List<String> args = getParameters().getRaw();
     workspace = new Workspace(Path.of("").toAbsolutePath());
+    workspace.documentOpener(getHostServices()::showDocument);
     MainWindow window = new MainWindow(workspace, stage);
     stage.setScene(new Scene(window.root(), 1400, 900));
     stage.setTitle("kvlab designer");

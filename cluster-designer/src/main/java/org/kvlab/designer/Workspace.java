@@ -29,6 +29,7 @@ public final class Workspace implements AutoCloseable {
     return t;
   });
   private final List<AutoCloseable> closeables = new ArrayList<>();
+  private volatile Consumer<String> documentOpener;
 
   public Workspace(Path home) {
     this.home = home;
@@ -66,6 +67,21 @@ public final class Workspace implements AutoCloseable {
   /** A log callback for library listeners. */
   public Consumer<String> logger() {
     return this::log;
+  }
+
+  /** How to open a document (a report's file: URI) in the desktop's browser; set by {@link DesignerApp}. */
+  public void documentOpener(Consumer<String> opener) {
+    documentOpener = opener;
+  }
+
+  /** Opens {@code uri} in the desktop's browser; false when there is no way to (no opener set). */
+  public boolean showDocument(String uri) {
+    Consumer<String> o = documentOpener;
+    if (o == null) {
+      return false;
+    }
+    o.accept(uri);
+    return true;
   }
 
   /** Runs slow work off the JavaFX thread. */

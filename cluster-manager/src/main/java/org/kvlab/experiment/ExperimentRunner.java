@@ -115,6 +115,7 @@ public final class ExperimentRunner {
   private final ClusterBackend backend;
   private final CountDownLatch finished = new CountDownLatch(1);
   private volatile Path outputDirectory;
+  private final List<ExperimentListener> listeners = new java.util.concurrent.CopyOnWriteArrayList<>();
 
   public ExperimentRunner(Options options) {
     this.options = options;
@@ -126,6 +127,21 @@ public final class ExperimentRunner {
     stopRequested = true;
     for (ClientProcess c : currentClients) {
       c.kill();
+    }
+  }
+
+  /** Adds a listener of live progress (runs started and finished, throughput and latencies about once a second). */
+  public void addListener(ExperimentListener listener) {
+    listeners.add(java.util.Objects.requireNonNull(listener, "listener"));
+  }
+
+  private void tell(java.util.function.Consumer<ExperimentListener> event) {
+    for (ExperimentListener l : listeners) {
+      try {
+        event.accept(l);
+      } catch (RuntimeException ex) {
+        options.log().println("a progress listener failed (ignored): " + ex);
+      }
     }
   }
 
@@ -238,8 +254,10 @@ public final class ExperimentRunner {
       if (stopRequested) {
         break;
       }
+      tell(l -> l.runStarted(run, runs.size()));
       Results.RunResult r = runOne(e, run, runs.size(), out, running);
       done.add(r);
+      tell(l -> l.runFinished(r));
       options.log().println(Reports.runLine(r, runs.size()));
       Reports.writeJson(result(e, startedAt, out, env, runs.size(), done, false), out);
     }
@@ -491,6 +509,8 @@ public final class ExperimentRunner {
     long start = System.nanoTime();
     long limit = e.timeout().toNanos();
     long lastProgress = 0;
+    LiveHistograms live = listeners.isEmpty() ? null
+        : new LiveHistograms(clients.stream().map(c -> c.dir.resolve("hdr")).toList());
     while (true) {
       boolean all = true;
       for (ClientProcess c : clients) {
@@ -522,8 +542,29 @@ public final class ExperimentRunner {
       if (now - lastProgress > 1_000_000_000L) {
         lastProgress = now;
         options.progress().accept(progressLine(e, plan, clients, load, label));
+        if (live != null) {
+          ExperimentListener.Interval interval = interval(e, plan, clients, load, live);
+          tell(l -> l.interval(interval));
+        }
       }
     }
+  }
+
+  private ExperimentListener.Interval interval(Experiment e, RunPlan plan, List<ClientProcess> clients, boolean load,
+      LiveHistograms live) {
+    double rate = 0;
+    long seconds = 0;
+    for (ClientProcess c : clients) {
+      ClientProcess.Status s = c.latest();
+      rate += s.currentOpsPerSecond();
+      seconds = Math.max(seconds, s.seconds());
+    }
+    Map<String, ExperimentListener.Latency> latencies = new TreeMap<>();
+    live.poll().forEach((op, h) -> latencies.put(op, new ExperimentListener.Latency(h.getTotalCount(),
+        h.getValueAtPercentile(50), h.getValueAtPercentile(99))));
+    int total = e.runs().size();
+    return new ExperimentListener.Interval(plan.run(), total, load ? "load" : "run", seconds,
+        !load && seconds < e.warmup().toSeconds(), rate, latencies);
   }
 
   static String progressLine(Experiment e, RunPlan plan, List<ClientProcess> clients, boolean load, String label) {

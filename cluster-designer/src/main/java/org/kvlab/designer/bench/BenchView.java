@@ -1,16 +1,116 @@
 package org.kvlab.designer.bench;
 
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import javafx.animation.PauseTransition;
+import javafx.application.Platform;
+import javafx.beans.property.BooleanProperty;
+import javafx.beans.property.SimpleBooleanProperty;
+import javafx.collections.FXCollections;
+import javafx.geometry.Insets;
+import javafx.geometry.Orientation;
+import javafx.geometry.Pos;
 import javafx.scene.Node;
+import javafx.scene.control.Button;
+import javafx.scene.control.ComboBox;
 import javafx.scene.control.Label;
+import javafx.scene.control.ListView;
+import javafx.scene.control.ScrollPane;
+import javafx.scene.control.SplitPane;
+import javafx.scene.control.Tab;
+import javafx.scene.control.TabPane;
+import javafx.scene.control.TextArea;
+import javafx.scene.control.TextField;
+import javafx.scene.image.Image;
+import javafx.scene.image.ImageView;
+import javafx.scene.layout.BorderPane;
+import javafx.scene.layout.FlowPane;
+import javafx.scene.layout.HBox;
+import javafx.scene.layout.Priority;
+import javafx.scene.layout.VBox;
+import javafx.stage.FileChooser;
 import javafx.stage.Stage;
 import org.kvlab.designer.DesignerView;
 import org.kvlab.designer.Workspace;
+import org.kvlab.experiment.Experiment;
+import org.kvlab.experiment.ExperimentListener;
+import org.kvlab.experiment.ExperimentRunner;
+import org.kvlab.experiment.Results;
 
-/** The "Benchmark" tab. */
+/**
+ * The "Benchmark" tab: edit an experiment file (YAML, checked live by kvlab's experiment loader, with the
+ * CLI's messages), run it on this machine through the cluster-manager library's {@link ExperimentRunner}
+ * (what {@code kvlab bench} runs), watch throughput and p50/p99 latency per run while it runs, stop it, see
+ * the report's charts when it is done; and list, open and compare earlier results.
+ */
 public final class BenchView implements DesignerView {
-  private final Label node = new Label("Benchmark: being built");
+  static final String TEMPLATE = """
+      # A small YCSB experiment (format: docs/bench.md). Save, then Run.
+      name: my-experiment
+      cluster:
+        datacenters: 1
+        partitions: 2
+        storage: memory
+      protocols: [eventual]
+      workload:
+        fieldcount: 1
+        fieldlength: 64
+        requestdistribution: zipfian
+      clients:
+        processes: 1
+        threads: 4
+      recordcount: 1000
+      duration: 10s
+      warmup: 2s
+      """;
+  private static final Pattern OPEN_LOOP = Pattern.compile("(?m)^mode:\\s*['\"]?open-loop");
 
-  public BenchView(Workspace workspace, Stage stage) {}
+  private final Workspace workspace;
+  private final Stage stage;
+  private final BorderPane root = new BorderPane();
+  private final TextField fileField = new TextField();
+  private final ComboBox<String> examples = new ComboBox<>();
+  private final TextArea editor = new TextArea();
+  private final Label validation = new Label();
+  private final Label runsLabel = new Label();
+  private final Label status = new Label("Pick or write an experiment, save it, and press Run.");
+  private final ListView<String> log = new ListView<>();
+  private final LiveCharts charts = new LiveCharts();
+  private final ComboBox<String> latencyOp = new ComboBox<>(charts.operations());
+  private final TextField reportPath = new TextField();
+  private final FlowPane reportCharts = new FlowPane(8, 8);
+  private final ResultsBrowser results;
+  private final TabPane inner = new TabPane();
+  private final BooleanProperty running = new SimpleBooleanProperty(false);
+  private final BooleanProperty dirty = new SimpleBooleanProperty(false);
+  private final PauseTransition recheck = new PauseTransition(javafx.util.Duration.millis(300));
+  private final AtomicLong checkSeq = new AtomicLong();
+  private Path file;
+  private volatile ExperimentCheck check;
+  private volatile ExperimentRunner runner;
+  private volatile Results.ExperimentResult lastResult;
+  private boolean loading;
+
+  public BenchView(Workspace workspace, Stage stage) {
+    this.workspace = workspace;
+    this.stage = stage;
+    this.results = new ResultsBrowser(workspace, this::openReport);
+    build();
+    listExamples();
+    results.refresh();
+  }
 
   @Override
   public String title() {
@@ -19,6 +119,540 @@ public final class BenchView implements DesignerView {
 
   @Override
   public Node node() {
-    return node;
+    return root;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Layout
+
+  private void build() {
+    fileField.setId("bench-file");
+    fileField.setPromptText("experiment file, e.g. experiments/smoke.yaml (Enter opens it)");
+    fileField.setPrefColumnCount(34);
+    fileField.setOnAction(ev -> open(resolve(fileField.getText())));
+    Button open = button("Open", "bench-open", ev -> open(resolve(fileField.getText())));
+    Button browse = button("Browse...", "bench-browse", ev -> browse());
+    examples.setId("bench-examples");
+    examples.setPromptText("examples");
+    examples.setOnAction(ev -> {
+      if (examples.getValue() != null && !loading) {
+        open(resolve(examples.getValue()));
+      }
+    });
+    Button create = button("New", "bench-new", ev -> newExperiment());
+    Button save = button("Save", "bench-save", ev -> save());
+    Button useDesign = button("Use the design's cluster", "bench-use-design", ev -> useDesignCluster());
+    useDesign.disableProperty().bind(workspace.clusterFile().isNull());
+    Label designHint = new Label("(save the design first)");
+    designHint.visibleProperty().bind(workspace.clusterFile().isNull());
+    HBox top = new HBox(6, new Label("Experiment"), fileField, open, browse, examples, create, save, useDesign, designHint);
+    top.setAlignment(Pos.CENTER_LEFT);
+    top.setPadding(new Insets(6));
+
+    editor.setId("bench-editor");
+    editor.setStyle("-fx-font-family: 'monospace'; -fx-font-size: 12px;");
+    editor.setPrefColumnCount(48);
+    editor.textProperty().addListener((o, a, b) -> {
+      if (!loading) {
+        dirty.set(true);
+      }
+      recheck.playFromStart();
+    });
+    recheck.setOnFinished(ev -> validate());
+    validation.setId("bench-validation");
+    validation.setWrapText(true);
+    validation.setMaxWidth(Double.MAX_VALUE);
+    validation.setOnMouseClicked(ev -> goToProblem());
+    runsLabel.setId("bench-runs");
+    runsLabel.setWrapText(true);
+    runsLabel.setStyle("-fx-font-family: 'monospace'; -fx-font-size: 11px;");
+    VBox left = new VBox(6, editor, validation, runsLabel);
+    VBox.setVgrow(editor, Priority.ALWAYS);
+    left.setPadding(new Insets(0, 4, 6, 6));
+    left.setMinWidth(320);
+
+    Button run = button("Run", "bench-run", ev -> run());
+    run.disableProperty().bind(running);
+    run.setStyle("-fx-font-weight: bold;");
+    Button stop = button("Stop", "bench-stop", ev -> stop());
+    stop.disableProperty().bind(running.not());
+    latencyOp.setId("bench-latency-op");
+    latencyOp.setValue(ExperimentListener.Interval.ALL);
+    latencyOp.valueProperty().addListener((o, a, b) -> charts.showOperation(b));
+    status.setId("bench-status");
+    status.setWrapText(true);
+    Label latencyOf = new Label("latency of");
+    ComboBox<String> percentiles = new ComboBox<>(FXCollections.observableArrayList(LiveCharts.PERCENTILES));
+    percentiles.setId("bench-percentiles");
+    percentiles.setValue(LiveCharts.PERCENTILES.get(0));
+    percentiles.valueProperty().addListener((o, a, b) -> charts.showPercentiles(b));
+    for (javafx.scene.control.Control c : List.of(run, stop, latencyOf, latencyOp, percentiles)) {
+      c.setMinWidth(javafx.scene.layout.Region.USE_PREF_SIZE);
+    }
+    HBox runBar = new HBox(8, run, stop, latencyOf, latencyOp, percentiles, status);
+    runBar.setAlignment(Pos.CENTER_LEFT);
+    status.setMinWidth(0);
+    status.setMaxWidth(Double.MAX_VALUE);
+    HBox.setHgrow(status, Priority.ALWAYS);
+    log.setId("bench-log");
+    log.setPrefHeight(90);
+    log.setMinHeight(60);
+    HBox chartRow = new HBox(6, charts.throughputChart(), charts.latencyChart());
+    HBox.setHgrow(charts.throughputChart(), Priority.ALWAYS);
+    HBox.setHgrow(charts.latencyChart(), Priority.ALWAYS);
+    charts.throughputChart().setPrefWidth(400);
+    charts.latencyChart().setPrefWidth(400);
+    reportPath.setId("bench-report-path");
+    reportPath.setEditable(false);
+    reportPath.setPromptText("the report appears here when the benchmark is done");
+    HBox.setHgrow(reportPath, Priority.ALWAYS);
+    Button openReport = button("Open report", "bench-open-report", ev -> openReport(Path.of(reportPath.getText())));
+    openReport.disableProperty().bind(reportPath.textProperty().isEmpty());
+    HBox reportBar = new HBox(6, new Label("Report"), reportPath, openReport);
+    reportBar.setAlignment(Pos.CENTER_LEFT);
+    reportCharts.setId("bench-report-charts");
+    reportCharts.setPadding(new Insets(4));
+    ScrollPane reportScroll = new ScrollPane(reportCharts);
+    reportScroll.setFitToWidth(true);
+    reportScroll.setPrefHeight(190);
+    reportScroll.setMinHeight(120);
+    VBox live = new VBox(6, runBar, log, chartRow, reportBar, reportScroll);
+    VBox.setVgrow(chartRow, Priority.ALWAYS);
+    live.setPadding(new Insets(6));
+
+    Tab liveTab = new Tab("Live run", live);
+    liveTab.setId("bench-tab-live");
+    Tab resultsTab = new Tab("Earlier results", results.node());
+    resultsTab.setId("bench-tab-results");
+    inner.getTabs().addAll(liveTab, resultsTab);
+    inner.setTabClosingPolicy(TabPane.TabClosingPolicy.UNAVAILABLE);
+    inner.setId("bench-tabs");
+    inner.getSelectionModel().selectedItemProperty().addListener((o, a, b) -> {
+      if (b == resultsTab) {
+        results.refresh();
+      }
+    });
+
+    SplitPane split = new SplitPane(left, inner);
+    split.setOrientation(Orientation.HORIZONTAL);
+    split.setDividerPositions(0.33);
+    root.setTop(top);
+    root.setCenter(split);
+    editor.setText(TEMPLATE);
+    dirty.set(true);
+  }
+
+  private static Button button(String text, String id, javafx.event.EventHandler<javafx.event.ActionEvent> action) {
+    Button b = new Button(text);
+    b.setId(id);
+    b.setOnAction(action);
+    return b;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // The experiment file
+
+  private Path resolve(String text) {
+    Path p = Path.of(text.strip());
+    return p.isAbsolute() ? p : workspace.home().resolve(p);
+  }
+
+  private void listExamples() {
+    Path dir = workspace.home().resolve("experiments");
+    List<String> names = new ArrayList<>();
+    if (Files.isDirectory(dir)) {
+      try (Stream<Path> files = Files.list(dir)) {
+        files.filter(p -> p.getFileName().toString().endsWith(".yaml")).sorted()
+            .forEach(p -> names.add(workspace.home().relativize(p).toString()));
+      } catch (IOException e) {
+        workspace.log("benchmark: cannot list " + dir + ": " + e.getMessage());
+      }
+    }
+    examples.setItems(FXCollections.observableArrayList(names));
+  }
+
+  /** Opens an experiment file into the editor. */
+  void open(Path path) {
+    if (running.get()) {
+      status.setText("A benchmark is running: stop it before opening another experiment.");
+      return;
+    }
+    String text;
+    try {
+      text = Files.readString(path, StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      validation.setText("kvlab: cannot read " + path + ": " + e.getMessage()
+          + ". Fix: give an existing experiment file (examples are in experiments/)");
+      validation.setStyle("-fx-text-fill: #b00020;");
+      return;
+    }
+    file = path.toAbsolutePath().normalize();
+    loading = true;
+    try {
+      fileField.setText(display(file));
+      editor.setText(text);
+    } finally {
+      loading = false;
+    }
+    dirty.set(false);
+    workspace.experimentFile().set(file);
+    validate();
+  }
+
+  private String display(Path p) {
+    Path home = workspace.home().toAbsolutePath().normalize();
+    return p.startsWith(home) ? home.relativize(p).toString() : p.toString();
+  }
+
+  private void browse() {
+    FileChooser chooser = new FileChooser();
+    chooser.setTitle("Open an experiment file");
+    chooser.getExtensionFilters().add(new FileChooser.ExtensionFilter("experiment files (*.yaml)", "*.yaml", "*.yml"));
+    Path dir = file != null ? file.getParent() : workspace.home().resolve("experiments");
+    if (Files.isDirectory(dir)) {
+      chooser.setInitialDirectory(dir.toFile());
+    }
+    java.io.File picked = chooser.showOpenDialog(stage);
+    if (picked != null) {
+      open(picked.toPath());
+    }
+  }
+
+  private void newExperiment() {
+    if (running.get()) {
+      return;
+    }
+    file = null;
+    loading = true;
+    try {
+      fileField.setText("experiments/my-experiment.yaml");
+      editor.setText(TEMPLATE);
+    } finally {
+      loading = false;
+    }
+    dirty.set(true);
+    validate();
+  }
+
+  /** Saves the editor to the path in the file field. */
+  boolean save() {
+    if (fileField.getText().isBlank()) {
+      status.setText("Type where to save the experiment in the file field (e.g. experiments/mine.yaml), then Save.");
+      return false;
+    }
+    Path target = resolve(fileField.getText()).toAbsolutePath().normalize();
+    try {
+      if (target.getParent() != null) {
+        Files.createDirectories(target.getParent());
+      }
+      Files.writeString(target, editor.getText(), StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      status.setText("Cannot save " + target + ": " + e.getMessage() + ". Fix: choose a writable place.");
+      return false;
+    }
+    file = target;
+    fileField.setText(display(target));
+    dirty.set(false);
+    workspace.experimentFile().set(target);
+    workspace.log("benchmark: saved " + target);
+    listExamples();
+    validate();
+    return true;
+  }
+
+  /** Points the experiment's {@code cluster:} at the design's saved cluster file (a template, docs/bench.md). */
+  private void useDesignCluster() {
+    Path cluster = workspace.clusterFile().get();
+    if (cluster == null) {
+      return;
+    }
+    editor.setText(withClusterFile(editor.getText(), display(cluster.toAbsolutePath().normalize())));
+  }
+
+  /** {@code yaml} with its top-level {@code cluster:} block replaced by {@code cluster: { file: F }}. */
+  static String withClusterFile(String yaml, String clusterFile) {
+    List<String> out = new ArrayList<>();
+    String entry = "cluster: { file: " + clusterFile + " }";
+    boolean inCluster = false;
+    boolean replaced = false;
+    for (String line : yaml.split("\n", -1)) {
+      if (inCluster) {
+        if (line.isEmpty() || line.startsWith(" ") || line.startsWith("\t")) {
+          continue;
+        }
+        inCluster = false;
+      }
+      if (line.startsWith("cluster:")) {
+        out.add(entry);
+        inCluster = true;
+        replaced = true;
+        continue;
+      }
+      out.add(line);
+    }
+    if (!replaced) {
+      int at = 0;
+      for (int i = 0; i < out.size(); i++) {
+        if (out.get(i).startsWith("name:")) {
+          at = i + 1;
+        }
+      }
+      out.add(at, entry);
+    }
+    return String.join("\n", out);
+  }
+
+  private void validate() {
+    String text = editor.getText();
+    Path f = file;
+    long seq = checkSeq.incrementAndGet();
+    inBackground(workspace, () -> {
+      ExperimentCheck c = OPEN_LOOP.matcher(text).find()
+          ? new ExperimentCheck(null, "kvlab: " + (f == null ? "(new experiment)" : f) + ": open-loop experiments"
+              + " (mode: open-loop) are run by ./kvlab bench, not from the designer yet. Fix: run it with ./kvlab bench,"
+              + " or pick a YCSB experiment here (e.g. experiments/smoke.yaml)", 0)
+          : ExperimentCheck.of(text, f);
+      Platform.runLater(() -> {
+        if (seq == checkSeq.get()) {
+          showCheck(c);
+        }
+      });
+    });
+  }
+
+  private void showCheck(ExperimentCheck c) {
+    check = c;
+    if (c.ok()) {
+      Experiment e = c.experiment();
+      int n = e.runs().size();
+      validation.setText("valid: " + e.name() + ", " + n + " run" + (n == 1 ? "" : "s") + " ("
+          + String.join(", ", e.protocols()) + ")" + (dirty.get() ? "; not saved yet" : ""));
+      validation.setStyle("-fx-text-fill: #1b5e20;");
+      String list = ExperimentCheck.runList(e);
+      runsLabel.setText(n > 12 ? String.join("\n", list.lines().limit(12).toList()) + "\n... " + (n - 12) + " more" : list);
+    } else {
+      validation.setText(c.message() + (c.line() > 0 ? "  (click to go to line " + c.line() + ")" : ""));
+      validation.setStyle("-fx-text-fill: #b00020;");
+      runsLabel.setText("");
+    }
+  }
+
+  /** The latest check of the editor's text (null before the first). */
+  ExperimentCheck check() {
+    return check;
+  }
+
+  private void goToProblem() {
+    ExperimentCheck c = check;
+    if (c == null || c.line() <= 0) {
+      return;
+    }
+    String text = editor.getText();
+    int offset = 0;
+    for (int l = 1; l < c.line() && offset >= 0; l++) {
+      offset = text.indexOf('\n', offset) + 1;
+      if (offset == 0) {
+        offset = text.length();
+        break;
+      }
+    }
+    int end = text.indexOf('\n', offset);
+    editor.requestFocus();
+    editor.selectRange(offset, end < 0 ? text.length() : end);
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Running
+
+  /** Saves the experiment if needed, checks it, and runs it in the background. */
+  void run() {
+    if (running.get()) {
+      return;
+    }
+    if ((dirty.get() || file == null) && !save()) {
+      return;
+    }
+    ExperimentCheck c = ExperimentCheck.of(editor.getText(), file);
+    showCheck(c);
+    if (!c.ok()) {
+      status.setText("Not run: the experiment has a problem (see below the editor).");
+      return;
+    }
+    Experiment e = c.experiment();
+    charts.clear();
+    latencyOp.setValue(ExperimentListener.Interval.ALL);
+    reportPath.clear();
+    reportCharts.getChildren().clear();
+    log.getItems().clear();
+    lastResult = null;
+    ExperimentRunner r = new ExperimentRunner(ExperimentRunner.Options.defaults()
+        .withOutputRoot(results.resultsRoot())
+        .withProgress(line -> Platform.runLater(() -> status.setText(line)))
+        .withLog(new PrintStream(new LineStream(this::logLine), true, StandardCharsets.UTF_8))
+        .withCommand("kvlab designer: benchmark " + display(file)));
+    r.addListener(new ExperimentListener() {
+      @Override
+      public void interval(Interval interval) {
+        Platform.runLater(() -> charts.add(interval));
+      }
+
+      @Override
+      public void runStarted(Experiment.Run run, int total) {
+        logLine("run " + run.index() + "/" + total + " " + LiveCharts.label(run) + ": starting");
+      }
+    });
+    runner = r;
+    running.set(true);
+    inner.getSelectionModel().select(0);
+    status.setText("Starting " + e.name() + " (" + e.runs().size() + " runs) on this machine...");
+    workspace.log("benchmark: running " + display(file));
+    inBackground(workspace, () -> {
+      Results.ExperimentResult result = null;
+      String failure = null;
+      try {
+        result = r.run(e);
+      } catch (IOException | RuntimeException ex) {
+        failure = ex.getMessage() == null ? ex.toString() : ex.getMessage();
+      }
+      Results.ExperimentResult res = result;
+      String fail = failure;
+      Platform.runLater(() -> finished(r, res, fail));
+    });
+  }
+
+  private void logLine(String line) {
+    workspace.log("benchmark: " + line);
+    Platform.runLater(() -> {
+      log.getItems().add(line);
+      log.scrollTo(log.getItems().size() - 1);
+    });
+  }
+
+  /** Asks the running benchmark to stop (as Ctrl-C does): clients killed, cluster stopped, partial results written. */
+  void stop() {
+    ExperimentRunner r = runner;
+    if (r != null && running.get()) {
+      status.setText("Stopping: the clients are killed and the cluster is stopped; the runs done so far are kept...");
+      inBackground(workspace, r::requestStop);
+    }
+  }
+
+  private void finished(ExperimentRunner r, Results.ExperimentResult result, String failure) {
+    running.set(false);
+    runner = null;
+    lastResult = result;
+    if (result == null) {
+      status.setText("Not run: " + failure);
+      logLine("not run: " + failure);
+      return;
+    }
+    long ok = result.runs().stream().filter(Results.RunResult::ok).count();
+    Path out = r.outputDirectory();
+    Path report = out.resolve("report.html");
+    status.setText(String.format(Locale.ROOT, "%s: %s, %d of %d runs ok. Report: %s", result.name(), result.status(),
+        ok, result.runsPlanned(), display(report)));
+    reportPath.setText(report.toAbsolutePath().toString());
+    showReportCharts(out);
+    results.refresh();
+  }
+
+  private void showReportCharts(Path out) {
+    reportCharts.getChildren().clear();
+    List<Path> pngs;
+    try (Stream<Path> files = Files.list(out)) {
+      pngs = files.filter(p -> p.getFileName().toString().endsWith(".png"))
+          .sorted((a, b) -> order(a).compareTo(order(b))).toList();
+    } catch (IOException e) {
+      logLine("cannot list " + out + ": " + e.getMessage());
+      return;
+    }
+    for (Path png : pngs) {
+      ImageView view = new ImageView(new Image(png.toUri().toString(), 0, 150, true, true));
+      view.setPreserveRatio(true);
+      Label caption = new Label(png.getFileName().toString());
+      VBox box = new VBox(2, view, caption);
+      javafx.scene.control.Tooltip.install(box, new javafx.scene.control.Tooltip("click to open " + png.getFileName()));
+      box.setOnMouseClicked(ev -> workspace.showDocument(png.toUri().toString()));
+      box.setAlignment(Pos.CENTER);
+      box.getStyleClass().add("bench-report-chart");
+      reportCharts.getChildren().add(box);
+    }
+  }
+
+  private static String order(Path p) {
+    String n = p.getFileName().toString();
+    return (n.startsWith("throughput") ? "0" : n.startsWith("latency") ? "1" : "2") + n;
+  }
+
+  private void openReport(Path report) {
+    if (!Files.isRegularFile(report)) {
+      status.setText("No report at " + report + " (the benchmark may not have finished).");
+      return;
+    }
+    if (!workspace.showDocument(report.toUri().toString())) {
+      status.setText("No browser to open it with here; the report is " + report);
+    }
+  }
+
+  @Override
+  public void close() {
+    ExperimentRunner r = runner;
+    if (r != null) {
+      r.requestStop();
+      try {
+        r.awaitFinished(Duration.ofSeconds(30));
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  /** Runs {@code task} on the workspace's background executor; false when the window is closing (it has stopped). */
+  static boolean inBackground(Workspace workspace, Runnable task) {
+    try {
+      workspace.background().execute(task);
+      return true;
+    } catch (java.util.concurrent.RejectedExecutionException closing) {
+      return false;
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // For tests
+
+  LiveCharts charts() {
+    return charts;
+  }
+
+  ResultsBrowser results() {
+    return results;
+  }
+
+  boolean running() {
+    return running.get();
+  }
+
+  Results.ExperimentResult lastResult() {
+    return lastResult;
+  }
+
+  /** Lines written to a PrintStream, one callback each. */
+  private static final class LineStream extends OutputStream {
+    private final java.util.function.Consumer<String> sink;
+    private final ByteArrayOutputStream line = new ByteArrayOutputStream();
+
+    LineStream(java.util.function.Consumer<String> sink) {
+      this.sink = sink;
+    }
+
+    @Override
+    public synchronized void write(int b) {
+      if (b == '\n') {
+        sink.accept(line.toString(StandardCharsets.UTF_8).stripTrailing());
+        line.reset();
+      } else {
+        line.write(b);
+      }
+    }
   }
 }

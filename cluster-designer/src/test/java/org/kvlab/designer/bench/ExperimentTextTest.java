@@ -1,0 +1,45 @@
+package org.kvlab.designer.bench;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.kvlab.config.ConfigException;
+import org.kvlab.experiment.ExperimentLoader;
+
+/** The benchmark tab's text handling, without a window: the loader's messages and the design's cluster. */
+class ExperimentTextTest {
+  @Test
+  void when_theTextHasAMistake_then_theMessageIsTheClisWithItsLine(@TempDir Path dir) throws Exception {
+    Path file = dir.resolve("x.yaml");
+    String text = "name: x\ncluster: { datacenters: 1, partitions: 1 }\nprotocols: [eventul]\nduration: 2s\n";
+    Files.writeString(file, text);
+    ExperimentCheck c = ExperimentCheck.of(text, file);
+    assertFalse(c.ok());
+    ConfigException cli = assertThrows(ConfigException.class,
+        () -> ExperimentLoader.load(file, ExperimentCheck.installedProtocols()));
+    assertEquals("kvlab: " + cli.getMessage(), c.message());
+    assertTrue(c.message().contains("'eventul' is not an installed protocol. Fix: did you mean 'eventual'?"), c.message());
+    assertEquals(3, c.line());
+
+    ExperimentCheck good = ExperimentCheck.of(text.replace("eventul", "eventual"), file);
+    assertTrue(good.ok(), good.message());
+    assertEquals("run 1/1 eventual base", ExperimentCheck.runList(good.experiment()));
+  }
+
+  @Test
+  void when_theDesignsClusterIsUsed_then_theClusterBlockPointsAtIt() {
+    String yaml = "name: x\ncluster:\n  datacenters: 2\n  partitions: 3\n\nprotocols: [eventual]\nduration: 2s\n";
+    assertEquals("name: x\ncluster: { file: examples/my.yaml }\nprotocols: [eventual]\nduration: 2s\n",
+        BenchView.withClusterFile(yaml, "examples/my.yaml"));
+    assertEquals("name: x\ncluster: { file: c.yaml }\nprotocols: [eventual]\n",
+        BenchView.withClusterFile("name: x\nprotocols: [eventual]\n", "c.yaml"));
+    assertEquals("name: x\ncluster: { file: c.yaml }\nprotocols: [a]\n",
+        BenchView.withClusterFile("name: x\ncluster: { datacenters: 1, partitions: 1 }\nprotocols: [a]\n", "c.yaml"));
+  }
+}
