@@ -234,11 +234,14 @@ public final class SimView implements DesignerView {
     stop.setOnAction(e -> cancel.set(true));
     status.setId("sim-status");
     status.setWrapText(true);
-    HBox line3 = new HBox(8, label("Seeds"), seeds, stopAtFirst, run, stop, status);
+    for (javafx.scene.control.Control c : List.of(seeds, stopAtFirst, run, stop, viewMode)) {
+      c.setMinWidth(javafx.scene.layout.Region.USE_PREF_SIZE);
+    }
+    HBox line3 = new HBox(8, label("Seeds"), seeds, stopAtFirst, run, stop);
     line3.setAlignment(Pos.CENTER_LEFT);
-    HBox.setHgrow(status, Priority.ALWAYS);
+    status.setMaxWidth(Double.MAX_VALUE);
 
-    VBox settings = new VBox(6, line1, line2, line3);
+    VBox settings = new VBox(6, line1, line2, line3, status);
     settings.setPadding(new Insets(8));
     settings.setStyle("-fx-border-color: transparent transparent #d0d0d0 transparent;");
     root.setTop(settings);
@@ -258,6 +261,7 @@ public final class SimView implements DesignerView {
     zoomOut.setOnAction(e -> diagram.setZoom(diagram.zoomProperty().get() * 0.8));
     Label legend = new Label("● invoke  ■ complete  ✕ crash/restart  red: the violation's operations and messages");
     legend.setStyle("-fx-text-fill: #666;");
+    legend.setMinWidth(0);
     HBox diagramBar = new HBox(8, label("Show"), viewMode, label("Zoom"), zoomOut, zoom, zoomIn, legend);
     diagramBar.setAlignment(Pos.CENTER_LEFT);
     diagramBar.setPadding(new Insets(4, 8, 4, 8));
@@ -296,7 +300,7 @@ public final class SimView implements DesignerView {
       }
     });
     violationList.setId("sim-violations");
-    violationList.setPrefHeight(110);
+    violationList.setPrefHeight(72);
     violationList.getSelectionModel().selectedIndexProperty().addListener((o, a, b) -> relayout());
     violationText.setId("sim-violation-text");
     violationText.setEditable(false);
@@ -320,6 +324,7 @@ public final class SimView implements DesignerView {
   private static Label label(String text) {
     Label l = new Label(text);
     l.setStyle("-fx-font-weight: bold;");
+    l.setMinWidth(javafx.scene.layout.Region.USE_PREF_SIZE);
     return l;
   }
 
