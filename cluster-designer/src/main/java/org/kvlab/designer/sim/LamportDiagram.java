@@ -61,6 +61,7 @@ public final class LamportDiagram extends Region {
     hbar.valueProperty().addListener((o, a, b) -> paint());
     zoom.addListener((o, a, b) -> {
       int keep = selectedRow.get();
+      updateScrollRanges();
       requestLayout();
       if (keep >= 0) {
         reveal(keep);
@@ -129,6 +130,7 @@ public final class LamportDiagram extends Region {
     selectedRow.set(-1);
     vbar.setValue(0);
     hbar.setValue(0);
+    updateScrollRanges();
     requestLayout();
     paint();
   }
@@ -169,6 +171,14 @@ public final class LamportDiagram extends Region {
     if (y < vbar.getValue() || y + rowH() > vbar.getValue() + viewH) {
       vbar.setValue(clamp(y - viewH / 2, 0, vbar.getMax()));
     }
+    if (r >= 0 && r < layout.rows().size()) {
+      Integer c = columns.get(layout.rows().get(r).process());
+      double viewW = canvas.getWidth() - TIME_W;
+      double x = c == null ? 0 : c * colW(); // the lifeline's column, from the left of the columns
+      if (c != null && (x < hbar.getValue() || x + colW() > hbar.getValue() + viewW)) {
+        hbar.setValue(clamp(x - viewW / 3, 0, hbar.getMax()));
+      }
+    }
   }
 
   /** The canvas y of the middle of row {@code r} with the current scroll and zoom. */
@@ -205,6 +215,12 @@ public final class LamportDiagram extends Region {
     canvas.relocate(0, 0);
     vbar.resizeRelocate(w - sb, 0, sb, h - sb);
     hbar.resizeRelocate(0, h - sb, w - sb, sb);
+    updateScrollRanges();
+    paint();
+  }
+
+  /** Scroll ranges for the current layout, zoom and size. */
+  private void updateScrollRanges() {
     double contentH = layout.rows().size() * rowH();
     double viewH = Math.max(1, canvas.getHeight() - HEADER);
     vbar.setMax(Math.max(0, contentH - viewH + rowH()));
@@ -217,7 +233,6 @@ public final class LamportDiagram extends Region {
     hbar.setUnitIncrement(colW() / 4);
     vbar.setValue(clamp(vbar.getValue(), 0, vbar.getMax()));
     hbar.setValue(clamp(hbar.getValue(), 0, hbar.getMax()));
-    paint();
   }
 
   private void paint() {

@@ -25,12 +25,16 @@ import org.kvlab.sim.Workload;
  * @param durationMillis simulated workload time per seed
  * @param faults fault kinds drawn per seed (partition, skew, crash, slow)
  * @param checkers checker names
+ * @param clockSkews fixed clock skews of servers (the cluster file's emulated skew), applied in every seed on top of
+ *     the drawn faults
  */
 public record SimSettings(String protocol, Topology topology, long[][] rttMillis, double uniformRttMillis,
-    Params params, int sessionsPerDc, int keys, long durationMillis, Set<String> faults, List<String> checkers) {
+    Params params, int sessionsPerDc, int keys, long durationMillis, Set<String> faults, List<String> checkers,
+    List<org.kvlab.sim.Fault.Skew> clockSkews) {
 
   public SimSettings {
     faults = Set.copyOf(faults);
+    clockSkews = List.copyOf(clockSkews);
     checkers = List.copyOf(checkers);
     if (durationMillis <= 0) {
       throw new IllegalArgumentException("workload time " + durationMillis + " ms: give a positive duration, e.g. 2000");
@@ -62,7 +66,7 @@ public record SimSettings(String protocol, Topology topology, long[][] rttMillis
     }
     return SimSpec.defaults().withTopology(topology.datacenters(), topology.partitions(), topology.replicas())
         .withParams(params).withNetwork(network).withFaultKinds(new LinkedHashSet<>(faults)).withWorkload(w)
-        .withDuration(durationMillis * 1000).withTrace(true);
+        .withDuration(durationMillis * 1000).withFaults(List.copyOf(clockSkews)).withTrace(true);
   }
 
   /** The {@code kvlab sim} command that runs the same seed (for the log, and to share a failing seed). */
@@ -75,6 +79,9 @@ public record SimSettings(String protocol, Topology topology, long[][] rttMillis
         .append("ms --datacenters ").append(topology.datacenters()).append(" --partitions ")
         .append(topology.partitions()).append(" --sessions ").append(sessionsPerDc).append(" --keys ").append(keys);
     params.asMap().forEach((k, v) -> cmd.append(" --param ").append(k).append('=').append(v));
+    if (!clockSkews.isEmpty()) {
+      cmd.append(" (plus the cluster file's clock skews, which kvlab sim does not take)");
+    }
     if (rttMillis != null) {
       cmd.append(" (RTTs: the cluster file's matrix; kvlab sim takes one --rtt for every pair)");
     } else {

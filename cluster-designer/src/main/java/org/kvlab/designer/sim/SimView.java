@@ -44,6 +44,7 @@ import org.kvlab.config.ClusterConfig;
 import org.kvlab.config.ConfigException;
 import org.kvlab.designer.DesignerView;
 import org.kvlab.designer.Workspace;
+import org.kvlab.sim.Fault;
 import org.kvlab.sim.SimRunner;
 import org.kvlab.sim.SimSpec;
 import org.kvlab.sim.Trace;
@@ -98,6 +99,7 @@ public final class SimView implements DesignerView {
   private List<Checkers.Reported> violations = List.of();
   private Params clusterParams = Params.empty();
   private long[][] clusterRtt;
+  private List<Fault.Skew> clusterSkews = List.of();
   private boolean busy;
 
   public SimView(Workspace workspace, Stage stage) {
@@ -143,22 +145,32 @@ public final class SimView implements DesignerView {
       partitions.getValueFactory().setValue(c.topology().partitions());
       clusterParams = c.params();
       clusterRtt = c.emulation() == null ? null : c.emulation().rttMillis();
+      clusterSkews = new ArrayList<>();
+      if (c.emulation() != null) {
+        c.emulation().skewMillis().forEach((node, ms) -> clusterSkews.add(new Fault.Skew(node, ms * 1000, 0)));
+        clusterSkews.sort(java.util.Comparator.comparing(k -> k.node().toString()));
+      }
       if (protocol.getItems().contains(c.protocol())) {
         protocol.setValue(c.protocol());
       }
       topologySource.setText("from " + file.getFileName() + (c.topology().replicas() > 1
           ? " (" + c.topology().replicas() + " replicas per partition)" : "")
-          + (clusterRtt != null ? ", its RTT matrix" : ""));
+          + (clusterRtt != null ? ", its RTT matrix" : "") + (clusterSkews.isEmpty() ? "" : ", its clock skews"));
       replicas = c.topology().replicas();
+      clusterDcs = c.topology().datacenters();
+      clusterPartitions = c.topology().partitions();
     } catch (ConfigException | RuntimeException e) {
       clusterParams = Params.empty();
       clusterRtt = null;
+      clusterSkews = List.of();
       replicas = 1;
       topologySource.setText("default topology (" + file.getFileName() + " does not load: " + e.getMessage() + ")");
     }
   }
 
   private int replicas = 1;
+  private int clusterDcs = -1;
+  private int clusterPartitions = -1;
 
   @Override
   public void close() {
@@ -351,7 +363,8 @@ public final class SimView implements DesignerView {
     int dcs = datacenters.getValue();
     return new SimSettings(protocol.getValue(), new Topology(dcs, partitions.getValue(), replicas),
         clusterRtt != null && clusterRtt.length == dcs ? clusterRtt : null, number(rtt, "RTT"), clusterParams,
-        sessions.getValue(), (int) number(keys, "Keys"), (long) number(duration, "Workload"), f, c);
+        sessions.getValue(), (int) number(keys, "Keys"), (long) number(duration, "Workload"), f, c,
+        dcs == clusterDcs && partitions.getValue() == clusterPartitions ? clusterSkews : List.of());
   }
 
   private static double number(TextField field, String what) {

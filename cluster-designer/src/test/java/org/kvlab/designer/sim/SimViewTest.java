@@ -179,6 +179,15 @@ class SimViewTest {
     Trace.Layout whole = view.diagram().diagramLayout();
     assertTrue(whole.rows().size() > layout.rows().size(), "the whole run has more rows");
     assertEquals(named, shown.highlightedOperations(whole), "still the violation's operations in red");
+    robot.clickOn("#sim-zoom-out").clickOn("#sim-zoom-out").clickOn("#sim-zoom-out");
+    assertTrue(view.diagram().zoomProperty().get() < z, "zoomed out");
+    int wholeStep = view.diagram().selectedRowProperty().get();
+    assertTrue(whole.rows().get(wholeStep).focus(), "the step is the violation's first operation");
+    double inView = view.diagram().rowY(wholeStep);
+    assertTrue(inView > LamportDiagram.HEADER && inView < view.diagram().canvas().getHeight(),
+        "and the diagram scrolled to it: y " + inView);
+    double lifeline = view.diagram().lifelineX(whole.rows().get(wholeStep).process());
+    assertTrue(lifeline > LamportDiagram.TIME_W && lifeline < view.diagram().canvas().getWidth(), "x " + lifeline);
     Screenshots.save(stage.getScene(), "sim-whole-run");
 
     // Clicking a passing seed in the list replays it: no violation.
@@ -211,6 +220,32 @@ class SimViewTest {
     robot.clickOn("#sim-step");
     robot.type(KeyCode.RIGHT);
     assertNotEquals(before, view.diagram().selectedRowProperty().get());
+  }
+
+  @Test
+  void takesTheTopologyRttsAndSkewsFromTheWorkspacesClusterFile(FxRobot robot) throws Exception {
+    Path file = Path.of("../examples/gentlerain-2dc-3p-wan.yaml").toAbsolutePath().normalize();
+    assertTrue(Files.isRegularFile(file), file.toString());
+    robot.interact(() -> workspace.clusterFile().set(file)); // what the Design tab does when it opens a file
+    robot.clickOn("Simulate");
+    String source = robot.lookup("#sim-topology-source").queryAs(Label.class).getText();
+    assertEquals("from gentlerain-2dc-3p-wan.yaml, its RTT matrix, its clock skews", source);
+    assertEquals("gentlerain", robot.lookup("#sim-protocol").queryAs(javafx.scene.control.ComboBox.class).getValue());
+    SimSettings s = view.settings();
+    assertEquals(new org.kvlab.api.Topology(2, 3), s.topology());
+    assertEquals(30, s.rttMillis()[0][1]);
+    assertEquals("10ms", s.params().asMap().get("heartbeat"));
+    type(robot, "#sim-duration", "300");
+    type(robot, "#sim-seeds", "1");
+    runAndWait(robot);
+    SimRun shown = view.shownRun().get();
+    assertTrue(shown.report().result().faults().contains(
+        new org.kvlab.sim.Fault.Skew(new org.kvlab.api.NodeId(0, 1), 8_000, 0)), shown.faults().toString());
+    assertTrue(shown.report().ok(), "GentleRain passes: " + shown.violations());
+    robot.clickOn("#sim-view-mode");
+    robot.clickOn("whole run");
+    assertEquals(List.of("s0@dc0", "s1@dc0", "s2@dc1", "s3@dc1", "s4@dc0", "s5@dc1", "0_0", "0_1", "0_2", "1_0", "1_1",
+        "1_2"), view.diagram().diagramLayout().columns(), "a lifeline per session (and final reader), per server");
   }
 
   @Test
