@@ -158,6 +158,18 @@ public final class Simulation {
 
   private StateProbe probe;
 
+  /** Whether a server class overrides {@code toString()} (its state for {@link NodeState#protocol()}). */
+  private static final ClassValue<Boolean> OVERRIDES_TO_STRING = new ClassValue<>() {
+    @Override
+    protected Boolean computeValue(Class<?> type) {
+      try {
+        return type.getMethod("toString").getDeclaringClass() != Object.class;
+      } catch (NoSuchMethodException e) {
+        return false;
+      }
+    }
+  };
+
   /**
    * Reports servers' states to {@code probe} while {@link #run} runs (on the simulating thread): after every
    * handler, timer or periodic task of a server, and at its crashes and restarts. Costs time; for views of one
@@ -555,12 +567,10 @@ public final class Simulation {
         storeLines = List.copyOf(lines);
       }
       String own = null;
-      if (server != null) {
+      if (server != null && OVERRIDES_TO_STRING.get(server.getClass())) {
         try {
-          if (server.getClass().getMethod("toString").getDeclaringClass() != Object.class) {
-            own = server.toString();
-          }
-        } catch (NoSuchMethodException | RuntimeException e) {
+          own = server.toString();
+        } catch (RuntimeException e) {
           own = "(toString() threw " + e + ")";
         }
       }

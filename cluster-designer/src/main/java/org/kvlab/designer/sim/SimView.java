@@ -439,25 +439,39 @@ public final class SimView implements DesignerView {
     Long failing = null;
     int done = 0;
     int failed = 0;
+    int[] sweepDone = {0};
+    int[] sweepFailed = {0};
+    Long[] firstFailing = {null};
     if (list.size() > 1) {
-      for (long seed : list) {
-        if (cancel.get()) {
-          break;
-        }
-        SimRunner.SeedReport r = SimRunner.run(fast, p, seed, s.checkers());
-        done++;
-        SeedRow row = new SeedRow(seed, r.ok(), summary(r));
-        Platform.runLater(() -> seedRows.add(row));
-        if (!r.ok()) {
-          failed++;
-          if (failing == null) {
-            failing = seed;
+      int jobs = Math.max(1, Runtime.getRuntime().availableProcessors() - 1); // leave a core to the window
+      try {
+        SimRunner.runAll(fast, p, list, s.checkers(), jobs, r -> { // in seed order, on this thread
+          SeedRow row = new SeedRow(r.seed(), r.ok(), summary(r));
+          Platform.runLater(() -> seedRows.add(row));
+          sweepDone[0]++;
+          if (!r.ok()) {
+            sweepFailed[0]++;
+            if (firstFailing[0] == null) {
+              firstFailing[0] = r.seed();
+            }
+            if (firstOnly) {
+              throw new StopSweep();
+            }
           }
-          if (firstOnly) {
-            break;
+          if (cancel.get()) {
+            throw new StopSweep();
           }
-        }
+        });
+      } catch (StopSweep e) {
+        // the first violation, or the Stop button: the seeds after it are not needed
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt(); // the window is closing
+        Platform.runLater(() -> setBusy(false));
+        return;
       }
+      done = sweepDone[0];
+      failed = sweepFailed[0];
+      failing = firstFailing[0];
     }
     Long open = list.size() == 1 ? list.get(0) : failing;
     String swept = list.size() == 1 ? "" : String.format("%d of %d seeds run, %d failed%s. ", done, list.size(), failed,
@@ -484,6 +498,13 @@ public final class SimView implements DesignerView {
       show(traced);
       setStatus(text, !traced.report().ok());
     });
+  }
+
+  /** Ends a sweep early (thrown from {@link SimRunner#runAll}'s callback, which stops its workers). */
+  private static final class StopSweep extends RuntimeException {
+    StopSweep() {
+      super(null, null, false, false);
+    }
   }
 
   private void replay(long seed) {
