@@ -40,7 +40,20 @@ public final class SimRunner {
   }
 
   public static SeedReport run(SimSpec spec, Protocol protocol, long seed, List<String> checkerNames) {
-    SimResult result = new Simulation(spec, protocol, seed).run();
+    return run(spec, protocol, seed, checkerNames, null);
+  }
+
+  /**
+   * One seed, checked, with {@code probe} (if not null) seeing every server's state as the run goes (see
+   * {@link Simulation#observe}); the report is the same as without it.
+   */
+  public static SeedReport run(SimSpec spec, Protocol protocol, long seed, List<String> checkerNames,
+      Simulation.StateProbe probe) {
+    Simulation sim = new Simulation(spec, protocol, seed);
+    if (probe != null) {
+      sim.observe(probe);
+    }
+    SimResult result = sim.run();
     List<Result> checks = new ArrayList<>();
     for (Checker c : checkers(spec, checkerNames)) {
       checks.add(c.check(result.history()));

@@ -22,6 +22,7 @@ final class SimStore<R extends Message> implements VersionedStore<R> {
   private final List<Op<R>> ops = new ArrayList<>();
   private int durable; // ops[0..durable) survive a crash
   private InMemoryStore<R> live;
+  private long changes; // puts, prunes and crashes so far: tells observers whether the contents may have changed
 
   private record Op<R>(String key, R record, Predicate<? super R> prune) {}
 
@@ -34,6 +35,7 @@ final class SimStore<R extends Message> implements VersionedStore<R> {
   @Override
   public void put(String key, R record) {
     live.put(key, record);
+    changes++;
     ops.add(new Op<>(key, record, null));
     if (durability == Durability.SYNC) {
       durable = ops.size();
@@ -54,6 +56,7 @@ final class SimStore<R extends Message> implements VersionedStore<R> {
   public int prune(String key, Predicate<? super R> stable) {
     int removed = live.prune(key, stable);
     if (removed > 0) {
+      changes++;
       ops.add(new Op<>(key, null, stable));
       if (durability == Durability.SYNC) {
         durable = ops.size();
@@ -67,6 +70,11 @@ final class SimStore<R extends Message> implements VersionedStore<R> {
     return live.keyCount();
   }
 
+  /** A count that grows whenever the contents may have changed. */
+  long changes() {
+    return changes;
+  }
+
   /** The periodic background flush (durability none). */
   void flush() {
     durable = ops.size();
@@ -74,6 +82,7 @@ final class SimStore<R extends Message> implements VersionedStore<R> {
 
   /** A crash: everything after the last flush is gone; the store is rebuilt from the durable prefix. */
   void crash() {
+    changes++;
     List<Op<R>> kept = new ArrayList<>(ops.subList(0, durable));
     ops.clear();
     live = new InMemoryStore<>(type);

@@ -128,6 +128,59 @@ public final class Simulation {
   }
 
   // ---------------------------------------------------------------------------------------------
+  // State probe (step-by-step views)
+
+  /**
+   * What one server was at one moment of the run, for step-by-step views (the designer's Simulate tab).
+   *
+   * @param node the server, e.g. {@code 0_1}
+   * @param micros the virtual time
+   * @param up false while crashed
+   * @param incarnation how many times it crashed so far
+   * @param pendingRequests client requests it received and has not answered yet
+   * @param heldMessages messages that arrived while it was down, waiting for its restart
+   * @param store what its store holds: one line per key written in the run that its partition holds (newest
+   *     version, number of versions), at most {@link #STORE_LINES_MAX}
+   * @param protocol the protocol's own account of its state: its server's {@code toString()} if the server
+   *     class overrides it (the hook for protocols that want their state shown), else null
+   */
+  public record NodeState(String node, long micros, boolean up, int incarnation, int pendingRequests,
+      int heldMessages, List<String> store, String protocol) {}
+
+  /** Most store lines in a {@link NodeState}. */
+  public static final int STORE_LINES_MAX = 40;
+
+  /** Sees a server's state after every event that ran its protocol code, and at its crashes and restarts. */
+  @FunctionalInterface
+  public interface StateProbe {
+    void state(NodeState state);
+  }
+
+  private StateProbe probe;
+
+  /** Whether a server class overrides {@code toString()} (its state for {@link NodeState#protocol()}). */
+  private static final ClassValue<Boolean> OVERRIDES_TO_STRING = new ClassValue<>() {
+    @Override
+    protected Boolean computeValue(Class<?> type) {
+      try {
+        return type.getMethod("toString").getDeclaringClass() != Object.class;
+      } catch (NoSuchMethodException e) {
+        return false;
+      }
+    }
+  };
+
+  /**
+   * Reports servers' states to {@code probe} while {@link #run} runs (on the simulating thread): after every
+   * handler, timer or periodic task of a server, and at its crashes and restarts. Costs time; for views of one
+   * run, not sweeps. The run itself is unchanged (same history, same trace). Returns this.
+   */
+  public Simulation observe(StateProbe probe) {
+    this.probe = probe;
+    return this;
+  }
+
+  // ---------------------------------------------------------------------------------------------
   // Event loop
 
   private static final class Event implements Comparable<Event> {
@@ -453,6 +506,7 @@ public final class Simulation {
       store.crash();
       pending.clear(); // lost with the server: each client's own timeout answers (INFO)
       trace.note(now, id.toString(), "CRASH");
+      report();
     }
 
     void restart() {
@@ -467,6 +521,7 @@ public final class Simulation {
       for (Runnable r : held) {
         r.run();
       }
+      report();
     }
 
     private void guarded(String what, Runnable r) {
@@ -477,6 +532,50 @@ public final class Simulation {
       } catch (RuntimeException e) {
         fail("server " + id + ": " + what + " threw " + e);
       }
+      report();
+    }
+
+    private long storeChangesSeen = -1;
+    private List<String> storeLines = List.of();
+
+    /** Hands this server's state to the probe, if one observes the run. */
+    void report() {
+      if (probe == null) {
+        return;
+      }
+      if (store.changes() != storeChangesSeen) {
+        storeChangesSeen = store.changes();
+        List<String> lines = new ArrayList<>();
+        for (String key : writtenKeys) {
+          if (spec.topology().partitionOf(key) != id.partition()) {
+            continue;
+          }
+          if (lines.size() == STORE_LINES_MAX) {
+            lines.add("...");
+            break;
+          }
+          List<Message> versions = store.versions(key);
+          if (!versions.isEmpty()) {
+            String newest = com.google.protobuf.TextFormat.printer().emittingSingleLine(true)
+                .printToString(versions.get(0));
+            if (newest.length() > 120) {
+              newest = newest.substring(0, 119) + "…";
+            }
+            lines.add(key + ": " + newest + (versions.size() > 1 ? " (" + versions.size() + " versions)" : ""));
+          }
+        }
+        storeLines = List.copyOf(lines);
+      }
+      String own = null;
+      if (server != null && OVERRIDES_TO_STRING.get(server.getClass())) {
+        try {
+          own = server.toString();
+        } catch (RuntimeException e) {
+          own = "(toString() threw " + e + ")";
+        }
+      }
+      probe.state(new NodeState(id.toString(), now, !down, incarnation, pending.size(), heldWhileDown.size(),
+          storeLines, own));
     }
 
     @SuppressWarnings({"unchecked", "rawtypes"})

@@ -32,6 +32,76 @@ public final class Trace {
       this.label = label;
       this.opId = opId;
     }
+
+    /** When it was sent (a message) or happened (an operation's invocation or completion, a crash, a restart). */
+    public long sendMicros() {
+      return sendMicros;
+    }
+
+    /** When it was delivered: -1 if never (still in flight at the end), -2 if dropped; for a note, its time. */
+    public long deliverMicros() {
+      return deliverMicros;
+    }
+
+    /** The sender (a message), or the process it happened in (a note or an operation). */
+    public String from() {
+      return from;
+    }
+
+    /** The receiver of a message; null for a note or an operation. */
+    public String to() {
+      return to;
+    }
+
+    /** The message type, or the note ({@code CRASH}) or the operation ({@code invoke get(k1)}). */
+    public String label() {
+      return label;
+    }
+
+    /** The history id of the operation (an invocation or completion line), or -1. */
+    public long opId() {
+      return opId;
+    }
+
+    /** Why a dropped message was lost (and when), or null. */
+    public String dropReason() {
+      return dropReason;
+    }
+
+    /** A message (sender and receiver), not a note or an operation. */
+    public boolean isMessage() {
+      return to != null;
+    }
+  }
+
+  /**
+   * One row of a diagram: the send or the receipt of message {@code entry}, or a note or an operation in its
+   * process's column.
+   *
+   * @param micros the row's time
+   * @param entry index into {@link #entries()}
+   * @param receive the receipt of a message (else its send, or a note/operation)
+   * @param focus the row belongs to the operations the diagram is centred on (their own lines, requests and replies)
+   * @param process the column the row is in
+   * @param text what the text diagram prints in that column
+   */
+  public record Row(long micros, int entry, boolean receive, boolean focus, String process, String text) {}
+
+  /**
+   * What a diagram shows: its columns (sessions first, then servers) and its rows in time order;
+   * {@code hiddenBefore.get(i)} rows were left out just before row {@code i}, {@code hiddenAtEnd} after the last.
+   */
+  public record Layout(List<String> columns, List<Row> rows, List<Integer> hiddenBefore, int hiddenAtEnd) {
+    public Layout {
+      columns = List.copyOf(columns);
+      rows = List.copyOf(rows);
+      hiddenBefore = List.copyOf(hiddenBefore);
+    }
+  }
+
+  /** Every line of the trace, in the order it was recorded (read-only). */
+  public List<Entry> entries() {
+    return java.util.Collections.unmodifiableList(entries);
   }
 
   Trace(boolean enabled) {
@@ -113,6 +183,58 @@ public final class Trace {
     if (ops.isEmpty()) {
       return "";
     }
+    Layout layout = layout(ops, maxRows);
+    List<String> columns = layout.columns();
+    int width = 28;
+    StringBuilder out = new StringBuilder();
+    out.append(String.format("%10s", "t (ms)"));
+    for (String c : columns) {
+      out.append(" | ").append(pad(c, width));
+    }
+    out.append('\n');
+    StringBuilder clocks = new StringBuilder(String.format("%10s", "clock"));
+    boolean skewed = false;
+    for (String c : columns) {
+      String note = "";
+      for (Fault f : faults) {
+        if (f instanceof Fault.Skew k && k.node().toString().equals(c)) {
+          note = String.format("%+.1fms %+.0fppm", k.skewMicros() / 1000.0, k.driftPpm());
+          skewed = true;
+        }
+      }
+      clocks.append(" | ").append(pad(note, width));
+    }
+    if (skewed) {
+      out.append(clocks).append('\n');
+    }
+    for (int r = 0; r < layout.rows().size(); r++) {
+      int hidden = layout.hiddenBefore().get(r);
+      if (hidden > 0) {
+        out.append(String.format("%10s   (%d rows not shown)%n", "...", hidden));
+      }
+      Row row = layout.rows().get(r);
+      Entry e = entries.get(row.entry());
+      out.append(String.format("%10.3f", row.micros() / 1000.0));
+      for (String c : columns) {
+        out.append(" | ").append(pad(c.equals(row.process()) ? row.text() : "", width));
+      }
+      out.append(row.focus() && e.to == null && e.opId >= 0 ? "  <" : "").append('\n');
+    }
+    if (layout.hiddenAtEnd() > 0) {
+      out.append(String.format("%10s   (%d rows not shown)%n", "...", layout.hiddenAtEnd()));
+    }
+    return out.toString();
+  }
+
+  /**
+   * The layout of {@link #diagram}: the columns and rows of a diagram centred on {@code ops} (their sessions and
+   * the servers those called while they ran, from the first invocation to the last completion), at most
+   * {@code maxRows} rows, chosen as the text diagram chooses them. Graphical views draw this.
+   */
+  public Layout layout(List<org.kvlab.history.Operation> ops, int maxRows) {
+    if (ops.isEmpty()) {
+      return new Layout(List.of(), List.of(), List.of(), 0);
+    }
     java.util.Map<String, List<long[]>> windows = new java.util.LinkedHashMap<>(); // session -> [invoke, complete]
     java.util.Set<Long> opIds = new java.util.HashSet<>();
     long from = Long.MAX_VALUE;
@@ -127,6 +249,40 @@ public final class Trace {
     java.util.TreeSet<String> servers = servers(windows);
     List<String> columns = new ArrayList<>(windows.keySet());
     columns.addAll(servers);
+    return layout(columns, from, to, windows, opIds, maxRows);
+  }
+
+  /**
+   * Every row of the trace in time order, one column per process: the sessions (by number), then the servers;
+   * rows of {@code focusOps} (their own lines, their requests and replies) are marked {@link Row#focus()}.
+   */
+  public Layout layoutAll(List<org.kvlab.history.Operation> focusOps) {
+    java.util.Map<String, List<long[]>> windows = new java.util.LinkedHashMap<>();
+    java.util.Set<Long> opIds = new java.util.HashSet<>();
+    for (org.kvlab.history.Operation op : focusOps) {
+      windows.computeIfAbsent(sessionName(op), k -> new ArrayList<>())
+          .add(new long[] {op.invokeMicros(), op.completeMicros()});
+      opIds.add(op.id());
+    }
+    java.util.TreeSet<String> sessions = new java.util.TreeSet<>(java.util.Comparator
+        .comparingInt((String p) -> Integer.parseInt(p.substring(1, p.indexOf('@')))).thenComparing(p -> p));
+    java.util.TreeSet<String> servers = new java.util.TreeSet<>();
+    for (Entry e : entries) {
+      for (String p : e.to == null ? new String[] {e.from} : new String[] {e.from, e.to}) {
+        (isSession(p) ? sessions : servers).add(p);
+      }
+    }
+    List<String> columns = new ArrayList<>(sessions);
+    columns.addAll(servers);
+    return layout(columns, Long.MIN_VALUE, Long.MAX_VALUE, windows, opIds, Integer.MAX_VALUE);
+  }
+
+  private static boolean isSession(String process) {
+    return process.startsWith("s") && process.contains("@dc");
+  }
+
+  private Layout layout(List<String> columns, long from, long to, java.util.Map<String, List<long[]>> windows,
+      java.util.Set<Long> opIds, int maxRows) {
     Set<String> cols = new LinkedHashSet<>(columns);
     List<long[]> rows = new ArrayList<>(); // time, entry index, kind (0 send/op/note, 1 receive)
     List<Boolean> focus = new ArrayList<>();
@@ -160,51 +316,22 @@ public final class Trace {
       sortedFocus.add(focus.get(i));
     }
     boolean[] shown = choose(sorted, sortedFocus, maxRows);
-    int width = 28;
-    StringBuilder out = new StringBuilder();
-    out.append(String.format("%10s", "t (ms)"));
-    for (String c : columns) {
-      out.append(" | ").append(pad(c, width));
-    }
-    out.append('\n');
-    StringBuilder clocks = new StringBuilder(String.format("%10s", "clock"));
-    boolean skewed = false;
-    for (String c : columns) {
-      String note = "";
-      for (Fault f : faults) {
-        if (f instanceof Fault.Skew k && k.node().toString().equals(c)) {
-          note = String.format("%+.1fms %+.0fppm", k.skewMicros() / 1000.0, k.driftPpm());
-          skewed = true;
-        }
-      }
-      clocks.append(" | ").append(pad(note, width));
-    }
-    if (skewed) {
-      out.append(clocks).append('\n');
-    }
+    List<Row> out = new ArrayList<>();
+    List<Integer> hiddenBefore = new ArrayList<>();
     int hidden = 0;
     for (int r = 0; r < sorted.size(); r++) {
       if (!shown[r]) {
         hidden++;
         continue;
       }
-      if (hidden > 0) {
-        out.append(String.format("%10s   (%d rows not shown)%n", "...", hidden));
-        hidden = 0;
-      }
       long[] row = sorted.get(r);
       Entry e = entries.get((int) row[1]);
-      String col = row[2] == 0 ? e.from : e.to;
-      out.append(String.format("%10.3f", row[0] / 1000.0));
-      for (String c : columns) {
-        out.append(" | ").append(pad(c.equals(col) ? text(e, row[2]) : "", width));
-      }
-      out.append(sortedFocus.get(r) && e.to == null && e.opId >= 0 ? "  <" : "").append('\n');
+      out.add(new Row(row[0], (int) row[1], row[2] == 1, sortedFocus.get(r), row[2] == 0 ? e.from : e.to,
+          text(e, row[2])));
+      hiddenBefore.add(hidden);
+      hidden = 0;
     }
-    if (hidden > 0) {
-      out.append(String.format("%10s   (%d rows not shown)%n", "...", hidden));
-    }
-    return out.toString();
+    return new Layout(columns, out, hiddenBefore, hidden);
   }
 
   /** The servers involved in {@code ops}: those their sessions sent requests to (or got replies from) while they ran. */
