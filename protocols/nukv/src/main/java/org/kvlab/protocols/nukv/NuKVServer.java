@@ -331,8 +331,12 @@ final class NuKVServer extends Server<Stored> {
       GetReply.Builder r = GetReply.newBuilder();
       if (newest.isPresent()) {
         Version v = newest.get().getVersion();
-        // Alg 4.2 returns sv[v.dc] (>= v's own index): the client's hrm then covers v and all before it.
-        r.setFound(true).setValue(v.getValue()).setDc(v.getDc()).setLogIdx(sv[v.getDc()]).setT(v.getT());
+        // Alg 4.2 returns sv[v.dc]: the client's hrm then covers v and all before it. A restarted replica
+        // re-applies its log from index 1 while its store already holds what it applied before the restart, so
+        // sv[v.dc] may still be below v's own index: the reply takes the larger (a later read elsewhere then
+        // waits for v itself, not only for what this replica has re-applied so far).
+        long idx = Math.max(sv[v.getDc()], v.getIdx());
+        r.setFound(true).setValue(v.getValue()).setDc(v.getDc()).setLogIdx(idx).setT(v.getT());
       }
       req.reply(r.build());
     }, req::fail);
