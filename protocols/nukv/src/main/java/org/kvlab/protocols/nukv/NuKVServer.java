@@ -268,6 +268,8 @@ final class NuKVServer extends Server<Stored> {
       // the leader appends in order and skips what it already appended), so sv[origin] only grows.
       store().put(op.getKey(), Stored.newBuilder().setVersion(v).build());
       sv[origin] = v.getIdx();
+      // From the origin leader's stamp to this commit (ms, HLC granularity): the forwarding lag sessions wait for.
+      metrics().record("nukv.forward.lagMillis", Math.max(0, clock().millis() - HybridLogicalClock.l(v.getT())));
       if (isReadyLeader()) {
         sendAck(origin);
       }
@@ -374,12 +376,16 @@ final class NuKVServer extends Server<Stored> {
   }
 
   /** Runs {@code run} once sv covers {@code need}; never blocks the event loop. */
-  private void whenCovered(long[] need, Runnable run, Consumer<String> giveUp) {
+  private void whenCovered(String what, long[] need, Runnable run, Consumer<String> giveUp) {
     if (covered(need)) {
       run.run();
       return;
     }
-    Pending w = new Pending(need, run, giveUp);
+    long since = nowMicros();
+    Pending w = new Pending(need, () -> {
+      metrics().record("nukv." + what + ".waitMicros", nowMicros() - since); // how long the guarantee held it
+      run.run();
+    }, giveUp);
     waiting.add(w);
     after(p.waitMax, () -> {
       if (waiting.remove(w)) {
@@ -402,7 +408,7 @@ final class NuKVServer extends Server<Stored> {
 
   private void onGet(Request<GetReq> req) {
     GetReq q = req.body();
-    whenCovered(need(q.getHrvList(), q.getHwvList()), () -> {
+    whenCovered("get", need(q.getHrvList(), q.getHwvList()), () -> {
       Optional<Stored> newest = store().newest(q.getKey());
       GetReply.Builder r = GetReply.newBuilder();
       if (newest.isPresent()) {
@@ -446,7 +452,7 @@ final class NuKVServer extends Server<Stored> {
     } else {
       // Without HLC (§4.4.2): wait until this server has what the session depends on, then stamp above
       // every version of the key it has and every timestamp it issued (physical time otherwise).
-      whenCovered(need(q.getHrvList(), q.getHwvList()), () -> {
+      whenCovered("put", need(q.getHrvList(), q.getHwvList()), () -> {
         if (!isReadyLeader()) {
           notLeader(req);
           return;
