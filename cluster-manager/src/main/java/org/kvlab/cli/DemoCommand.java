@@ -22,16 +22,20 @@ import picocli.CommandLine.Option;
 
 /**
  * The main job: a YCSB benchmark (about 30 s per protocol) of Eventual against every causal protocol installed, on a local
- * 2-datacenter x 3-partition cluster, with a table and an HTML report ({@code --tour}: the older guided tour,
+ * 2-datacenter x 3-partition cluster, with a table and an HTML report, then NuKV at MR+RYW / MW+WFR on 3-replica Raft
+ * groups (its own cluster shape, a second report) if it is installed ({@code --tour}: the older guided tour,
  * which writes and reads by hand in both datacenters and shows replication).
  */
 @Command(name = "demo", mixinStandardHelpOptions = true,
     description = {"Benchmark Eventual against every causal protocol installed (about 30 s per protocol): for each, start a "
         + "local 2-datacenter x 3-partition cluster (all servers in one JVM), load it and run YCSB 50/50 from one client "
-        + "JVM per datacenter, then print a table and the report's path.",
+        + "JVM per datacenter, then print a table and the report's path; then NuKV (per-operation session guarantees) "
+        + "on 3-replica Raft groups in 2 datacenters, reads at MR+RYW and writes at MW+WFR, in a second report.",
         "--tour instead writes and reads by hand in both datacenters of one Eventual cluster and shows replication."})
 final class DemoCommand implements Callable<Integer> {
   static final String EXPERIMENT = "demo.yaml";
+  static final String NUKV_EXPERIMENT = "demo-nukv.yaml";
+  static final String NUKV_CLUSTER = "demo-nukv-cluster.yaml";
 
   @Option(names = "--tour", description = "the guided tour instead of the benchmark")
   boolean tour;
@@ -58,6 +62,10 @@ final class DemoCommand implements Callable<Integer> {
     }
     if (printExperiment) {
       System.out.print(experimentText());
+      if (nukvInstalled()) {
+        System.out.println("\n# ---- and then, in a second experiment:\n");
+        System.out.print(resource(NUKV_EXPERIMENT));
+      }
       return Main.OK;
     }
     return tour ? tour() : benchmark();
@@ -65,13 +73,31 @@ final class DemoCommand implements Callable<Integer> {
 
   /** The demo experiment, with eventual first and then every other installed protocol. */
   static String experimentText() throws IOException {
-    try (java.io.InputStream in = DemoCommand.class.getResourceAsStream(EXPERIMENT)) {
+    return resource(EXPERIMENT).replace("protocols: [eventual]", "protocols: [" + String.join(", ", protocols()) + "]");
+  }
+
+  /** The demo's NuKV experiment, its cluster template written to {@code clusterFile}. */
+  static String nukvExperimentText(Path clusterFile) throws IOException {
+    Files.writeString(clusterFile, resource(NUKV_CLUSTER));
+    return resource(NUKV_EXPERIMENT).replace("file: CLUSTER_FILE", "file: \"" + clusterFile.toAbsolutePath() + "\"");
+  }
+
+  static boolean nukvInstalled() {
+    return org.kvlab.api.Protocols.all().stream().anyMatch(p -> p.name().equals("nukv"));
+  }
+
+  private static String resource(String name) throws IOException {
+    try (java.io.InputStream in = DemoCommand.class.getResourceAsStream(name)) {
       if (in == null) {
-        throw new IllegalStateException(EXPERIMENT + " is missing from the kvlab jar (a broken build: rebuild with KVLAB_BUILD=always ./kvlab demo)");
+        throw new IllegalStateException(name + " is missing from the kvlab jar (a broken build: rebuild with KVLAB_BUILD=always ./kvlab demo)");
       }
-      String text = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
-      return text.replace("protocols: [eventual]", "protocols: [" + String.join(", ", protocols()) + "]");
+      return new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
     }
+  }
+
+  private static String shorten(String text, Integer seconds) {
+    return seconds == null ? text : text.replace("duration: 10s", "duration: " + seconds + "s")
+        .replace("warmup: 3s", "warmup: 1s").replace("recordcount: 2000", "recordcount: 200");
   }
 
   /** Eventual, then every installed protocol whose summary ({@code ./kvlab protocols}) says it is causal. */
@@ -85,11 +111,7 @@ final class DemoCommand implements Callable<Integer> {
 
   private int benchmark() throws Exception {
     List<String> installed = org.kvlab.api.Protocols.all().stream().map(org.kvlab.api.Protocol::name).toList();
-    String text = experimentText();
-    if (seconds != null) {
-      text = text.replace("duration: 10s", "duration: " + seconds + "s").replace("warmup: 3s", "warmup: 1s")
-          .replace("recordcount: 2000", "recordcount: 200");
-    }
+    String text = shorten(experimentText(), seconds);
     org.kvlab.experiment.Experiment experiment = org.kvlab.experiment.ExperimentLoader.parse(text,
         EXPERIMENT + " (built in; ./kvlab demo --print-experiment)", null, installed);
     System.out.printf("kvlab demo: %s on a local 2-datacenter x 3-partition cluster each (all servers in one JVM), "
@@ -109,9 +131,31 @@ final class DemoCommand implements Callable<Integer> {
         }
       }
     }
+    int code = outcome.exitCode();
+    if (nukvInstalled() && code == Main.OK) {
+      code = nukv(installed);
+    }
     System.out.println("\nNext: open the report above; ./kvlab demo --tour for replication by hand; ./kvlab bench "
         + "experiments/dkvf-fig-8.4.yaml for the full GET:PUT sweep (docs/bench.md)");
-    return outcome.exitCode();
+    return code;
+  }
+
+  /** NuKV (session guarantees per operation over Raft groups) on its own cluster shape: 2 datacenters x 3 replicas. */
+  private int nukv(List<String> installed) throws Exception {
+    Path template = Files.createTempFile("kvlab-demo-nukv", ".yaml");
+    try {
+      String text = shorten(nukvExperimentText(template), seconds);
+      org.kvlab.experiment.Experiment experiment = org.kvlab.experiment.ExperimentLoader.parse(text,
+          NUKV_EXPERIMENT + " (built in; ./kvlab demo --print-experiment)", null, installed);
+      System.out.printf("%nkvlab demo, NuKV: per-key session guarantees over Raft (seed 003 ch. 4) on a local 2-datacenter"
+          + " x 1-partition cluster whose partition is a 3-replica Raft group in each datacenter (six servers, one JVM),"
+          + " YCSB 50/50 with every read at MR+RYW and every write at MW+WFR, %d s measured after %d s of warm-up%n%n",
+          experiment.duration().toSeconds(), experiment.warmup().toSeconds());
+      return BenchCommand.execute(experiment, org.kvlab.experiment.ExperimentRunner.Options.defaults()
+          .withOutputRoot(output).withCommand("./kvlab demo")).exitCode();
+    } finally {
+      Files.deleteIfExists(template);
+    }
   }
 
   private int tour() throws Exception {

@@ -26,7 +26,7 @@ class DemoCommandTest {
   }
 
   @Test
-  @Timeout(240)
+  @Timeout(300)
   void when_demoRuns_then_everyProtocolRunsCleanAndTheReportIsWritten(@TempDir Path dir) throws Exception {
     int code = Main.run("demo", "--seconds", "2", "--output", dir.toString());
     assertEquals(Main.OK, code);
@@ -35,7 +35,13 @@ class DemoCommandTest {
     Results.ExperimentResult r = Reports.readJson(out.resolve("results.json"));
     assertEquals(Results.OK, r.status());
     assertEquals(DemoCommand.protocols(), r.runs().stream().map(Results.RunResult::protocol).toList());
-    for (Results.RunResult run : r.runs()) {
+    Path nukvOut = dir.resolve("demo-nukv").resolve("latest");
+    Results.ExperimentResult nukv = Reports.readJson(nukvOut.resolve("results.json"));
+    assertEquals(Results.OK, nukv.status());
+    assertEquals(List.of("nukv"), nukv.runs().stream().map(Results.RunResult::protocol).toList());
+    List<Results.RunResult> all = new java.util.ArrayList<>(r.runs());
+    all.addAll(nukv.runs());
+    for (Results.RunResult run : all) {
       assertTrue(run.ok(), run.protocol() + ": " + run.reason());
       assertTrue(run.throughput() > 0, run.protocol() + " measured no throughput");
       Results.OpStats read = run.op("READ");
@@ -45,6 +51,18 @@ class DemoCommandTest {
       assertEquals(0L, run.ops().stream().mapToLong(o -> o.returns().getOrDefault("ERROR", 0L)).sum(),
           run.protocol() + " had errors: " + run.ops());
     }
+  }
+
+  @Test
+  void when_nukvExperimentIsBuilt_then_itRunsNuKVOnThreeReplicaGroupsWithGuaranteesOnEveryOperation(@TempDir Path dir)
+      throws Exception {
+    List<String> installed = org.kvlab.api.Protocols.all().stream().map(org.kvlab.api.Protocol::name).toList();
+    Experiment e = ExperimentLoader.parse(DemoCommand.nukvExperimentText(dir.resolve("c.yaml")), "demo-nukv.yaml", null,
+        installed);
+    assertEquals(List.of("nukv"), e.protocols());
+    assertTrue(DemoCommand.nukvInstalled());
+    assertEquals("mr+ryw", e.workload().get("kvlab.readlevel"));
+    assertEquals("mw+wfr", e.workload().get("kvlab.writelevel"));
   }
 
   @Test

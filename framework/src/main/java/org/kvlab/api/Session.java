@@ -28,7 +28,10 @@ public final class Session implements AutoCloseable {
   private final Runnable onClose;
   private final org.kvlab.history.History.Recorder recorder;
   private final int sessionId;
-  private final int dc;
+  /** The datacenter of the session's next operations (recorded with each operation). */
+  private volatile int dc;
+  /** Moves the client's context to another datacenter, on the session thread; null if the session cannot move. */
+  private final java.util.function.IntConsumer mover;
 
   public Session(Client client, Executor thread, Duration timeout, String protocol, Runnable onClose) {
     this(client, thread, timeout, protocol, onClose, null, 0, 0);
@@ -40,6 +43,13 @@ public final class Session implements AutoCloseable {
    */
   public Session(Client client, Executor thread, Duration timeout, String protocol, Runnable onClose,
       org.kvlab.history.History.Recorder recorder, int sessionId, int dc) {
+    this(client, thread, timeout, protocol, onClose, recorder, sessionId, dc, null);
+  }
+
+  /** As above, for a session that can {@link #moveTo} another datacenter ({@code mover} changes its context's). */
+  public Session(Client client, Executor thread, Duration timeout, String protocol, Runnable onClose,
+      org.kvlab.history.History.Recorder recorder, int sessionId, int dc, java.util.function.IntConsumer mover) {
+    this.mover = mover;
     this.client = client;
     this.thread = thread;
     this.timeout = timeout;
@@ -48,6 +58,27 @@ public final class Session implements AutoCloseable {
     this.recorder = recorder;
     this.sessionId = sessionId;
     this.dc = dc;
+  }
+
+  /**
+   * Sends the session's next operations to datacenter {@code dc} (a client that switches datacenters, the case
+   * per-key session guarantees exist for; the simulator's {@code Script.moveTo}). The session keeps its state
+   * (NuKV's hrm/hwm/dtr/dtw, a causal client's dependencies); whether the protocol's guarantees survive the move is
+   * what the checkers judge. Clients that read {@code context().dc()} per operation follow the move; one that
+   * cached it at start does not.
+   */
+  public void moveTo(int dc) {
+    if (mover == null) {
+      throw new OperationException("this session cannot move between datacenters (only sessions opened by"
+          + " ClientRuntime.openSession can)");
+    }
+    await(CompletableFuture.runAsync(() -> mover.accept(dc), thread), "move to datacenter " + dc);
+    this.dc = dc;
+  }
+
+  /** The datacenter the session's operations go to now. */
+  public int dc() {
+    return dc;
   }
 
   private static long micros() {
@@ -68,6 +99,7 @@ public final class Session implements AutoCloseable {
     if (recorder == null) {
       return op;
     }
+    int opDc = dc; // where the operation was sent (a later moveTo does not change it)
     // A recorded operation ends by the session's timeout at the latest, as INFO: an operation never
     // answered is in the history (outcome unknown), not left out of it. A late answer is ignored.
     CompletableFuture<T> bounded = new CompletableFuture<>();
@@ -92,7 +124,7 @@ public final class Session implements AutoCloseable {
     // copy(): a caller cancelling what it got (await does, on its timeout) must not cancel the recording.
     return bounded.whenComplete((r, e) -> {
       // One rule for every history (History.outcomeOf): the exception says whether the outcome is unknown.
-      recorder.add(new org.kvlab.history.Operation(id, sessionId, dc, type, key, value,
+      recorder.add(new org.kvlab.history.Operation(id, sessionId, opDc, type, key, value,
           e == null && reads != null ? reads.apply(r) : null, invoked, micros(),
           org.kvlab.history.History.outcomeOf(e), e == null ? null : org.kvlab.history.History.errorText(e),
           txn == null ? null : txn.apply(e == null ? r : null)));

@@ -125,7 +125,7 @@ public final class ClientRuntime implements AutoCloseable {
     } catch (Exception e) {
       throw new OperationException("cannot start a " + protocol.name() + " session: " + e, e);
     }
-    return new Session(client, thread, timeout, protocol.name(), null, recorder, (int) n, dc);
+    return new Session(client, thread, timeout, protocol.name(), null, recorder, (int) n, dc, ctx::moveTo);
   }
 
   /**
@@ -143,7 +143,7 @@ public final class ClientRuntime implements AutoCloseable {
   }
 
   private final class SessionContext implements ClientContext {
-    private final int dc;
+    private int dc; // session thread only (Session.moveTo runs moveTo there)
     private final EventLoop thread;
     private final Random random;
     private final Logger log;
@@ -158,6 +158,14 @@ public final class ClientRuntime implements AutoCloseable {
     @Override
     public int dc() {
       return dc;
+    }
+
+    void moveTo(int to) {
+      if (to < 0 || to >= config.topology().datacenters()) {
+        throw new org.kvlab.api.OperationException("datacenter " + to + " does not exist: cluster '" + config.name()
+            + "' has " + config.topology().datacenters() + " (0.." + (config.topology().datacenters() - 1) + ")");
+      }
+      dc = to;
     }
 
     @Override

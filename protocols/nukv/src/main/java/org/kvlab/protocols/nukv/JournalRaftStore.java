@@ -1,16 +1,15 @@
 package org.kvlab.protocols.nukv;
 
-import io.microraft.RaftEndpoint;
 import io.microraft.model.RaftModelFactory;
 import io.microraft.model.log.LogEntry;
 import io.microraft.model.log.RaftGroupMembersView;
 import io.microraft.model.log.SnapshotChunk;
+import io.microraft.model.log.SnapshotEntry;
 import io.microraft.model.persistence.RaftEndpointPersistentState;
 import io.microraft.model.persistence.RaftTermPersistentState;
 import io.microraft.persistence.RaftStore;
 import io.microraft.persistence.RestoredRaftState;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.List;
 import java.util.TreeMap;
 import org.kvlab.api.Invariants;
@@ -19,40 +18,55 @@ import org.kvlab.store.VersionedStore;
 /**
  * MicroRaft's persistent state in kvlab's store, so the same code is durable on JE and replayable in the
  * simulator: an append-only journal under one reserved key whose versions are numbered records (a log
- * entry, a truncation, the term and vote, the group members, the local endpoint). Restoring replays the
- * journal in order. Durability follows the cluster's {@code storage.durability}: under {@code sync}
+ * entry, a truncation, the term and vote, the group members, the local endpoint, a snapshot chunk). Restoring
+ * replays the journal in order. Durability follows the cluster's {@code storage.durability}: under {@code sync}
  * kvlab holds replies and channel acknowledgements until a group fsync covers the journal records
  * written before them, which is what Raft asks of {@link #flush()} (so flush itself does nothing).
  *
- * <p>Snapshots are off ({@link RaftGroup} sets the snapshot interval beyond reach), so the journal grows
- * with the log; compacting it is left for later (see docs/protocols.md).
+ * <p>Compaction: once every chunk of a snapshot is persisted (MicroRaft takes one every
+ * {@code snapshotEvery} commits, or a lagging replica receives one from the leader), the journal writes one
+ * checkpoint record holding the endpoint, members, term, that snapshot and the log entries after it, and prunes
+ * every older record. A checkpoint is a single store version, so a crash leaves either the old journal or the new
+ * one. The journal thus holds at most about one snapshot and {@code snapshotEvery} entries.
  */
 final class JournalRaftStore implements RaftStore {
   /** The reserved key; user keys cannot start with a NUL character through the client API's tools. */
   static final String KEY = "\u0000nukv.raft";
 
   private final VersionedStore<Stored> store;
+  private final State state = new State();
   private long seq;
 
   JournalRaftStore(VersionedStore<Stored> store) {
     this.store = store;
-    this.seq = store.newest(KEY).map(Stored::getSeq).orElse(0L);
+    List<Stored> newestFirst = store.versions(KEY);
+    for (int i = newestFirst.size() - 1; i >= 0; i--) {
+      state.apply(newestFirst.get(i).getJournal());
+    }
+    this.seq = newestFirst.isEmpty() ? 0 : newestFirst.get(0).getSeq();
   }
 
-  private void append(JournalRecord r) {
+  /** Journal records (versions of {@link #KEY}) in the store: tests check compaction with it. */
+  int records() {
+    return store.versions(KEY).size();
+  }
+
+  /** Appends a record and applies it to the in-memory mirror; true if it completed a snapshot. */
+  private boolean record(JournalRecord r) {
     store.put(KEY, Stored.newBuilder().setSeq(++seq).setJournal(r).build());
+    return state.apply(r);
   }
 
   @Override
   public void persistAndFlushLocalEndpoint(RaftEndpointPersistentState s) {
-    append(JournalRecord.newBuilder().setEndpoint(s.getLocalEndpoint().getId().toString())
+    record(JournalRecord.newBuilder().setEndpoint(s.getLocalEndpoint().getId().toString())
         .setEndpointVoting(s.isVoting()).build());
   }
 
   @Override
   public void persistAndFlushInitialGroupMembers(RaftGroupMembersView v) {
-    append(JournalRecord.newBuilder().setHasMembers(true).setMembersLogIndex(v.getLogIndex())
-        .addAllMembers(ids(v.getMembers())).addAllVotingMembers(ids(v.getVotingMembers())).build());
+    record(JournalRecord.newBuilder().setHasMembers(true).setMembersLogIndex(v.getLogIndex())
+        .addAllMembers(RaftCodec.ids(v.getMembers())).addAllVotingMembers(RaftCodec.ids(v.getVotingMembers())).build());
   }
 
   @Override
@@ -61,34 +75,50 @@ final class JournalRaftStore implements RaftStore {
     if (s.getVotedFor() != null) {
       b.setVotedFor(s.getVotedFor().getId().toString());
     }
-    append(b.build());
+    record(b.build());
   }
 
   @Override
   public void persistLogEntries(List<LogEntry> entries) {
     for (LogEntry e : entries) {
-      append(JournalRecord.newBuilder().setEntry(RaftCodec.entry(e)).build());
+      record(JournalRecord.newBuilder().setEntry(RaftCodec.entry(e)).build());
     }
   }
 
   @Override
   public void persistSnapshotChunk(SnapshotChunk chunk) {
-    Invariants.check(false, "NuKV runs MicroRaft without snapshots, but a snapshot chunk was persisted");
+    if (record(JournalRecord.newBuilder().setChunk(RaftCodec.chunk(chunk)).build())) {
+      checkpoint();
+    }
+  }
+
+  /** Rewrites the journal as one record (see the class comment) and prunes everything before it. */
+  private void checkpoint() {
+    Checkpoint.Builder cp = Checkpoint.newBuilder().setSnapshotIndex(state.snapshotIndex);
+    for (JournalRecord r : new JournalRecord[] {state.endpoint, state.members, state.term}) {
+      if (r != null) {
+        cp.addRecords(r);
+      }
+    }
+    cp.addAllRecords(state.snapshot).addAllRecords(state.log.values());
+    long at = seq + 1;
+    record(JournalRecord.newBuilder().setCheckpoint(cp).build());
+    store.prune(KEY, s -> s.getSeq() <= at);
   }
 
   @Override
   public void truncateLogEntriesFrom(long index) {
-    append(JournalRecord.newBuilder().setTruncateFrom(index).build());
+    record(JournalRecord.newBuilder().setTruncateFrom(index).build());
   }
 
   @Override
   public void truncateLogEntriesUntil(long index) {
-    append(JournalRecord.newBuilder().setTruncateUntil(index).build());
+    record(JournalRecord.newBuilder().setTruncateUntil(index).build());
   }
 
   @Override
   public void deleteSnapshotChunks(long index, int count) {
-    // no snapshots: nothing to delete
+    record(JournalRecord.newBuilder().setDeleteChunks(index).build());
   }
 
   @Override
@@ -96,62 +126,107 @@ final class JournalRaftStore implements RaftStore {
     // kvlab's runtime makes replies and acknowledgements wait for the group fsync (durability: sync)
   }
 
-  private static List<String> ids(Collection<RaftEndpoint> endpoints) {
-    List<String> out = new ArrayList<>(endpoints.size());
-    for (RaftEndpoint e : endpoints) {
-      out.add(e.getId().toString());
-    }
-    return out;
-  }
-
   /** The state to restart from, or null if this server never persisted any (a fresh start). */
   static RestoredRaftState restore(VersionedStore<Stored> store, RaftModelFactory models, RaftCodec codec) {
-    List<Stored> newestFirst = store.versions(KEY);
-    if (newestFirst.isEmpty()) {
-      return null;
+    return new JournalRaftStore(store).restored(models, codec);
+  }
+
+  /** What this journal holds, as MicroRaft restores it; null if it holds no endpoint and members yet. */
+  RestoredRaftState restored(RaftModelFactory models, RaftCodec codec) {
+    if (state.endpoint == null || state.members == null) {
+      return null; // crashed before the first records were written: start afresh (nothing was acknowledged)
     }
-    RaftEndpointPersistentState endpoint = null;
-    RaftGroupMembersView members = null;
-    RaftTermPersistentState term = null;
-    TreeMap<Long, LogEntry> log = new TreeMap<>();
-    for (int i = newestFirst.size() - 1; i >= 0; i--) {
-      JournalRecord r = newestFirst.get(i).getJournal();
-      if (r.hasEntry()) {
-        log.put(r.getEntry().getIndex(), codec.logEntry(r.getEntry()));
+    JournalRecord m = state.members;
+    RaftGroupMembersView members = models.createRaftGroupMembersViewBuilder().setLogIndex(m.getMembersLogIndex())
+        .setMembers(RaftCodec.endpoints(m.getMembersList()))
+        .setVotingMembers(RaftCodec.endpoints(m.getVotingMembersList())).build();
+    RaftEndpointPersistentState endpoint = models.createRaftEndpointPersistentStateBuilder()
+        .setLocalEndpoint(RaftCodec.endpoint(state.endpoint.getEndpoint())).setVoting(state.endpoint.getEndpointVoting())
+        .build();
+    RaftTermPersistentState term = state.term == null
+        ? models.createRaftTermPersistentStateBuilder().setTerm(0).setVotedFor(null).build()
+        : models.createRaftTermPersistentStateBuilder().setTerm(state.term.getTerm())
+            .setVotedFor(state.term.getVotedFor().isEmpty() ? null : RaftCodec.endpoint(state.term.getVotedFor())).build();
+    SnapshotEntry snapshot = null;
+    if (!state.snapshot.isEmpty()) {
+      List<SnapshotChunk> chunks = new ArrayList<>();
+      for (JournalRecord r : state.snapshot) {
+        chunks.add(codec.snapshotChunk(r.getChunk()));
+      }
+      Chunk first = state.snapshot.get(0).getChunk();
+      snapshot = models.createSnapshotEntryBuilder().setIndex(first.getIndex()).setTerm(first.getTerm())
+          .setSnapshotChunks(chunks).setGroupMembersView(chunks.get(0).getGroupMembersView()).build();
+    }
+    List<LogEntry> log = new ArrayList<>();
+    long expected = state.snapshot.isEmpty() ? (state.log.isEmpty() ? 0 : state.log.firstKey()) : state.snapshotIndex + 1;
+    for (JournalRecord r : state.log.values()) {
+      Invariants.check(r.getEntry().getIndex() == expected, "NuKV Raft journal has a gap: entry %s after %s",
+          r.getEntry().getIndex(), expected - 1);
+      expected++;
+      log.add(codec.logEntry(r.getEntry()));
+    }
+    return new RestoredRaftState(endpoint, members, term, snapshot, log);
+  }
+
+  /** The journal's meaning so far: what a replay of its records gives. */
+  private static final class State {
+    JournalRecord endpoint;
+    JournalRecord members;
+    JournalRecord term;
+    final TreeMap<Long, JournalRecord> log = new TreeMap<>();
+    /** The newest complete snapshot's chunk records, in chunk order (empty if none). */
+    List<JournalRecord> snapshot = List.of();
+    long snapshotIndex;
+    /** Chunks of snapshots being persisted, by snapshot index and chunk index. */
+    final TreeMap<Long, TreeMap<Integer, JournalRecord>> pending = new TreeMap<>();
+
+    /** Applies one record; true if it completed a snapshot. */
+    boolean apply(JournalRecord r) {
+      if (r.hasCheckpoint()) {
+        endpoint = null;
+        members = null;
+        term = null;
+        log.clear();
+        snapshot = List.of();
+        snapshotIndex = 0;
+        pending.clear();
+        for (JournalRecord inner : r.getCheckpoint().getRecordsList()) {
+          apply(inner);
+        }
+        Invariants.check(snapshotIndex == r.getCheckpoint().getSnapshotIndex(),
+            "NuKV Raft checkpoint restored snapshot %s, wrote %s", snapshotIndex, r.getCheckpoint().getSnapshotIndex());
+        return false;
+      } else if (r.hasChunk()) {
+        Chunk c = r.getChunk();
+        if (c.getIndex() <= snapshotIndex) {
+          return false; // a chunk of a snapshot already superseded
+        }
+        TreeMap<Integer, JournalRecord> chunks = pending.computeIfAbsent(c.getIndex(), i -> new TreeMap<>());
+        chunks.put(c.getChunkIndex(), r);
+        if (chunks.size() < c.getChunkCount()) {
+          return false;
+        }
+        snapshot = List.copyOf(chunks.values());
+        snapshotIndex = c.getIndex();
+        pending.headMap(snapshotIndex, true).clear();
+        log.headMap(snapshotIndex, true).clear(); // what the snapshot covers
+        return true;
+      } else if (r.getDeleteChunks() > 0) {
+        pending.remove(r.getDeleteChunks());
+      } else if (r.hasEntry()) {
+        log.put(r.getEntry().getIndex(), r);
       } else if (r.getTruncateFrom() > 0) {
         log.tailMap(r.getTruncateFrom(), true).clear();
       } else if (r.getTruncateUntil() > 0) {
         log.headMap(r.getTruncateUntil(), true).clear();
       } else if (r.getHasTerm()) {
-        term = models.createRaftTermPersistentStateBuilder().setTerm(r.getTerm())
-            .setVotedFor(r.getVotedFor().isEmpty() ? null : RaftCodec.endpoint(r.getVotedFor())).build();
+        term = r;
       } else if (r.getHasMembers()) {
-        members = models.createRaftGroupMembersViewBuilder().setLogIndex(r.getMembersLogIndex())
-            .setMembers(endpoints(r.getMembersList())).setVotingMembers(endpoints(r.getVotingMembersList())).build();
+        members = r;
       } else if (!r.getEndpoint().isEmpty()) {
-        endpoint = models.createRaftEndpointPersistentStateBuilder().setLocalEndpoint(RaftCodec.endpoint(r.getEndpoint()))
-            .setVoting(r.getEndpointVoting()).build();
+        endpoint = r;
       }
+      return false;
     }
-    if (endpoint == null || members == null) {
-      return null; // crashed before the first records were written: start afresh (nothing was acknowledged)
-    }
-    if (term == null) {
-      term = models.createRaftTermPersistentStateBuilder().setTerm(0).setVotedFor(null).build();
-    }
-    long expected = log.isEmpty() ? 0 : log.firstKey();
-    for (long index : log.keySet()) {
-      Invariants.check(index == expected, "NuKV Raft journal has a gap: entry %s after %s", index, expected - 1);
-      expected++;
-    }
-    return new RestoredRaftState(endpoint, members, term, null, new ArrayList<>(log.values()));
-  }
-
-  private static List<RaftEndpoint> endpoints(List<String> ids) {
-    List<RaftEndpoint> out = new ArrayList<>(ids.size());
-    for (String id : ids) {
-      out.add(RaftCodec.endpoint(id));
-    }
-    return out;
   }
 }

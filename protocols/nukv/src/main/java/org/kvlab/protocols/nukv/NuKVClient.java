@@ -76,7 +76,14 @@ final class NuKVClient extends Client implements SessionGuarantees {
         .addAllHrv(column(hrm, part, level.monotonicReads() && !dropped.contains(Drop.HRM)))
         .addAllHwv(column(hwm, part, level.readYourWrites() && !dropped.contains(Drop.HWM))).build();
     int first = context().random().nextInt(topology().replicas());
-    return read(req, dc, part, first, topology().replicas()).thenApply(r -> {
+    java.util.List<NodeId> order = new java.util.ArrayList<>();
+    java.util.List<NodeId> avoided = new java.util.ArrayList<>();
+    for (int i = 0; i < topology().replicas(); i++) {
+      NodeId n = NodeId.of(dc, part, (first + i) % topology().replicas());
+      (suspected(n) ? avoided : order).add(n);
+    }
+    order.addAll(avoided); // replicas that did not answer lately come last, but they are still tried
+    return read(req, order, 0).thenApply(r -> {
       if (!r.getFound()) {
         return Optional.empty();
       }
@@ -86,17 +93,13 @@ final class NuKVClient extends Client implements SessionGuarantees {
     });
   }
 
-  /** A read from a random replica; a replica that fails it (down, not caught up) passes it to the next. */
-  private CompletableFuture<GetReply> read(GetReq req, int dc, int part, int replica, int left) {
-    NodeId target = NodeId.of(dc, part, replica);
-    if (left > 1 && suspected(target)) {
-      return read(req, dc, part, (replica + 1) % topology().replicas(), left - 1);
-    }
+  /** A read from replica {@code order[i]}; a replica that fails it (down, not caught up) passes it to the next. */
+  private CompletableFuture<GetReply> read(GetReq req, java.util.List<NodeId> order, int i) {
+    NodeId target = order.get(i);
     return call(target, req, GetReply.class).exceptionallyCompose(e -> {
       Throwable cause = e instanceof java.util.concurrent.CompletionException && e.getCause() != null ? e.getCause() : e;
       suspect(target); // down, unreachable or not caught up: the next read of the session avoids it for a while
-      return left > 1 ? read(req, dc, part, (replica + 1) % topology().replicas(), left - 1)
-          : CompletableFuture.failedFuture(cause);
+      return i + 1 < order.size() ? read(req, order, i + 1) : CompletableFuture.failedFuture(cause);
     });
   }
 

@@ -26,6 +26,9 @@ final class NuKVParams {
     DECLARED.put("batch", "integer, default 256: most writes in one forwarded batch");
     DECLARED.put("waitMax", "duration, default 1500ms: a GET (or, without HLC, a PUT) that the replica cannot"
         + " serve by then fails (nothing happened; the client may retry elsewhere)");
+    DECLARED.put("snapshotEvery", "integer, default 50000: a group's replicas snapshot their state (the newest version"
+        + " of every key) every this many Raft commits and drop the log before it; a replica too far behind receives"
+        + " the leader's snapshot");
     DECLARED.put("retryAfter", "duration, default 20ms: a replica that knows no leader holds a PUT this long"
         + " before telling the client to retry");
   }
@@ -40,6 +43,7 @@ final class NuKVParams {
   int batch;
   Duration waitMax;
   Duration retryAfter;
+  int snapshotEvery;
 
   NuKVParams read(Params params) {
     hlc = params.bool("hlc", true);
@@ -52,6 +56,11 @@ final class NuKVParams {
     batch = params.intValue("batch", 256);
     waitMax = params.duration("waitMax", Duration.ofMillis(1500));
     retryAfter = params.duration("retryAfter", Duration.ofMillis(20));
+    snapshotEvery = params.intValue("snapshotEvery", 50_000);
+    if (snapshotEvery < 10) {
+      throw new IllegalArgumentException("params.snapshotEvery must be at least 10 (Raft commits between snapshots),"
+          + " got " + snapshotEvery);
+    }
     if (batch < 1) {
       throw new IllegalArgumentException("params.batch must be at least 1, got " + batch);
     }

@@ -25,6 +25,7 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -46,11 +47,8 @@ import org.kvlab.clock.HybridLogicalClock;
 final class NuKVServer extends Server<Stored> {
   /** Replica of each group that forwards its committed local writes to the other datacenters. */
   static final int FORWARDER = 0;
-  /**
-   * Log entries a group keeps before MicroRaft would take a snapshot. Snapshots are not implemented yet, so a
-   * group that commits this many entries halts with an invariant violation (MicroRaft sizes its log buffer by it).
-   */
-  static final int LOG_ENTRIES_MAX = 200_000;
+  /** Keys per snapshot chunk (a chunk is one Raft message and one journal record). */
+  static final int SNAPSHOT_CHUNK_KEYS = 1_000;
 
   private final NuKVParams p = new NuKVParams();
   private RaftNode raft;
@@ -63,6 +61,10 @@ final class NuKVServer extends Server<Stored> {
   /** Without HLC: the last timestamp this leader issued (timestamps of one leader are unique). */
   private long lastIssued;
   private final List<Pending> waiting = new ArrayList<>();
+  /** Every user key this replica holds (a snapshot lists their newest versions); rebuilt by a restart's replay. */
+  private final TreeSet<String> keys = new TreeSet<>();
+  /** The next snapshot installed is this replica's own, restored from its journal (else a leader's). */
+  private boolean restoringSnapshot;
 
   // Leader readiness: a new leader takes PUTs once its own new-term entry is applied, i.e. once it has
   // applied every entry committed before its term (so its HLC covers every committed version).
@@ -116,14 +118,16 @@ final class NuKVServer extends Server<Stored> {
         .setLeaderElectionTimeoutMillis(p.electionTimeout.toMillis())
         .setLeaderHeartbeatPeriodSecs(1)
         .setLeaderHeartbeatTimeoutSecs(Math.max(2, p.heartbeatTimeout.toSeconds()))
-        .setCommitCountToTakeSnapshot(LOG_ENTRIES_MAX) // no snapshots yet (JournalRaftStore)
+        .setCommitCountToTakeSnapshot(p.snapshotEvery)
         .build();
-    RestoredRaftState restored = JournalRaftStore.restore(store(), models, codec);
+    JournalRaftStore journal = new JournalRaftStore(store());
+    RestoredRaftState restored = journal.restored(models, codec);
     RaftNode.RaftNodeBuilder b = RaftNode.newBuilder().setGroupId(groupId()).setConfig(config)
         .setExecutor(new Executor()).setTransport(new KvlabTransport()).setStateMachine(new Machine())
-        .setStore(new JournalRaftStore(store())).setModelFactory(models).setRandom(random())
+        .setStore(journal).setModelFactory(models).setRandom(random())
         .setClock(new ContextClock());
     if (restored != null) {
+      restoringSnapshot = restored.getSnapshotEntry() != null;
       b.setRestoredState(restored);
     } else {
       b.setLocalEndpoint(new RaftCodec.Endpoint(self)).setInitialGroupMembers(members);
@@ -204,12 +208,12 @@ final class NuKVServer extends Server<Stored> {
 
     @Override
     public void takeSnapshot(long commitIndex, Consumer<Object> chunks) {
-      Invariants.check(false, "NuKV runs MicroRaft without snapshots, but one was requested at %s", commitIndex);
+      snapshot(commitIndex, chunks);
     }
 
     @Override
     public void installSnapshot(long commitIndex, List<Object> chunks) {
-      Invariants.check(chunks.isEmpty(), "NuKV runs MicroRaft without snapshots, but one was installed");
+      install(commitIndex, chunks);
     }
 
     @Override
@@ -250,6 +254,7 @@ final class NuKVServer extends Server<Stored> {
     Version v = op.getVersion();
     int origin = v.getDc();
     Invariants.check(origin >= 0 && origin < sv.length, "write from datacenter %s outside the topology", origin);
+    keys.add(op.getKey());
     if (origin == d) {
       Invariants.check(commitIndex > sv[d], "local commit index %s not above sv[%s] = %s", commitIndex, d, sv[d]);
       Version stored = v.toBuilder().setIdx(commitIndex).build();
@@ -263,11 +268,84 @@ final class NuKVServer extends Server<Stored> {
       // the leader appends in order and skips what it already appended), so sv[origin] only grows.
       store().put(op.getKey(), Stored.newBuilder().setVersion(v).build());
       sv[origin] = v.getIdx();
+      // From the origin leader's stamp to this commit (ms, HLC granularity): the forwarding lag sessions wait for.
+      metrics().record("nukv.forward.lagMillis", Math.max(0, clock().millis() - HybridLogicalClock.l(v.getT())));
       if (isReadyLeader()) {
         sendAck(origin);
       }
     } // else a duplicate from a forwarder's resend: already committed here
     hlc.update(v.getT());
+    recheck();
+  }
+
+  /**
+   * A snapshot at {@code commitIndex}: sv, then the newest version of every key, {@link #SNAPSHOT_CHUNK_KEYS} keys a
+   * chunk. MicroRaft takes it right after applying {@code commitIndex}, so sv is the state at that index; the store
+   * may hold versions committed later (a restarted replica re-applying its log), which are committed writes too, and
+   * a replica that installs them answers reads of them with their own index (see onGet).
+   */
+  private void snapshot(long commitIndex, Consumer<Object> chunks) {
+    SnapshotPart.Builder part = SnapshotPart.newBuilder();
+    for (long x : sv) {
+      part.addSv(x);
+    }
+    boolean emitted = false;
+    for (String key : keys) {
+      Optional<Stored> newest = store().newest(key);
+      if (newest.isPresent()) {
+        part.addOps(Op.newBuilder().setKey(key).setVersion(newest.get().getVersion()));
+      }
+      if (part.getOpsCount() >= SNAPSHOT_CHUNK_KEYS) {
+        chunks.accept(part.build());
+        emitted = true;
+        part = SnapshotPart.newBuilder();
+      }
+    }
+    if (!emitted || part.getOpsCount() > 0) {
+      chunks.accept(part.build());
+    }
+    metrics().count("nukv.snapshot.taken");
+  }
+
+  /**
+   * Installs a snapshot (a lagging replica receiving the leader's, or a restart restoring its own): its versions go
+   * into the store (the same records as a replay would put: idempotent), sv covers its sv. The forwarder queues the
+   * snapshot's local writes again: the other datacenters skip what they have and take what they missed.
+   */
+  private void install(long commitIndex, List<Object> chunks) {
+    if (chunks.isEmpty()) {
+      return; // MicroRaft's initial (empty) snapshot
+    }
+    long[] at = null;
+    for (Object o : chunks) {
+      SnapshotPart part = (SnapshotPart) o;
+      if (part.getSvCount() > 0) {
+        Invariants.check(part.getSvCount() == sv.length, "snapshot at %s has sv of %s datacenters, the topology %s",
+            commitIndex, part.getSvCount(), sv.length);
+        at = new long[sv.length];
+        for (int i = 0; i < at.length; i++) {
+          at[i] = part.getSv(i);
+        }
+      }
+      for (Op op : part.getOpsList()) {
+        Version v = op.getVersion();
+        Invariants.check(v.getDc() >= 0 && v.getDc() < sv.length, "snapshot write from datacenter %s", v.getDc());
+        keys.add(op.getKey());
+        store().put(op.getKey(), Stored.newBuilder().setVersion(v).build());
+        hlc.update(v.getT());
+        if (v.getDc() == d && self.replica() == FORWARDER && topology().datacenters() > 1) {
+          outbox.put(v.getIdx(), op);
+        }
+      }
+    }
+    Invariants.check(at != null, "snapshot at %s has no sv", commitIndex);
+    Invariants.check(at[d] <= commitIndex, "snapshot at %s has sv[%s] = %s beyond it",
+        commitIndex, d, at[d]);
+    for (int i = 0; i < sv.length; i++) {
+      sv[i] = Math.max(sv[i], at[i]);
+    }
+    metrics().count(restoringSnapshot ? "nukv.snapshot.restored" : "nukv.snapshot.installed");
+    restoringSnapshot = false;
     recheck();
   }
 
@@ -298,12 +376,16 @@ final class NuKVServer extends Server<Stored> {
   }
 
   /** Runs {@code run} once sv covers {@code need}; never blocks the event loop. */
-  private void whenCovered(long[] need, Runnable run, Consumer<String> giveUp) {
+  private void whenCovered(String what, long[] need, Runnable run, Consumer<String> giveUp) {
     if (covered(need)) {
       run.run();
       return;
     }
-    Pending w = new Pending(need, run, giveUp);
+    long since = nowMicros();
+    Pending w = new Pending(need, () -> {
+      metrics().record("nukv." + what + ".waitMicros", nowMicros() - since); // how long the guarantee held it
+      run.run();
+    }, giveUp);
     waiting.add(w);
     after(p.waitMax, () -> {
       if (waiting.remove(w)) {
@@ -326,13 +408,17 @@ final class NuKVServer extends Server<Stored> {
 
   private void onGet(Request<GetReq> req) {
     GetReq q = req.body();
-    whenCovered(need(q.getHrvList(), q.getHwvList()), () -> {
+    whenCovered("get", need(q.getHrvList(), q.getHwvList()), () -> {
       Optional<Stored> newest = store().newest(q.getKey());
       GetReply.Builder r = GetReply.newBuilder();
       if (newest.isPresent()) {
         Version v = newest.get().getVersion();
-        // Alg 4.2 returns sv[v.dc] (>= v's own index): the client's hrm then covers v and all before it.
-        r.setFound(true).setValue(v.getValue()).setDc(v.getDc()).setLogIdx(sv[v.getDc()]).setT(v.getT());
+        // Alg 4.2 returns sv[v.dc]: the client's hrm then covers v and all before it. A restarted replica
+        // re-applies its log from index 1 while its store already holds what it applied before the restart, so
+        // sv[v.dc] may still be below v's own index: the reply takes the larger (a later read elsewhere then
+        // waits for v itself, not only for what this replica has re-applied so far).
+        long idx = Math.max(sv[v.getDc()], v.getIdx());
+        r.setFound(true).setValue(v.getValue()).setDc(v.getDc()).setLogIdx(idx).setT(v.getT());
       }
       req.reply(r.build());
     }, req::fail);
@@ -366,7 +452,7 @@ final class NuKVServer extends Server<Stored> {
     } else {
       // Without HLC (§4.4.2): wait until this server has what the session depends on, then stamp above
       // every version of the key it has and every timestamp it issued (physical time otherwise).
-      whenCovered(need(q.getHrvList(), q.getHwvList()), () -> {
+      whenCovered("put", need(q.getHrvList(), q.getHwvList()), () -> {
         if (!isReadyLeader()) {
           notLeader(req);
           return;

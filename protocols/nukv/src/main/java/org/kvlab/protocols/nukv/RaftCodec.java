@@ -3,9 +3,13 @@ package org.kvlab.protocols.nukv;
 import io.microraft.RaftEndpoint;
 import io.microraft.model.RaftModelFactory;
 import io.microraft.model.log.LogEntry;
+import io.microraft.model.log.RaftGroupMembersView;
+import io.microraft.model.log.SnapshotChunk;
 import io.microraft.model.message.AppendEntriesFailureResponse;
 import io.microraft.model.message.AppendEntriesRequest;
 import io.microraft.model.message.AppendEntriesSuccessResponse;
+import io.microraft.model.message.InstallSnapshotRequest;
+import io.microraft.model.message.InstallSnapshotResponse;
 import io.microraft.model.message.PreVoteRequest;
 import io.microraft.model.message.PreVoteResponse;
 import io.microraft.model.message.RaftMessage;
@@ -13,6 +17,7 @@ import io.microraft.model.message.TriggerLeaderElectionRequest;
 import io.microraft.model.message.VoteRequest;
 import io.microraft.model.message.VoteResponse;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
 import org.kvlab.api.Invariants;
@@ -20,8 +25,8 @@ import org.kvlab.api.NodeId;
 
 /**
  * MicroRaft's messages to and from kvlab's wire ({@link Raft}, one flattened protobuf message), and the
- * endpoints: a replica's endpoint is its kvlab {@link NodeId}. Snapshots are switched off (see
- * {@link RaftGroup}), so InstallSnapshot messages never occur; encoding one is an invariant violation.
+ * endpoints: a replica's endpoint is its kvlab {@link NodeId}; snapshot chunks carry {@link SnapshotPart}s.
+ * Membership changes are off, so only the messages of a fixed group occur.
  */
 final class RaftCodec {
   private final RaftModelFactory models;
@@ -78,8 +83,23 @@ final class RaftCodec {
           .setQuerySeq(r.getQuerySequenceNumber()).setFlowSeq(r.getFlowControlSequenceNumber());
     } else if (m instanceof TriggerLeaderElectionRequest r) {
       b.setKind(Raft.Kind.TRIGGER_ELECTION).setLastLogTerm(r.getLastLogTerm()).setLastLogIndex(r.getLastLogIndex());
+    } else if (m instanceof InstallSnapshotRequest r) {
+      b.setKind(Raft.Kind.INSTALL_SNAPSHOT_REQ).setSenderLeader(r.isSenderLeader()).setSnapshotTerm(r.getSnapshotTerm())
+          .setSnapshotIndex(r.getSnapshotIndex()).setTotalChunks(r.getTotalSnapshotChunkCount())
+          .addAllSnapshottedMembers(ids(r.getSnapshottedMembers())).setQuerySeq(r.getQuerySequenceNumber())
+          .setFlowSeq(r.getFlowControlSequenceNumber());
+      if (r.getSnapshotChunk() != null) {
+        b.setChunk(chunk(r.getSnapshotChunk()));
+      }
+      if (r.getGroupMembersView() != null) {
+        b.setMembersView(members(r.getGroupMembersView()));
+      }
+    } else if (m instanceof InstallSnapshotResponse r) {
+      b.setKind(Raft.Kind.INSTALL_SNAPSHOT_RESP).setSnapshotIndex(r.getSnapshotIndex())
+          .setRequestedChunk(r.getRequestedSnapshotChunkIndex()).setQuerySeq(r.getQuerySequenceNumber())
+          .setFlowSeq(r.getFlowControlSequenceNumber());
     } else {
-      Invariants.check(false, "NuKV cannot send MicroRaft message %s (snapshots and membership changes are off)",
+      Invariants.check(false, "NuKV cannot send MicroRaft message %s (membership changes are off)",
           m.getClass().getSimpleName());
     }
     return b.build();
@@ -123,6 +143,18 @@ final class RaftCodec {
       case TRIGGER_ELECTION:
         return models.createTriggerLeaderElectionRequestBuilder().setGroupId(group).setSender(sender)
             .setTerm(m.getTerm()).setLastLogTerm(m.getLastLogTerm()).setLastLogIndex(m.getLastLogIndex()).build();
+      case INSTALL_SNAPSHOT_REQ:
+        return models.createInstallSnapshotRequestBuilder().setGroupId(group).setSender(sender).setTerm(m.getTerm())
+            .setSenderLeader(m.getSenderLeader()).setSnapshotTerm(m.getSnapshotTerm())
+            .setSnapshotIndex(m.getSnapshotIndex()).setTotalSnapshotChunkCount(m.getTotalChunks())
+            .setSnapshotChunk(m.hasChunk() ? snapshotChunk(m.getChunk()) : null)
+            .setSnapshottedMembers(endpoints(m.getSnapshottedMembersList()))
+            .setGroupMembersView(m.hasMembersView() ? view(m.getMembersView()) : null)
+            .setQuerySequenceNumber(m.getQuerySeq()).setFlowControlSequenceNumber(m.getFlowSeq()).build();
+      case INSTALL_SNAPSHOT_RESP:
+        return models.createInstallSnapshotResponseBuilder().setGroupId(group).setSender(sender).setTerm(m.getTerm())
+            .setSnapshotIndex(m.getSnapshotIndex()).setRequestedSnapshotChunkIndex(m.getRequestedChunk())
+            .setQuerySequenceNumber(m.getQuerySeq()).setFlowControlSequenceNumber(m.getFlowSeq()).build();
       default:
         throw new IllegalArgumentException("unknown Raft message kind " + m.getKind());
     }
@@ -138,5 +170,54 @@ final class RaftCodec {
   LogEntry logEntry(Entry e) {
     return models.createLogEntryBuilder().setIndex(e.getIndex()).setTerm(e.getTerm())
         .setOperation(Objects.requireNonNull(e.getOp())).build();
+  }
+
+  static Chunk chunk(SnapshotChunk c) {
+    Object part = c.getOperation();
+    Invariants.check(part instanceof SnapshotPart, "NuKV snapshot chunk %s/%s holds %s, not a NuKV snapshot part",
+        c.getIndex(), c.getSnapshotChunkIndex(), part == null ? "null" : part.getClass().getName());
+    Chunk.Builder b = Chunk.newBuilder().setIndex(c.getIndex()).setTerm(c.getTerm())
+        .setChunkIndex(c.getSnapshotChunkIndex()).setChunkCount(c.getSnapshotChunkCount()).setPart((SnapshotPart) part);
+    if (c.getGroupMembersView() != null) {
+      b.setMembers(members(c.getGroupMembersView()));
+    }
+    return b.build();
+  }
+
+  SnapshotChunk snapshotChunk(Chunk c) {
+    if (c.getChunkCount() < 1 || c.getChunkIndex() < 0 || c.getChunkIndex() >= c.getChunkCount()) {
+      throw new IllegalArgumentException("snapshot chunk " + c.getChunkIndex() + " of " + c.getChunkCount());
+    }
+    return models.createSnapshotChunkBuilder().setIndex(c.getIndex()).setTerm(c.getTerm()).setOperation(c.getPart())
+        .setSnapshotChunkIndex(c.getChunkIndex()).setSnapshotChunkCount(c.getChunkCount())
+        .setGroupMembersView(c.hasMembers() ? view(c.getMembers()) : null).build();
+  }
+
+  static Members members(RaftGroupMembersView v) {
+    return Members.newBuilder().setLogIndex(v.getLogIndex()).addAllMembers(ids(v.getMembers()))
+        .addAllVotingMembers(ids(v.getVotingMembers())).build();
+  }
+
+  RaftGroupMembersView view(Members m) {
+    return models.createRaftGroupMembersViewBuilder().setLogIndex(m.getLogIndex())
+        .setMembers(endpoints(m.getMembersList())).setVotingMembers(endpoints(m.getVotingMembersList())).build();
+  }
+
+  static List<String> ids(Collection<RaftEndpoint> endpoints) {
+    List<String> out = new ArrayList<>(endpoints == null ? 0 : endpoints.size());
+    if (endpoints != null) {
+      for (RaftEndpoint e : endpoints) {
+        out.add(e.getId().toString());
+      }
+    }
+    return out;
+  }
+
+  static List<RaftEndpoint> endpoints(List<String> ids) {
+    List<RaftEndpoint> out = new ArrayList<>(ids.size());
+    for (String id : ids) {
+      out.add(endpoint(id));
+    }
+    return out;
   }
 }

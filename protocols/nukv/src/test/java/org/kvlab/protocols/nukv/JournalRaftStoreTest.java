@@ -2,6 +2,7 @@ package org.kvlab.protocols.nukv;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.microraft.model.RaftModelFactory;
 import io.microraft.model.impl.DefaultRaftModelFactory;
@@ -52,5 +53,58 @@ class JournalRaftStoreTest {
         r.getLogEntries().stream().map(e -> ((Op) e.getOperation()).getKey()).toList());
     assertEquals(List.of(1L, 2L, 3L, 4L, 5L), r.getLogEntries().stream().map(LogEntry::getIndex).toList());
     assertEquals(3, r.getLogEntries().get(2).getTerm());
+  }
+
+  @Test
+  void when_aSnapshotIsComplete_then_theJournalIsCompactedAndARestartRestoresTheSnapshotAndTheEntriesAfterIt()
+      throws Exception {
+    InMemoryStore<Stored> store = new InMemoryStore<>(NuKV.RECORD);
+    RaftCodec.Endpoint self = new RaftCodec.Endpoint(NodeId.of(0, 0, 0));
+    List<io.microraft.RaftEndpoint> members = List.of(self, new RaftCodec.Endpoint(NodeId.of(0, 0, 1)),
+        new RaftCodec.Endpoint(NodeId.of(0, 0, 2)));
+    var view = models.createRaftGroupMembersViewBuilder().setLogIndex(0).setMembers(members).setVotingMembers(members)
+        .build();
+    JournalRaftStore journal = new JournalRaftStore(store);
+    journal.persistAndFlushLocalEndpoint(models.createRaftEndpointPersistentStateBuilder().setLocalEndpoint(self)
+        .setVoting(true).build());
+    journal.persistAndFlushInitialGroupMembers(view);
+    journal.persistAndFlushTerm(models.createRaftTermPersistentStateBuilder().setTerm(1).setVotedFor(self).build());
+    for (long i = 1; i <= 120; i++) {
+      journal.persistLogEntries(List.of(entry(i, 1, "k" + i)));
+    }
+    int before = journal.records();
+    // A snapshot at 100 in two chunks, the second persisted first (MicroRaft may persist them in any order), and a
+    // stale chunk of an abandoned snapshot at 90 that a deletion voids.
+    journal.persistSnapshotChunk(chunk(90, 0, 2, "stale", view));
+    journal.deleteSnapshotChunks(90, 2);
+    journal.persistSnapshotChunk(chunk(100, 1, 2, "b", view));
+    assertEquals(before + 3, journal.records(), "an incomplete snapshot compacts nothing");
+    journal.persistSnapshotChunk(chunk(100, 0, 2, "a", view));
+    journal.truncateLogEntriesUntil(100);
+    journal.persistLogEntries(List.of(entry(121, 1, "k121")));
+    assertTrue(journal.records() <= 4, "the checkpoint replaced " + before + " records: " + journal.records() + " left");
+
+    RestoredRaftState r = JournalRaftStore.restore(store, models, codec);
+    assertEquals(100, r.getSnapshotEntry().getIndex());
+    @SuppressWarnings("unchecked")
+    List<io.microraft.model.log.SnapshotChunk> chunks =
+        (List<io.microraft.model.log.SnapshotChunk>) r.getSnapshotEntry().getOperation();
+    assertEquals(List.of("a", "b"), chunks.stream()
+        .map(c -> ((SnapshotPart) c.getOperation()).getOps(0).getKey()).toList());
+    assertEquals(3, r.getSnapshotEntry().getGroupMembersView().getMembers().size());
+    assertEquals(java.util.stream.LongStream.rangeClosed(101, 121).boxed().toList(),
+        r.getLogEntries().stream().map(LogEntry::getIndex).toList());
+    assertEquals(1, r.getTermPersistentState().getTerm());
+    assertEquals(NodeId.of(0, 0, 0), r.getLocalEndpointPersistentState().getLocalEndpoint().getId());
+  }
+
+  private io.microraft.model.log.SnapshotChunk chunk(long index, int chunk, int count, String key,
+      io.microraft.model.log.RaftGroupMembersView view) {
+    SnapshotPart.Builder part = SnapshotPart.newBuilder().addOps(Op.newBuilder().setKey(key));
+    if (chunk == 0) {
+      part.addSv(index).addSv(0);
+    }
+    return models.createSnapshotChunkBuilder().setIndex(index).setTerm(1).setOperation(part.build())
+        .setSnapshotChunkIndex(chunk).setSnapshotChunkCount(count).setGroupMembersView(view).build();
   }
 }

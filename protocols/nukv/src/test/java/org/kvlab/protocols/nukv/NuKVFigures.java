@@ -43,14 +43,31 @@ final class NuKVFigures {
       new Config("E/M HLC", "eventual", "mr+ryw", true),
       new Config("M/M HLC", "mw+wfr", "mr+ryw", true));
 
-  record Point(String label, double remote, double meanMillis, double p99Millis, double opsPerSecond, long ops) {}
+  /**
+   * One run's figures; the wait columns come from the servers' counters over the whole run (warm-up included):
+   * GETs (PUTs) a replica held until its sv covered the session's vectors, their mean hold, and the mean forwarding
+   * lag (origin leader's stamp to commit at a replica of the other datacenter).
+   */
+  record Point(String label, double remote, double meanMillis, double p99Millis, double opsPerSecond, long ops,
+      long getsHeld, double getHoldMillis, long putsHeld, double putHoldMillis, double forwardLagMillis) {}
+
+  /** Mean of a recorded metric in ms ({@code scale} = its unit in ms), NaN if never recorded. */
+  private static double mean(SimResult r, String name, double scale) {
+    long n = r.counter(name + ".count");
+    return n == 0 ? Double.NaN : r.counter(name + ".sum") * scale / n;
+  }
 
   static final long WARMUP = 3_000_000;
 
   static Point run(Config c, double remote, int sessionsPerDc, long measureMicros, long seed) {
+    return run(c, remote, sessionsPerDc, measureMicros, seed, "1ms");
+  }
+
+  static Point run(Config c, double remote, int sessionsPerDc, long measureMicros, long seed, String forwardPeriod) {
     SimSpec base = SimSpec.defaults().withTopology(2, 1, 3).withNetwork(NetworkModel.uniform(2, 15))
         .withDuration(WARMUP + measureMicros).withSettle(500_000)
-        .withParams(new Params(Map.of("readLevel", c.read(), "writeLevel", c.write(), "hlc", String.valueOf(c.hlc()))));
+        .withParams(new Params(Map.of("readLevel", c.read(), "writeLevel", c.write(), "hlc", String.valueOf(c.hlc()),
+            "forwardPeriod", forwardPeriod)));
     SimSpec spec = base.withWorkload(base.workload().withKeys(1000).withSessionsPerDc(sessionsPerDc)
         .withRemoteRatio(remote));
     SimResult r = new Simulation(spec, new NuKV(), seed, List.of()).run();
@@ -64,35 +81,47 @@ final class NuKVFigures {
     lat.sort(null);
     double mean = lat.stream().mapToLong(Long::longValue).average().orElse(Double.NaN) / 1000.0;
     double p99 = lat.isEmpty() ? Double.NaN : lat.get((int) Math.min(lat.size() - 1, Math.floor(lat.size() * 0.99))) / 1000.0;
-    return new Point(c.label(), remote, mean, p99, lat.size() / (measureMicros / 1e6), lat.size());
+    return new Point(c.label(), remote, mean, p99, lat.size() / (measureMicros / 1e6), lat.size(),
+        r.counter("nukv.get.waitMicros.count"), mean(r, "nukv.get.waitMicros", 1e-3),
+        r.counter("nukv.put.waitMicros.count"), mean(r, "nukv.put.waitMicros", 1e-3),
+        mean(r, "nukv.forward.lagMillis", 1));
   }
 
   static List<Point> all(int sessionsPerDc, long measureMicros) {
+    return all(sessionsPerDc, measureMicros, "1ms");
+  }
+
+  static List<Point> all(int sessionsPerDc, long measureMicros, String forwardPeriod) {
     List<Point> out = new ArrayList<>();
     for (double remote : new double[] {0.0, 0.1}) {
       for (Config c : CONFIGS) {
-        out.add(run(c, remote, sessionsPerDc, measureMicros, 1));
+        out.add(run(c, remote, sessionsPerDc, measureMicros, 1, forwardPeriod));
       }
     }
     return out;
   }
 
   static String table(List<Point> points) {
-    StringBuilder sb = new StringBuilder("| traffic | config | mean latency (ms) | p99 (ms) | throughput (ops/s) | ops |\n"
-        + "|---|---|---|---|---|---|\n");
+    StringBuilder sb = new StringBuilder("| traffic | config | mean latency (ms) | p99 (ms) | throughput (ops/s) | ops"
+        + " | GETs held | mean hold (ms) | PUTs held | mean hold (ms) | forwarding lag (ms) |\n"
+        + "|---|---|---|---|---|---|---|---|---|---|---|\n");
     for (Point p : points) {
-      sb.append(String.format(Locale.ROOT, "| %s | %s | %.2f | %.2f | %.0f | %d |%n",
+      sb.append(String.format(Locale.ROOT, "| %s | %s | %.2f | %.2f | %.0f | %d | %d | %.2f | %d | %.2f | %.2f |%n",
           p.remote() == 0 ? "100% local" : "10% remote", p.label(), p.meanMillis(), p.p99Millis(), p.opsPerSecond(),
-          p.ops()));
+          p.ops(), p.getsHeld(), p.getHoldMillis(), p.putsHeld(), p.putHoldMillis(), p.forwardLagMillis()).replace("NaN", "-"));
     }
     return sb.toString();
   }
 
   static void chart(List<Point> points, Path dir) throws IOException {
+    chart(points, dir, "", "");
+  }
+
+  static void chart(List<Point> points, Path dir, String suffix, String note) throws IOException {
     Files.createDirectories(dir);
     for (double remote : new double[] {0.0, 0.1}) {
       CategoryChart c = new CategoryChartBuilder().width(640).height(360)
-          .title("NuKV (simulated), " + (remote == 0 ? "100% local traffic (cf. Fig 4.2)" : "10% remote traffic (cf. Fig 4.3)"))
+          .title("NuKV (simulated" + note + "), " + (remote == 0 ? "100% local (cf. Fig 4.2)" : "10% remote (cf. Fig 4.3)"))
           .xAxisTitle("write / read level").yAxisTitle("mean latency (ms)").build();
       Map<String, Double> series = new LinkedHashMap<>();
       for (Point p : points) {
@@ -104,18 +133,20 @@ final class NuKVFigures {
       c.getStyler().setLegendVisible(false);
       ByteArrayOutputStream bytes = new ByteArrayOutputStream();
       VectorGraphicsEncoder.saveVectorGraphic(c, bytes, VectorGraphicsFormat.SVG);
-      Files.writeString(dir.resolve(remote == 0 ? "nukv-fig-4.2-local.svg" : "nukv-fig-4.3-remote.svg"),
+      Files.writeString(dir.resolve((remote == 0 ? "nukv-fig-4.2-local" : "nukv-fig-4.3-remote") + suffix + ".svg"),
           bytes.toString(StandardCharsets.UTF_8), StandardCharsets.UTF_8);
     }
   }
 
   public static void main(String[] args) throws IOException {
     int sessions = args.length > 1 ? Integer.parseInt(args[1]) : 10;
-    List<Point> points = all(sessions, 4_000_000);
+    String forwardPeriod = args.length > 2 ? args[2] : "1ms";
+    List<Point> points = all(sessions, 4_000_000, forwardPeriod);
     String table = table(points);
     System.out.print(table);
     Path dir = Path.of(args.length > 0 ? args[0] : "docs/benchmarks/img");
-    chart(points, dir);
-    Files.writeString(dir.resolve("nukv-figures.md"), table, StandardCharsets.UTF_8);
+    String suffix = forwardPeriod.equals("1ms") ? "" : "-fwd" + forwardPeriod;
+    chart(points, dir, suffix, forwardPeriod.equals("1ms") ? "" : ", forwardPeriod " + forwardPeriod);
+    Files.writeString(dir.resolve("nukv-figures" + suffix + ".md"), table, StandardCharsets.UTF_8);
   }
 }

@@ -19,6 +19,13 @@ class NuKVFiguresTest {
     for (NuKVFigures.Point p : points) {
       assertTrue(p.ops() > 50, "too few operations measured for " + p);
       assertTrue(p.meanMillis() > 0, p.toString());
+      // Structural, not timing: HLC PUTs are wait-free and eventual reads never wait, so neither is ever held.
+      if (p.label().endsWith("HLC") || p.label().equals("E")) {
+        assertEquals(0, p.putsHeld(), "a wait-free PUT was held: " + p);
+      }
+      if (p.label().equals("E") || p.label().startsWith("M/E")) {
+        assertEquals(0, p.getsHeld(), "an eventual GET was held: " + p);
+      }
     }
     NuKVFigures.chart(points, dir);
     assertTrue(Files.size(dir.resolve("nukv-fig-4.2-local.svg")) > 1000);
