@@ -184,7 +184,7 @@ final class DesignCanvas {
     s.setStyle("-fx-background-color: " + fill + "; -fx-background-radius: 6; -fx-border-radius: 6; -fx-border-color: "
         + border + "; -fx-border-width: " + (selected || !mine.isEmpty() ? 2 : 1) + ";");
     Label name = new Label((mine.isEmpty() ? "" : "\u26a0 ") + id
-        + (design.replicas > 1 ? "  (p" + nid.partition() + " r" + nid.replica() + ")" : "  (p" + nid.partition() + ")"));
+        + (design.replicas > 1 ? "  (r" + nid.replica() + ")" : "  (p" + nid.partition() + ")"));
     name.setStyle("-fx-font-weight: bold; -fx-font-size: 11px;" + (mine.isEmpty() ? "" : " -fx-text-fill: #b00020;"));
     Label addr = new Label(design.hostOf(nid) + ":" + design.portOf(nid));
     addr.setStyle("-fx-font-size: 10px; -fx-text-fill: #333;");
