@@ -42,10 +42,17 @@ import org.kvlab.runtime.LocalCluster;
  * run.assertNoViolations();
  * }</pre>
  *
- * Bounded in time: the workload runs for {@code workload}, quiescence waits at most {@code quiesceTimeout}, every
- * operation times out after 10 s, and everything started here is closed before it returns.
+ * Bounded in time: the workload runs for {@code workload}, and on a slow (loaded) machine each session goes on until
+ * it has done {@link #MIN_OPS_PER_SESSION} operations, for at most {@link #MAX_EXTRA} more, so the history is not
+ * trivial because the machine was busy; quiescence waits at most {@code quiesceTimeout}, every operation times out
+ * after 10 s, and everything started here is closed before it returns.
  */
 public final class CheckedClusterRun {
+  /** Operations each session does at least (past the workload's duration if the machine is slow). */
+  public static final int MIN_OPS_PER_SESSION = 200;
+  /** How much longer than the workload's duration a session may run to reach {@link #MIN_OPS_PER_SESSION}. */
+  public static final Duration MAX_EXTRA = Duration.ofSeconds(40);
+
   private CheckedClusterRun() {}
 
   /**
@@ -191,7 +198,7 @@ public final class CheckedClusterRun {
       }
     }
     for (Thread t : threads) {
-      t.join(spec.workload().toMillis() + 30_000);
+      t.join(spec.workload().toMillis() + MAX_EXTRA.toMillis() + 30_000);
       if (t.isAlive()) {
         t.interrupt();
         errors.add(t.getName() + " still running 30 s after the workload ended");
@@ -221,7 +228,8 @@ public final class CheckedClusterRun {
   private static void sessionLoop(Session session, String name, Random random, Spec spec, long deadline,
       Set<String> written, List<String> errors) {
     boolean rotx = session.supportsReadOnlyTx();
-    for (int i = 0; System.nanoTime() < deadline; i++) {
+    long hardDeadline = deadline + MAX_EXTRA.toNanos();
+    for (int i = 0; System.nanoTime() < deadline || (i < MIN_OPS_PER_SESSION && System.nanoTime() < hardDeadline); i++) {
       double dice = random.nextDouble();
       String key = "k" + random.nextInt(spec.keys());
       try {

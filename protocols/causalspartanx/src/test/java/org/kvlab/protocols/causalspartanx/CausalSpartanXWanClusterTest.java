@@ -11,7 +11,7 @@ import org.kvlab.testing.TestClusters;
  * WAN and skewed clocks (issue 4 item 6): a recorded mixed workload in both datacenters passes the causal, session,
  * convergence and rotx checkers, and the history is not trivial.
  */
-@Timeout(value = 120, unit = TimeUnit.SECONDS)
+@Timeout(value = 180, unit = TimeUnit.SECONDS)
 class CausalSpartanXWanClusterTest {
 
   @Test

@@ -19,7 +19,7 @@ import org.kvlab.testing.TestClusters;
  * last-writer-wins on physical clocks loses writes when a clock runs ahead, fails it on the same cluster and workload
  * once server 0_1 runs 60 ms ahead.
  */
-@Timeout(value = 120, unit = TimeUnit.SECONDS)
+@Timeout(value = 180, unit = TimeUnit.SECONDS)
 class EventualWanClusterTest {
 
   @Test
