@@ -38,6 +38,9 @@ public final class Camu extends BaseProtocol {
     p.put("adaptiveLow", "percent, default 25: a PB link touched in fewer of the window's rounds switches to TOM");
     p.put("switches", "list 'round:a-b:pb|tom;...', default empty: scripted link switches (initiated by the lower"
         + " partition at that round)");
+    p.put("durableState", "true | false, default true: save the ordering state in the store after every handler, so a"
+        + " crashed partition restarts where it stopped (needs durability sync); false only for runs without crashes"
+        + " or to show what the saved state is for");
     p.put("mutant", "none | execute-before-mec-gate, default none: a deliberately broken variant for tests");
     return p;
   }
