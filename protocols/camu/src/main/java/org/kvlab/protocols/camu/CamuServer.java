@@ -36,6 +36,7 @@ final class CamuServer extends Server<Record> {
 
   private static final Comparator<Txn> ORDER = Comparator.comparingLong(Txn::getTs).thenComparingLong(Txn::getTid);
 
+  private final String fixedMode; // camu-pb and camu-tom: the mode is the protocol's, not a parameter
   private int n;
   private int me;
   private String mode;
@@ -111,6 +112,14 @@ final class CamuServer extends Server<Record> {
       this.request = request;
       this.parts = parts;
     }
+  }
+
+  CamuServer() {
+    this(null);
+  }
+
+  CamuServer(String fixedMode) {
+    this.fixedMode = fixedMode;
   }
 
   @Override
@@ -248,7 +257,11 @@ final class CamuServer extends Server<Record> {
     }
     n = topology().partitions();
     me = partition();
-    mode = params().string("mode", "camu");
+    mode = fixedMode != null ? fixedMode : params().string("mode", "camu");
+    if (fixedMode != null && params().has("mode") && !params().string("mode", "").equals(fixedMode)) {
+      throw new IllegalArgumentException("camu-" + fixedMode + " always runs mode " + fixedMode + ", got mode: "
+          + params().string("mode", "") + ". Fix: drop the mode parameter, or use protocol camu with that mode");
+    }
     if (!List.of("pb", "tom", "camu").contains(mode)) {
       throw new IllegalArgumentException("camu: unknown mode '" + mode + "'. Fix: mode: pb, tom or camu");
     }
