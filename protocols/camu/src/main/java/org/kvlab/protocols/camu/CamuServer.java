@@ -20,7 +20,8 @@ import org.kvlab.api.Server;
 import org.kvlab.api.TxnProcedures;
 
 /**
- * One CaMu partition (one replica: see docs/protocols.md#camu for why). The thesis's round loop (Listings 1-2), made
+ * One CaMu partition (one replica: see docs/protocols.md#camu-replication for why; crash recovery from the state
+ * saved in the store: docs/protocols.md#camu-crash-recovery). The thesis's round loop (Listings 1-2), made
  * event-driven: a round starts on its timer, computes the LMEC, dispatches the batch (PB-only, TOM or hybrid per the
  * links of its participants), releases TOM decisions, sends one {@link PbRound} on every PB or transition link, and
  * ends when the round message of every such link has arrived; it then executes, in (ts, tid) order, every queued
@@ -250,10 +251,15 @@ final class CamuServer extends Server<Record> {
 
   @Override
   protected void onStart() {
+    if (topology().replicas() != 1) {
+      throw new IllegalArgumentException("camu runs one replica per partition, got replicas: " + topology().replicas()
+          + ". Fix: remove replicas from the cluster file (CaMu's replication is not implemented, see"
+          + " docs/protocols.md#camu-replication)");
+    }
     if (topology().datacenters() != 1) {
       throw new IllegalArgumentException("camu runs one replica per partition (datacenters: 1), got "
           + topology().datacenters() + " datacenters. Fix: set datacenters to 1 in the cluster file (CaMu's"
-          + " replication is not implemented, see docs/protocols.md#camu)");
+          + " replication is not implemented, see docs/protocols.md#camu-replication)");
     }
     n = topology().partitions();
     me = partition();

@@ -17,7 +17,7 @@ import org.kvlab.sim.SimRunner.SeedReport;
 import org.kvlab.sim.SimSpec;
 
 /**
- * Crash recovery (docs/protocols.md#camu-crash): one partition crashes in the middle of the run and restarts from
+ * Crash recovery (docs/protocols.md#camu-crash-recovery): one partition crashes in the middle of the run and restarts from
  * the ordering state it saved in its store; the run must pass the txn checker, the partition must count one
  * recovery, and transactions submitted after the restart (also at the restarted partition) must complete. Without
  * the saved state (durableState=false, the mutant) the restarted partition reuses transaction ids and positions and
