@@ -147,15 +147,16 @@ final class CamuServer extends Server<Record> {
   private void atomic(Runnable handler) {
     Invariants.check(outbox == null, "camu: nested handler");
     outbox = new ArrayList<>();
+    List<Object[]> msgs;
     try {
       handler.run();
       persist();
+      msgs = outbox;
     } finally {
-      List<Object[]> msgs = outbox;
-      outbox = null;
-      for (Object[] m : msgs) {
-        send((NodeId) m[0], (com.google.protobuf.Message) m[1]);
-      }
+      outbox = null; // a handler that threw sends nothing: its state was not saved
+    }
+    for (Object[] m : msgs) {
+      send((NodeId) m[0], (com.google.protobuf.Message) m[1]);
     }
   }
 
@@ -209,8 +210,11 @@ final class CamuServer extends Server<Record> {
           .getMessage() + "). Fix: the store was written by another protocol or version; start from an empty data"
           + " directory", e);
     }
-    Invariants.check(s.getLinksCount() == n, "camu: saved state has %s links, the topology %s partitions",
-        s.getLinksCount(), n);
+    if (s.getLinksCount() != n) {
+      throw new IllegalStateException("camu: partition " + me + " saved its ordering state in a cluster of "
+          + s.getLinksCount() + " partitions, this cluster has " + n + ". Fix: keep the partition count of a cluster"
+          + " with data, or start from an empty data directory");
+    }
     stateVersion = s.getVersion();
     round = s.getRound();
     inRound = s.getInRound();
