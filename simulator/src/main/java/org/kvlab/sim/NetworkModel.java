@@ -9,10 +9,27 @@ import java.util.Random;
  * a server takes in one message at a time, so a message that arrives while it is busy waits (it models the cost of
  * all-to-all exchanges, which grows with the number of servers).
  */
-public record NetworkModel(long[][] baseMicros, long[][] jitterMicros, long receiveMicros) {
+public record NetworkModel(long[][] baseMicros, long[][] jitterMicros, long receiveMicros, Sites sites) {
+
+  /**
+   * Sites inside a datacenter (optional): partition p of every datacenter sits at site {@code siteOf[p]}, and two
+   * servers of one datacenter are {@code sites.base[a][b]} (+ jitter) apart instead of the datacenter's own latency.
+   * For protocols whose partitions span places while a datacenter holds one copy of the data (CaMu's WAN runs: 45
+   * partitions on 6 sites). Clients keep the datacenter's latency.
+   */
+  public record Sites(int[] siteOf, long[][] baseMicros, long[][] jitterMicros) {}
 
   public NetworkModel(long[][] baseMicros, long[][] jitterMicros) {
-    this(baseMicros, jitterMicros, 0);
+    this(baseMicros, jitterMicros, 0, null);
+  }
+
+  public NetworkModel(long[][] baseMicros, long[][] jitterMicros, long receiveMicros) {
+    this(baseMicros, jitterMicros, receiveMicros, null);
+  }
+
+  /** The same latencies, with partitions placed on sites (see {@link Sites}). */
+  public NetworkModel withSites(Sites s) {
+    return new NetworkModel(baseMicros, jitterMicros, receiveMicros, s);
   }
 
   public NetworkModel {
@@ -23,7 +40,7 @@ public record NetworkModel(long[][] baseMicros, long[][] jitterMicros, long rece
 
   /** The same latencies, with each server-to-server message costing its receiver {@code micros}. */
   public NetworkModel withReceiveMicros(long micros) {
-    return new NetworkModel(baseMicros, jitterMicros, micros);
+    return new NetworkModel(baseMicros, jitterMicros, micros, sites);
   }
 
   /** Every datacenter pair {@code wanRttMillis} apart; 0.2 ms ± 0.1 inside a datacenter; 10% jitter. */
@@ -56,6 +73,17 @@ public record NetworkModel(long[][] baseMicros, long[][] jitterMicros, long rece
       }
     }
     return new NetworkModel(base, jitter);
+  }
+
+  /** One-way latency of a server-to-server message: by site inside a datacenter if sites are set. */
+  long sample(org.kvlab.api.NodeId from, org.kvlab.api.NodeId to, Random random) {
+    if (sites == null || from.dc() != to.dc()) {
+      return sample(from.dc(), to.dc(), random);
+    }
+    int a = sites.siteOf()[from.partition()];
+    int b = sites.siteOf()[to.partition()];
+    long j = sites.jitterMicros()[a][b];
+    return sites.baseMicros()[a][b] + (j == 0 ? 0 : (long) (random.nextDouble() * j));
   }
 
   long sample(int fromDc, int toDc, Random random) {

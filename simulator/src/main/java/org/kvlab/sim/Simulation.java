@@ -372,7 +372,7 @@ public final class Simulation {
       throw new IllegalArgumentException("server " + from.id + " has no channel to " + to);
     }
     types.idOf(message.getClass()); // same rule as the real runtime: the type must be registered
-    long latency = spec.network().sample(from.id.dc(), to.dc(), random) + slowExtra(from.id, now);
+    long latency = spec.network().sample(from.id, to, random) + slowExtra(from.id, now);
     long t = wanDelay(from.id.dc(), to.dc(), now, latency);
     int a = index(from.id);
     int b = index(to);

@@ -27,7 +27,7 @@ public final class Camu extends BaseProtocol {
   public Map<String, String> parameters() {
     Map<String, String> p = new LinkedHashMap<>();
     p.put("mode", "pb | tom | camu, default camu: PB on every link, TOM on every link, or the hybrid");
-    p.put("round", "duration, default 5ms: the round (batch) duration");
+    p.putAll(common());
     p.put("pbPartners", "whole number, default 2: in camu mode, partition p starts with PB links to p±1..p±k"
         + " (mod the partition count), TOM to the others");
     p.put("pbLinks", "list 'a-b;...', default empty: in camu mode, exactly these links start PB (instead of"
@@ -38,6 +38,16 @@ public final class Camu extends BaseProtocol {
     p.put("adaptiveLow", "percent, default 25: a PB link touched in fewer of the window's rounds switches to TOM");
     p.put("switches", "list 'round:a-b:pb|tom;...', default empty: scripted link switches (initiated by the lower"
         + " partition at that round)");
+    return p;
+  }
+
+  /** Parameters of every mode (camu-pb and camu-tom declare only these). */
+  static Map<String, String> common() {
+    Map<String, String> p = new LinkedHashMap<>();
+    p.put("round", "duration, default 5ms: the round (batch) duration");
+    p.put("durableState", "true | false, default true: save the ordering state in the store after every handler, so a"
+        + " crashed partition restarts where it stopped (needs durability sync); false only for runs without crashes"
+        + " or to show what the saved state is for");
     p.put("mutant", "none | execute-before-mec-gate, default none: a deliberately broken variant for tests");
     return p;
   }

@@ -20,7 +20,8 @@ import org.kvlab.api.Server;
 import org.kvlab.api.TxnProcedures;
 
 /**
- * One CaMu partition (one replica: see docs/protocols.md#camu for why). The thesis's round loop (Listings 1-2), made
+ * One CaMu partition (one replica: see docs/protocols.md#camu-replication for why; crash recovery from the state
+ * saved in the store: docs/protocols.md#camu-crash-recovery). The thesis's round loop (Listings 1-2), made
  * event-driven: a round starts on its timer, computes the LMEC, dispatches the batch (PB-only, TOM or hybrid per the
  * links of its participants), releases TOM decisions, sends one {@link PbRound} on every PB or transition link, and
  * ends when the round message of every such link has arrived; it then executes, in (ts, tid) order, every queued
@@ -36,6 +37,7 @@ final class CamuServer extends Server<Record> {
 
   private static final Comparator<Txn> ORDER = Comparator.comparingLong(Txn::getTs).thenComparingLong(Txn::getTid);
 
+  private final String fixedMode; // camu-pb and camu-tom: the mode is the protocol's, not a parameter
   private int n;
   private int me;
   private String mode;
@@ -82,6 +84,13 @@ final class CamuServer extends Server<Record> {
   private int windowRounds;
   private final List<long[]> script = new ArrayList<>(); // {round, peer, toPb}
 
+  // crash recovery
+  static final String STATE_KEY = "\u0000camu.state"; // no client key starts with NUL
+  private boolean durableState;
+  private long stateVersion;
+  private long firstSeqOfIncarnation = 1; // transactions with a lower local sequence were batched before a restart
+  private List<Object[]> outbox;          // messages of the running handler, sent once its state is saved
+
   private static final class Tom {
     final Txn txn;
     long ts;
@@ -106,27 +115,163 @@ final class CamuServer extends Server<Record> {
     }
   }
 
+  CamuServer() {
+    this(null);
+  }
+
+  CamuServer(String fixedMode) {
+    this.fixedMode = fixedMode;
+  }
+
   @Override
   protected void register(Handlers on) {
-    on.request(TxnReq.class, this::onTxnReq);
-    on.message(TomTxn.class, (m, from) -> onTomTxn(m.getTxn()));
-    on.message(TomVote.class, (m, from) -> onTomVote(m));
-    on.message(PbRound.class, (m, from) -> onPbRound(m));
-    on.message(PartResult.class, (m, from) -> onPartResult(m));
-    on.message(SwitchReq.class, (m, from) -> onSwitchReq(m.getFrom(), m.getToPb()));
-    on.message(SwitchAck.class, (m, from) -> onSwitchAck(m.getFrom(), m.getToPb()));
+    on.request(TxnReq.class, this::onTxnReq); // the batch is volatile: a crash loses it (the client sees unknown)
+    on.message(TomTxn.class, (m, from) -> atomic(() -> onTomTxn(m.getTxn())));
+    on.message(TomVote.class, (m, from) -> atomic(() -> onTomVote(m)));
+    on.message(PbRound.class, (m, from) -> atomic(() -> onPbRound(m)));
+    on.message(PartResult.class, (m, from) -> atomic(() -> onPartResult(m)));
+    on.message(SwitchReq.class, (m, from) -> atomic(() -> onSwitchReq(m.getFrom(), m.getToPb())));
+    on.message(SwitchAck.class, (m, from) -> atomic(() -> onSwitchAck(m.getFrom(), m.getToPb())));
+  }
+
+  // ------------------------------------------------------------------------------------------------ durable state
+
+  /**
+   * Runs one handler as a unit for crash recovery: the messages it sends are held until it ends, then the ordering
+   * state is written to the store (one snapshot, {@link #STATE_KEY}) and only then do the messages leave. Under
+   * durability sync the runtime makes a message durable only after the writes before it and acks an incoming
+   * message only after its handler's writes are synced, so a restarted partition resumes from a state that covers
+   * every message it ever sent and every message it consumed; the simulator crashes between events, which is the
+   * same.
+   */
+  private void atomic(Runnable handler) {
+    Invariants.check(outbox == null, "camu: nested handler");
+    outbox = new ArrayList<>();
+    List<Object[]> msgs;
+    try {
+      handler.run();
+      persist();
+      msgs = outbox;
+    } finally {
+      outbox = null; // a handler that threw sends nothing: its state was not saved
+    }
+    for (Object[] m : msgs) {
+      send((NodeId) m[0], (com.google.protobuf.Message) m[1]);
+    }
+  }
+
+  private void out(NodeId to, com.google.protobuf.Message m) {
+    if (outbox != null) {
+      outbox.add(new Object[] {to, m});
+    } else {
+      send(to, m);
+    }
+  }
+
+  private void persist() {
+    if (!durableState) {
+      return;
+    }
+    CamuState.Builder s = CamuState.newBuilder().setVersion(++stateVersion).setRound(round).setInRound(inRound)
+        .addAllAwaiting(awaiting).setLocalMec(localMec).setLastLmecSent(lastLmecSent).setPbClock(pbClock)
+        .addAllExecutable(executable).setExecutedSeq(executedSeq).setLocalSeq(localSeq).setClock(clock);
+    if (lastExecuted != null) {
+      s.setLastExecuted(lastExecuted);
+    }
+    for (Tom e : pending.values()) {
+      s.addPending(TomEntry.newBuilder().setTxn(e.txn).setTs(e.ts).setFin(e.fin));
+    }
+    votes.forEach((tid, v) -> s.addVotes(VoteEntry.newBuilder().setTid(tid).putAllVotes(v)));
+    for (int q = 0; q < n; q++) {
+      LinkState.Builder l = LinkState.newBuilder().setLink(link[q] == null ? -1 : link[q].ordinal())
+          .setExchanging(exchanging[q]).setSentLast(sentLast[q]).setGotLast(gotLast[q])
+          .setDeferredReq(deferredReq[q]).setDeferredToPb(deferredToPb[q]).addAllInbox(inbox.get(q));
+      s.addLinks(l);
+    }
+    for (long[] sw : script) {
+      s.addScript(sw[0]).addScript(sw[1]).addScript(sw[2]);
+    }
+    store().put(STATE_KEY, Record.newBuilder().setValue(s.build().toByteString()).setTs(stateVersion).setTid(-1)
+        .build());
+    store().prune(STATE_KEY, r -> r.getTs() == stateVersion);
+  }
+
+  /** Restores the state of the last snapshot, if this partition ran before; returns whether it did. */
+  private boolean recover() {
+    Optional<Record> r = store().newest(STATE_KEY);
+    if (r.isEmpty()) {
+      return false;
+    }
+    CamuState s;
+    try {
+      s = CamuState.parseFrom(r.get().getValue());
+    } catch (com.google.protobuf.InvalidProtocolBufferException e) {
+      throw new IllegalStateException("camu: partition " + me + " cannot read its saved ordering state (" + e
+          .getMessage() + "). Fix: the store was written by another protocol or version; start from an empty data"
+          + " directory", e);
+    }
+    if (s.getLinksCount() != n) {
+      throw new IllegalStateException("camu: partition " + me + " saved its ordering state in a cluster of "
+          + s.getLinksCount() + " partitions, this cluster has " + n + ". Fix: keep the partition count of a cluster"
+          + " with data, or start from an empty data directory");
+    }
+    stateVersion = s.getVersion();
+    round = s.getRound();
+    inRound = s.getInRound();
+    awaiting = new ArrayList<>(s.getAwaitingList());
+    localMec = s.getLocalMec();
+    lastLmecSent = s.getLastLmecSent();
+    pbClock = s.getPbClock();
+    executable.addAll(s.getExecutableList());
+    lastExecuted = s.hasLastExecuted() ? s.getLastExecuted() : null;
+    executedSeq = s.getExecutedSeq();
+    localSeq = s.getLocalSeq();
+    clock = s.getClock();
+    for (TomEntry e : s.getPendingList()) {
+      Tom t = new Tom(e.getTxn(), e.getTs());
+      t.fin = e.getFin();
+      pending.put(e.getTxn().getTid(), t);
+    }
+    for (VoteEntry v : s.getVotesList()) {
+      votes.put(v.getTid(), new HashMap<>(v.getVotesMap()));
+    }
+    for (int q = 0; q < n; q++) {
+      LinkState l = s.getLinks(q);
+      link[q] = l.getLink() < 0 ? null : Link.values()[l.getLink()];
+      exchanging[q] = l.getExchanging();
+      sentLast[q] = l.getSentLast();
+      gotLast[q] = l.getGotLast();
+      deferredReq[q] = l.getDeferredReq();
+      deferredToPb[q] = l.getDeferredToPb();
+      inbox.get(q).clear();
+      inbox.get(q).addAll(l.getInboxList());
+    }
+    script.clear();
+    for (int i = 0; i + 2 < s.getScriptCount(); i += 3) {
+      script.add(new long[] {s.getScript(i), s.getScript(i + 1), s.getScript(i + 2)});
+    }
+    return true;
   }
 
   @Override
   protected void onStart() {
+    if (topology().replicas() != 1) {
+      throw new IllegalArgumentException("camu runs one replica per partition, got replicas: " + topology().replicas()
+          + ". Fix: remove replicas from the cluster file (CaMu's replication is not implemented, see"
+          + " docs/protocols.md#camu-replication)");
+    }
     if (topology().datacenters() != 1) {
       throw new IllegalArgumentException("camu runs one replica per partition (datacenters: 1), got "
           + topology().datacenters() + " datacenters. Fix: set datacenters to 1 in the cluster file (CaMu's"
-          + " replication is not implemented, see docs/protocols.md#camu)");
+          + " replication is not implemented, see docs/protocols.md#camu-replication)");
     }
     n = topology().partitions();
     me = partition();
-    mode = params().string("mode", "camu");
+    mode = fixedMode != null ? fixedMode : params().string("mode", "camu");
+    if (fixedMode != null && params().has("mode") && !params().string("mode", "").equals(fixedMode)) {
+      throw new IllegalArgumentException("camu-" + fixedMode + " always runs mode " + fixedMode + ", got mode: "
+          + params().string("mode", "") + ". Fix: drop the mode parameter, or use protocol camu with that mode");
+    }
     if (!List.of("pb", "tom", "camu").contains(mode)) {
       throw new IllegalArgumentException("camu: unknown mode '" + mode + "'. Fix: mode: pb, tom or camu");
     }
@@ -164,8 +309,20 @@ final class CamuServer extends Server<Record> {
       exchanging[q] = q != me && pb;
     }
     parseScript(params().string("switches", ""));
+    durableState = params().bool("durableState", true);
     roundStart = nowMicros();
-    after(roundLength, this::startRound);
+    if (durableState && recover()) {
+      // Restarted after a crash: the batch and the coordinator state (the clients' open requests) were lost with the
+      // memory; everything this partition sent or consumed is in the snapshot. A round cut short by the crash
+      // resumes waiting for its peers' round messages (those sent while it was down arrive after the restart).
+      firstSeqOfIncarnation = localSeq + 1;
+      metrics().count("camu.recovered");
+      if (inRound) {
+        after(Duration.ZERO, () -> atomic(this::tryFinishRound));
+        return;
+      }
+    }
+    after(roundLength, () -> atomic(this::startRound));
   }
 
   /** My PB peers among the links 'a-b;...' (null if none are given: pbPartners decides). */
@@ -243,7 +400,14 @@ final class CamuServer extends Server<Record> {
 
   private void onPartResult(PartResult r) {
     Coord c = coords.get(r.getTid());
-    Invariants.check(c != null, "camu: result of unknown transaction %s from partition %s", r.getTid(), r.getPartition());
+    if (c == null) {
+      // a transaction batched before this partition crashed: it still runs everywhere, but its client's request
+      // died with the crash (the client sees an unknown outcome); anything newer must have a coordinator
+      Invariants.check((r.getTid() & ((1L << 40) - 1)) < firstSeqOfIncarnation,
+          "camu: result of unknown transaction %s from partition %s", r.getTid(), r.getPartition());
+      metrics().count("camu.resultsOfCrashedCoordinator");
+      return;
+    }
     c.results.add(r);
     if (c.results.size() == c.parts) {
       coords.remove(r.getTid());
@@ -317,7 +481,7 @@ final class CamuServer extends Server<Record> {
           m.setLast(true);
           sentLast[q] = true;
         }
-        send(NodeId.of(0, q), m.build());
+        out(NodeId.of(0, q), m.build());
       } else {
         Invariants.check(m.getTxnsCount() == 0, "camu: PB transaction for %s after the link's last round message", q);
       }
@@ -397,7 +561,7 @@ final class CamuServer extends Server<Record> {
     round++;
     switching();
     long next = Math.max(nowMicros(), roundStart + roundLength.toNanos() / 1000);
-    after(Duration.ofNanos((next - nowMicros()) * 1000), this::startRound);
+    after(Duration.ofNanos((next - nowMicros()) * 1000), () -> atomic(this::startRound));
   }
 
   // ------------------------------------------------------------------------------------------------ execution
@@ -453,7 +617,7 @@ final class CamuServer extends Server<Record> {
     if (t.getOrigin() == me) {
       onPartResult(r.build());
     } else {
-      send(NodeId.of(0, t.getOrigin()), r.build());
+      out(NodeId.of(0, t.getOrigin()), r.build());
     }
   }
 
@@ -472,7 +636,7 @@ final class CamuServer extends Server<Record> {
   private void tomSend(Txn t) {
     for (int q : tomDest(t)) {
       if (q != me) {
-        send(NodeId.of(0, q), TomTxn.newBuilder().setTxn(t).build());
+        out(NodeId.of(0, q), TomTxn.newBuilder().setTxn(t).build());
       }
     }
     onTomTxn(t);
@@ -485,7 +649,7 @@ final class CamuServer extends Server<Record> {
     pending.put(t.getTid(), e);
     for (int q : tomDest(t)) {
       if (q != me) {
-        send(NodeId.of(0, q), TomVote.newBuilder().setTid(t.getTid()).setFrom(me).setVote(clock).build());
+        out(NodeId.of(0, q), TomVote.newBuilder().setTid(t.getTid()).setFrom(me).setVote(clock).build());
       }
     }
     vote(t.getTid(), me, clock);
@@ -613,7 +777,7 @@ final class CamuServer extends Server<Record> {
     if (!toPb) {
       link[q] = Link.TO_TOM;
     }
-    send(NodeId.of(0, q), SwitchReq.newBuilder().setFrom(me).setToPb(toPb).build());
+    out(NodeId.of(0, q), SwitchReq.newBuilder().setFrom(me).setToPb(toPb).build());
   }
 
   private void onSwitchReq(int q, boolean toPb) {
@@ -627,7 +791,7 @@ final class CamuServer extends Server<Record> {
         link[q] = Link.TO_PB;
         exchanging[q] = true;
       }
-      send(NodeId.of(0, q), SwitchAck.newBuilder().setFrom(me).setToPb(true).build());
+      out(NodeId.of(0, q), SwitchAck.newBuilder().setFrom(me).setToPb(true).build());
     } else if (link[q] == Link.PB) {
       link[q] = Link.TO_TOM;
     }
