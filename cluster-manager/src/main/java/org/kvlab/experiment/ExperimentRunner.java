@@ -614,7 +614,7 @@ public final class ExperimentRunner {
     long count = r.windows().stream().mapToLong(Aggregation.ClientWindow::operations).sum();
     return new Results.RunResult(run.index(), run.id(), run.protocol(), run.variation().values(), run.repeat(),
         Results.OK, null, startedAt, r.windows().size(), plan.threads(), (System.nanoTime() - t0) / 1e9, window,
-        Aggregation.throughput(r.windows(), null), count, ops, plan.properties());
+        Aggregation.throughput(r.windows(), null), count, ops, plan.properties(), Aggregation.perSecond(r.windows()));
   }
 
   private Results.RunResult unmeasured(Experiment.Run run, RunPlan plan, Experiment e, String startedAt, long t0,
@@ -622,7 +622,7 @@ public final class ExperimentRunner {
     int clients = plan == null ? 0 : plan.clientCount();
     return new Results.RunResult(run.index(), run.id(), run.protocol(), run.variation().values(), run.repeat(), status,
         reason, startedAt, clients, plan == null ? e.clients().threads() : plan.threads(),
-        (System.nanoTime() - t0) / 1e9, 0, 0, 0, List.of(), plan == null ? Map.of() : plan.properties());
+        (System.nanoTime() - t0) / 1e9, 0, 0, 0, List.of(), plan == null ? Map.of() : plan.properties(), List.of());
   }
 
   // ---------------------------------------------------------------------------------------------
