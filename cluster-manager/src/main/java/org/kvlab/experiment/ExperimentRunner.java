@@ -68,8 +68,20 @@ public final class ExperimentRunner {
     }
 
     public static Options defaults() {
-      return new Options(Path.of("results"), null, System.getProperty("java.class.path"), s -> { }, System.out,
-          "kvlab bench", false, null);
+      return new Options(Path.of("results"), null, absolute(System.getProperty("java.class.path")), s -> { },
+          System.out, "kvlab bench", false, null);
+    }
+
+    /**
+     * A class path with every entry made absolute: YCSB's client JVMs run in their run's directory, where a
+     * relative entry (the bench started as {@code java -cp cluster-manager/target/kvlab.jar ...}) finds nothing.
+     */
+    static String absolute(String classpath) {
+      if (classpath == null || classpath.isEmpty()) {
+        return classpath;
+      }
+      return java.util.Arrays.stream(classpath.split(java.io.File.pathSeparator)).filter(e -> !e.isEmpty())
+          .map(e -> Path.of(e).toAbsolutePath().toString()).collect(java.util.stream.Collectors.joining(java.io.File.pathSeparator));
     }
 
     public Options withBackend(ClusterBackend b) {
