@@ -35,7 +35,12 @@ public final class Aggregation {
    * One client's measured window: per operation, the histogram of the intervals after the warm-up, and
    * the window's start and end (epoch milliseconds).
    */
-  public record ClientWindow(Map<String, Histogram> histograms, long startMillis, long endMillis) {
+  public record ClientWindow(Map<String, Histogram> histograms, long startMillis, long endMillis,
+      Timeline timeline) {
+    public ClientWindow(Map<String, Histogram> histograms, long startMillis, long endMillis) {
+      this(histograms, startMillis, endMillis, new Timeline(0, new TreeMap<>(), new TreeMap<>()));
+    }
+
     public double seconds() {
       return Math.max(0, endMillis - startMillis) / 1000.0;
     }
@@ -88,6 +93,15 @@ public final class Aggregation {
    */
   public static ClientWindow window(Map<String, List<Histogram>> intervals, long t0, Duration warmup) {
     long from = t0 + warmup.toMillis();
+    java.util.SortedMap<Long, Long> timeline = new TreeMap<>();
+    java.util.SortedMap<Long, Long> lengths = new TreeMap<>();
+    for (Map.Entry<String, List<Histogram>> e : intervals.entrySet()) {
+      for (Histogram h : e.getValue()) {
+        timeline.merge(h.getStartTimeStamp(), h.getTotalCount(), Long::sum);
+        lengths.merge(h.getStartTimeStamp(), h.getEndTimeStamp() - h.getStartTimeStamp(), Math::max);
+      }
+    }
+    Timeline tl = new Timeline(t0, timeline, lengths);
     Map<String, Histogram> kept = new TreeMap<>();
     long start = Long.MAX_VALUE;
     long end = Long.MIN_VALUE;
@@ -109,9 +123,47 @@ public final class Aggregation {
       }
     }
     if (end == Long.MIN_VALUE) {
-      return new ClientWindow(kept, 0, 0);
+      return new ClientWindow(kept, 0, 0, tl);
     }
-    return new ClientWindow(kept, start, end);
+    return new ClientWindow(kept, start, end, tl);
+  }
+
+  /**
+   * Operations completed per interval of one client, warm-up included, for the throughput-over-time chart.
+   *
+   * @param phaseStartMillis the start of the client's phase (epoch ms), which the warm-up counts from
+   * @param opsByIntervalStart epoch ms of each interval's start → operations of every kind in it
+   * @param lengthByIntervalStart epoch ms of each interval's start → its length in ms
+   */
+  public record Timeline(long phaseStartMillis, java.util.SortedMap<Long, Long> opsByIntervalStart,
+      java.util.SortedMap<Long, Long> lengthByIntervalStart) {}
+
+  /**
+   * Operations per second of a run, summed over its clients, from the earliest client's phase start:
+   * element k is the rate (operations / interval length, at least a quarter second) of the intervals that
+   * start in second k (YCSB logs one interval per second), up to the end
+   * of each client's measured window (the short interval YCSB logs while it exports is left out).
+   */
+  public static List<Double> perSecond(List<ClientWindow> clients) {
+    long t0 = clients.stream().map(ClientWindow::timeline).filter(t -> !t.opsByIntervalStart().isEmpty())
+        .mapToLong(t -> Math.min(t.phaseStartMillis(), t.opsByIntervalStart().firstKey())).min().orElse(0);
+    TreeMap<Integer, Double> bySecond = new TreeMap<>();
+    for (ClientWindow c : clients) {
+      c.timeline().opsByIntervalStart().forEach((start, ops) -> {
+        if (c.endMillis() <= 0 || start < c.endMillis()) { // not the interval YCSB logs while it exports
+          // a rate: the last interval of a phase is shorter than a second
+          long millis = Math.max(1, c.timeline().lengthByIntervalStart().getOrDefault(start, 1000L));
+          bySecond.merge((int) Math.max(0, (start - t0) / 1000), ops * 1000.0 / Math.max(millis, 1000 / 4), Double::sum);
+        }
+      });
+    }
+    List<Double> out = new ArrayList<>();
+    if (!bySecond.isEmpty()) {
+      for (int k = 0; k <= bySecond.lastKey(); k++) {
+        out.add(bySecond.getOrDefault(k, 0.0));
+      }
+    }
+    return out;
   }
 
   /** Per operation, the histograms of all clients merged into one. */

@@ -42,10 +42,95 @@ final class Charts {
     for (String op : ops) {
       out.add(save(latencyChart(r, ok, x, numeric, op), dir, "latency-" + op.toLowerCase().replaceAll("[^a-z0-9-]", "_")));
     }
+    // Latency distributions: one chart per operation with a line per protocol; when a protocol ran in several
+    // variations, one chart per operation and protocol instead, a line per variation (fifteen lines in one chart
+    // are not readable, and colors would repeat).
+    List<String> protocols = ok.stream().map(Reports.Point::protocol).distinct().toList();
+    boolean perProtocol = protocols.stream().anyMatch(pr -> ok.stream().filter(p -> p.protocol().equals(pr)).count() > 1);
     for (String op : ops) {
-      out.add(save(percentileChart(r, ok, op), dir, "percentiles-" + op.toLowerCase().replaceAll("[^a-z0-9-]", "_")));
+      String base = "percentiles-" + op.toLowerCase().replaceAll("[^a-z0-9-]", "_");
+      if (!perProtocol || protocols.size() == 1) {
+        out.add(save(percentileChart(r, ok, op, perProtocol ? protocols.get(0) : null), dir, base));
+      } else {
+        for (String pr : protocols) {
+          List<Reports.Point> mine = ok.stream().filter(p -> p.protocol().equals(pr)).toList();
+          out.add(save(percentileChart(r, mine, op, pr), dir, base + "-" + pr.toLowerCase().replaceAll("[^a-z0-9-]", "_")));
+        }
+      }
+    }
+    XYChart time = throughputOverTimeChart(r);
+    if (time != null) {
+      out.add(save(time, dir, "throughput-over-time"));
     }
     return out;
+  }
+
+  /**
+   * Operations per second over each measured run (warm-up included, summed over its clients), one line per
+   * run (protocol, variation, repeat; repeats after the first dashed in their group's color), and a vertical
+   * line where the warm-up ends: warm-up, stalls and drift
+   * within a run show here, where the throughput chart has only each run's mean. Null if no run has a
+   * timeline (results written before it was recorded).
+   */
+  static XYChart throughputOverTimeChart(Results.ExperimentResult r) {
+    List<Results.RunResult> runs = r.runs().stream()
+        .filter(run -> run.ok() && run.opsPerSecond() != null && !run.opsPerSecond().isEmpty()).toList();
+    if (runs.isEmpty()) {
+      return null;
+    }
+    XYChart c = new XYChartBuilder().width(WIDTH).height(HEIGHT)
+        .title(r.name() + ": throughput over time, per run (warm-up included; sum over clients)")
+        .xAxisTitle("seconds since the run's clients started").yAxisTitle("operations/s").build();
+    style(c);
+    c.getStyler().setMarkerSize(0);
+    c.getStyler().setDecimalPattern("#,##0");
+    double top = 0;
+    int last = 0;
+    // one color per run group (protocol and variation), its repeats in the same color
+    List<String> groups = runs.stream().map(run -> run.protocol() + "\u0000" + run.variation()).distinct().toList();
+    for (Results.RunResult run : runs) {
+      List<Double> ps = run.opsPerSecond();
+      int n = ps.size();
+      while (n > 1 && ps.get(n - 1) == 0) {
+        n--; // the empty interval YCSB logs while it exports
+      }
+      double[] x = new double[n];
+      double[] y = new double[n];
+      for (int k = 0; k < n; k++) {
+        x[k] = k;
+        y[k] = ps.get(k);
+        top = Math.max(top, y[k]);
+      }
+      last = Math.max(last, n - 1);
+      StringBuilder name = new StringBuilder(run.protocol());
+      run.variation().forEach((k, v) -> name.append(' ').append(k).append('=').append(v));
+      if (runs.stream().anyMatch(o -> o != run && o.protocol().equals(run.protocol())
+          && o.variation().equals(run.variation()))) {
+        name.append(" #").append(run.repeat());
+      }
+      var line = c.addSeries(name.toString(), x, y);
+      line.setMarker(SeriesMarkers.NONE);
+      color(line, c, groups.indexOf(run.protocol() + "\u0000" + run.variation()), false);
+      if (run.repeat() > 1) { // repeats: the group's color, dashed (longer dashes for later repeats)
+        float dash = 2f + 3f * (run.repeat() - 1);
+        line.setLineStyle(new java.awt.BasicStroke(1.5f, java.awt.BasicStroke.CAP_BUTT, java.awt.BasicStroke.JOIN_MITER,
+            10f, new float[] {dash, 3f}, 0f));
+      } else {
+        line.setLineStyle(new java.awt.BasicStroke(1.5f));
+      }
+    }
+    Object warmup = r.settings() == null ? null : r.settings().get("warmup");
+    if (warmup != null && top > 0) {
+      double w = Double.parseDouble(warmup.toString().replaceAll("s$", ""));
+      if (w > 0 && w < last) {
+        var mark = c.addSeries("warm-up ends (dotted)", new double[] {w, w}, new double[] {0, top});
+        mark.setMarker(SeriesMarkers.NONE);
+        mark.setLineColor(java.awt.Color.GRAY);
+        mark.setLineStyle(new java.awt.BasicStroke(1f, java.awt.BasicStroke.CAP_BUTT, java.awt.BasicStroke.JOIN_MITER,
+            10f, new float[] {2f, 3f}, 0f));
+      }
+    }
+    return c;
   }
 
   private static Chart<?, ?> throughputChart(Results.ExperimentResult r, List<Reports.Point> ok, String x, boolean numeric) {
@@ -136,16 +221,19 @@ final class Charts {
    * x is the number of nines of the percentile (0.3 = p50, 1 = p90, 2 = p99, 3 = p99.9, ...), y the latency in
    * ms on a log scale, so the tail is as readable as the median.
    */
-  static XYChart percentileChart(Results.ExperimentResult r, List<Reports.Point> ok, String op) {
+  static XYChart percentileChart(Results.ExperimentResult r, List<Reports.Point> ok, String op, String protocol) {
     XYChart c = new XYChartBuilder().width(WIDTH).height(HEIGHT)
-        .title(r.name() + ": " + op + " latency distribution (one line per run group; merged histograms)")
-        .xAxisTitle("percentile, in nines: 0.3 = p50, 1 = p90, 2 = p99, 3 = p99.9, 4 = p99.99, 5 = p99.999")
+        .title(r.name() + ": " + op + " latency distribution" + (protocol == null ? ", per protocol" : " of " + protocol
+            + ", per variation") + " (merged repeats)")
+        .xAxisTitle("percentile (axis: number of nines, so p90, p99, p99.9 are equally spaced)")
         .yAxisTitle("ms (log scale)").build();
     c.getStyler().setYAxisLogarithmic(true);
+    c.getStyler().setxAxisTickLabelsFormattingFunction(Charts::percentileLabel);
     c.getStyler().setChartBackgroundColor(java.awt.Color.WHITE);
     c.getStyler().setLegendPosition(org.knowm.xchart.style.Styler.LegendPosition.OutsideE);
     c.getStyler().setLegendLayout(org.knowm.xchart.style.Styler.LegendLayout.Vertical);
     c.getStyler().setDecimalPattern("#,##0.###");
+    int index = 0;
     for (Reports.Point p : ok) {
       Histogram h = p.histograms().get(op);
       if (h == null || h.getTotalCount() == 0) {
@@ -160,11 +248,22 @@ final class Charts {
         xs.add(-Math.log10(1 - q / 100));
         ys.add(Math.max(0.001, h.getValueAtPercentile(q) / 1000.0));
       }
-      StringBuilder name = new StringBuilder(p.protocol());
-      p.variation().forEach((k, v) -> name.append(' ').append(k).append('=').append(v));
-      c.addSeries(name.toString(), xs, ys).setMarker(SeriesMarkers.CIRCLE);
+      StringBuilder name = new StringBuilder(protocol == null ? p.protocol() : "");
+      p.variation().forEach((k, v) -> name.append(name.length() > 0 ? " " : "").append(k).append('=').append(v));
+      var line = c.addSeries(name.length() == 0 ? p.protocol() : name.toString(), xs, ys);
+      line.setMarker(SeriesMarkers.CIRCLE);
+      line.setLineStyle(new java.awt.BasicStroke(2f)); // solid for all: the color tells the lines apart
+      color(line, c, index++, false);
     }
     return c;
+  }
+
+  /** The tick label at {@code nines} on the distribution charts: the percentile, e.g. 2 → "p99", 0.5 → "p68.4". */
+  static String percentileLabel(double nines) {
+    double q = 100 * (1 - Math.pow(10, -nines));
+    String s = new java.text.DecimalFormat("0.###", java.text.DecimalFormatSymbols.getInstance(java.util.Locale.ROOT))
+        .format(q);
+    return "p" + s;
   }
 
   /** The same color for a series (protocol) in every chart; p99 lines a darker shade of it. */

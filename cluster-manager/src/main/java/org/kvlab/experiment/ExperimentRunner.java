@@ -68,8 +68,20 @@ public final class ExperimentRunner {
     }
 
     public static Options defaults() {
-      return new Options(Path.of("results"), null, System.getProperty("java.class.path"), s -> { }, System.out,
-          "kvlab bench", false, null);
+      return new Options(Path.of("results"), null, absolute(System.getProperty("java.class.path")), s -> { },
+          System.out, "kvlab bench", false, null);
+    }
+
+    /**
+     * A class path with every entry made absolute: YCSB's client JVMs run in their run's directory, where a
+     * relative entry (the bench started as {@code java -cp cluster-manager/target/kvlab.jar ...}) finds nothing.
+     */
+    static String absolute(String classpath) {
+      if (classpath == null || classpath.isEmpty()) {
+        return classpath;
+      }
+      return java.util.Arrays.stream(classpath.split(java.io.File.pathSeparator)).filter(e -> !e.isEmpty())
+          .map(e -> Path.of(e).toAbsolutePath().toString()).collect(java.util.stream.Collectors.joining(java.io.File.pathSeparator));
     }
 
     public Options withBackend(ClusterBackend b) {
@@ -655,7 +667,7 @@ public final class ExperimentRunner {
     long count = r.windows().stream().mapToLong(Aggregation.ClientWindow::operations).sum();
     return new Results.RunResult(run.index(), run.id(), run.protocol(), run.variation().values(), run.repeat(),
         Results.OK, null, startedAt, r.windows().size(), plan.threads(), (System.nanoTime() - t0) / 1e9, window,
-        Aggregation.throughput(r.windows(), null), count, ops, plan.properties());
+        Aggregation.throughput(r.windows(), null), count, ops, plan.properties(), Aggregation.perSecond(r.windows()));
   }
 
   private Results.RunResult unmeasured(Experiment.Run run, RunPlan plan, Experiment e, String startedAt, long t0,
@@ -663,7 +675,7 @@ public final class ExperimentRunner {
     int clients = plan == null ? 0 : plan.clientCount();
     return new Results.RunResult(run.index(), run.id(), run.protocol(), run.variation().values(), run.repeat(), status,
         reason, startedAt, clients, plan == null ? e.clients().threads() : plan.threads(),
-        (System.nanoTime() - t0) / 1e9, 0, 0, 0, List.of(), plan == null ? Map.of() : plan.properties());
+        (System.nanoTime() - t0) / 1e9, 0, 0, 0, List.of(), plan == null ? Map.of() : plan.properties(), List.of());
   }
 
   // ---------------------------------------------------------------------------------------------

@@ -38,10 +38,14 @@ public final class Results {
    * @param operations operations in the measured windows
    * @param ops per operation, in name order
    * @param properties the YCSB properties every client had (besides counts and bench's own)
+   * @param opsPerSecond operations per second in each second of the measured phase, warm-up included, summed over
+   *     clients (element 0 is the first second of the earliest client); empty if not measured, null in results
+   *     written before it was recorded
    */
   public record RunResult(int index, String id, String protocol, Map<String, String> variation, int repeat,
       String status, String reason, String startedAt, int clients, int threads, double seconds,
-      double measuredSeconds, double throughput, long operations, List<OpStats> ops, Map<String, String> properties) {
+      double measuredSeconds, double throughput, long operations, List<OpStats> ops, Map<String, String> properties,
+      List<Double> opsPerSecond) {
 
     @JsonIgnore
     public boolean ok() {

@@ -63,7 +63,7 @@ public final class OpenLoopBench {
         LocalClusterProcesses.stop(config, Duration.ofSeconds(10));
         throw new IOException("cluster " + config.name() + " did not come up: " + ex.getMessage(), ex);
       }
-      try (ClientRuntime rt = new ClientRuntime(config, protocol, e.clientThreads())) {
+      try (ClientRuntime rt = new ClientRuntime(forLoadGenerator(config), protocol, e.clientThreads())) {
         List<Session> sessions = new ArrayList<>();
         for (int i = 0; i < e.sessions(); i++) {
           sessions.add(rt.openSession(0));
@@ -99,6 +99,23 @@ public final class OpenLoopBench {
     Map<String, Double> knee = knee(points, e.p99Bound().toNanos() / 1000.0);
     write(e, points, knee, dir);
     return new Report(points, knee, dir);
+  }
+
+  /**
+   * The cluster as the load generator's client sees it: its in-flight limit per connection raised to
+   * {@link OpenLoopLoad#IN_FLIGHT_MAX} (if lower), so that a stall of the server or of the machine shows as
+   * latency of the requests due during it, not as requests the client refuses itself; the run is abandoned
+   * at that many in flight anyway. The servers keep the cluster file's limits.
+   */
+  static ClusterConfig forLoadGenerator(ClusterConfig c) {
+    ClusterConfig.Limits l = c.limits();
+    if (l.clientRequestsInFlightMax() >= OpenLoopLoad.IN_FLIGHT_MAX) {
+      return c;
+    }
+    ClusterConfig.Limits raised = new ClusterConfig.Limits(l.frameBytesMax(), l.peerQueueMessagesMax(),
+        OpenLoopLoad.IN_FLIGHT_MAX, l.handshakeMillis(), l.clientIdleSeconds());
+    return new ClusterConfig(c.source(), c.name(), c.protocol(), c.params(), c.topology(), c.servers(), c.storage(),
+        c.emulation(), raised, c.security());
   }
 
   /**

@@ -77,6 +77,24 @@ class AggregationTest {
   }
 
   @Test
+  void when_aRunsTimelineIsBuilt_then_eachSecondSumsTheOperationsOfEveryClientAndKindWarmUpIncluded() {
+    // client a: READ and UPDATE intervals from T0; client b starts 1 s later, READ only
+    Aggregation.ClientWindow a = Aggregation.window(Map.of(
+        "READ", List.of(interval(T0, T0 + 1000, 1, 2), interval(T0 + 1000, T0 + 2000, 1, 2, 3)),
+        "UPDATE", List.of(interval(T0, T0 + 1000, 5), interval(T0 + 1000, T0 + 2000, 5, 6))), T0, Duration.ofSeconds(1));
+    Aggregation.ClientWindow b = Aggregation.window(Map.of(
+        "READ", List.of(interval(T0 + 1000, T0 + 2000, 7), interval(T0 + 2000, T0 + 3000, 7, 8, 9, 10))),
+        T0 + 1000, Duration.ofSeconds(1));
+    assertEquals(List.of(3.0, 6.0, 4.0), Aggregation.perSecond(List.of(a, b)));
+    assertEquals(List.of(3.0, 5.0), Aggregation.perSecond(List.of(a)), "the warm-up second is kept");
+    // a last interval of half a second with 2 operations: 4 per second
+    Aggregation.ClientWindow c = Aggregation.window(Map.of(
+        "READ", List.of(interval(T0, T0 + 1000, 1, 2), interval(T0 + 1000, T0 + 1500, 3, 4))), T0, Duration.ZERO);
+    assertEquals(List.of(2.0, 4.0), Aggregation.perSecond(List.of(c)), "a rate, not a count, for a short interval");
+    assertEquals(List.of(), Aggregation.perSecond(List.of()));
+  }
+
+  @Test
   void when_throughputsAreAdded_then_eachClientCountsOverItsOwnWindow() {
     // client A: 1000 reads + 500 updates in 10 s; client B: 1000 reads in 5 s
     Aggregation.ClientWindow a = Aggregation.window(Map.of(

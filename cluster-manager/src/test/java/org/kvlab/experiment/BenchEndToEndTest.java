@@ -87,6 +87,9 @@ class BenchEndToEndTest {
       }
       double perOp = run.ops().stream().mapToDouble(Results.OpStats::throughput).sum();
       assertEquals(run.throughput(), perOp, run.throughput() * 1e-9);
+      assertTrue(run.opsPerSecond().size() >= 2 && run.opsPerSecond().stream().allMatch(v -> v >= 0)
+          && run.opsPerSecond().stream().mapToDouble(Double::doubleValue).max().orElse(0) > 0,
+          "per-second rates over the warm-up and the measured window: " + run.opsPerSecond());
     }
     Map<String, String> reads = Map.of("0.5", "0.5", "0.9", "0.9");
     for (Results.RunResult run : r.runs()) {
@@ -107,7 +110,8 @@ class BenchEndToEndTest {
     List<String> csv = Files.readAllLines(out.resolve("results.csv"));
     assertEquals(1 + 2 * 3, csv.size(), String.join("\n", csv));
     assertTrue(csv.get(0).startsWith("run,id,protocol,readproportion,repeat,status,op,count,throughput_ops_s"));
-    for (String chart : List.of("throughput", "latency-read", "latency-update", "percentiles-read", "percentiles-update")) {
+    for (String chart : List.of("throughput", "latency-read", "latency-update", "percentiles-read", "percentiles-update",
+        "throughput-over-time")) {
       assertTrue(Files.size(out.resolve(chart + ".svg")) > 1000, chart);
       assertTrue(Files.size(out.resolve(chart + ".png")) > 1000, chart);
     }

@@ -135,6 +135,16 @@ public final class Session implements AutoCloseable {
     return protocol;
   }
 
+  /**
+   * The session's thread. A caller that issues many operations at once (the open-loop load generator) can
+   * hand them to it in one task, instead of one hand-off (and possibly one wake-up of that thread) per
+   * operation; the {@code ...Async} methods may be called from it as from any thread.
+   */
+  public Executor executor() {
+    return thread;
+  }
+
+
   public boolean supportsReadOnlyTx() {
     return client instanceof ReadOnlyTransactions;
   }

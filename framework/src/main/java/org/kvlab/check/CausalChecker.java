@@ -71,7 +71,7 @@ public final class CausalChecker implements Checker {
 
   @Override
   public Result check(History history) {
-    HistoryModel m = new HistoryModel(history);
+    HistoryModel m = HistoryModel.of(history);
     List<Violation> out = new ArrayList<>(m.problems());
     Run run = new Run(m, out);
     CausalOrder co = CausalOrder.compute(m, null, run::visit);

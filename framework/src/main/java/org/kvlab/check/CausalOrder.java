@@ -71,18 +71,35 @@ abstract class CausalOrder {
   int[] opOfRank = new int[0];
   int[] nodeOfRank = new int[0];
   private final int[] topo;
+  /** Position of each node in {@link #topo}, built on the first {@link #chain}. */
+  private int[] topoPos;
   private final List<int[]> cycles = new ArrayList<>();
   private final Map<String, int[]> writeRanks = new HashMap<>();
 
   /** The causal order over all operations ({@code key == null}) or over those touching {@code key}. */
   static CausalOrder compute(HistoryModel m, String key, Visitor visitor) {
+    Representation f = forced;
+    if (key == null && m.globalOrder != null && m.globalOrderForced == f) {
+      // The order over all operations was built for an earlier checker of this model (causal, rotx and
+      // convergence each ask for it): only the traversal is repeated, for the visitor. It recomputes every
+      // past from the same graph, so the visitor sees what a fresh order would show it.
+      CausalOrder order = m.globalOrder;
+      if (visitor != null) {
+        order.traverse(visitor);
+      }
+      return order;
+    }
     Graph g = new Graph(m, key);
-    Representation r = forced;
+    Representation r = f;
     if (r == null) {
       r = g.chainsBytes() <= g.bitsBytes() ? Representation.CHAINS : Representation.BITS;
     }
     CausalOrder order = r == Representation.CHAINS ? new Chains(g) : new Bits(g);
     order.traverse(visitor);
+    if (key == null) {
+      m.globalOrder = order;
+      m.globalOrderForced = f;
+    }
     return order;
   }
 
@@ -353,7 +370,13 @@ abstract class CausalOrder {
     if (a < 0 || b < 0) {
       return null;
     }
-    int[] path = Graphs.shortestPath(succ, a, b);
+    if (topo != null && topoPos == null) {
+      topoPos = new int[nodeOp.length];
+      for (int i = 0; i < topo.length; i++) {
+        topoPos[topo[i]] = i;
+      }
+    }
+    int[] path = Graphs.shortestPath(succ, a, b, topo == null ? null : topoPos);
     if (path == null) {
       return null;
     }

@@ -104,7 +104,7 @@ public final class ConvergenceChecker implements Checker {
 
   @Override
   public Result check(History history) {
-    HistoryModel m = new HistoryModel(history);
+    HistoryModel m = HistoryModel.of(history);
     long q = quiescentFrom(history);
     Map<String, List<FinalRead>> byKey = new TreeMap<>();
     Map<String, Map<Integer, FinalRead>> lastPerDc = new TreeMap<>();

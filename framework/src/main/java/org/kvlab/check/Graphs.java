@@ -200,10 +200,21 @@ final class Graphs {
 
   /** A shortest path {@code from ⇝ to} (both included), or {@code null} if there is none. */
   static int[] shortestPath(int[][] succ, int from, int to) {
+    return shortestPath(succ, from, to, null);
+  }
+
+  /**
+   * As {@link #shortestPath(int[][], int, int)}, with the same answer, in a DAG whose topological position of
+   * each node is {@code pos} (null: no pruning): the search skips nodes after {@code to} in that order, which
+   * cannot reach it. (Every node on a path to {@code to} is kept, and so is the order in which the search
+   * meets them, so the breadth-first tree up to {@code to}, and the path, do not change.)
+   */
+  static int[] shortestPath(int[][] succ, int from, int to, int[] pos) {
     if (from == to) {
       return new int[] {from};
     }
     int n = succ.length;
+    int limit = pos == null ? Integer.MAX_VALUE : pos[to];
     int[] parent = new int[n];
     Arrays.fill(parent, -2);
     int[] queue = new int[n];
@@ -214,7 +225,7 @@ final class Graphs {
     while (head < tail) {
       int u = queue[head++];
       for (int v : succ[u]) {
-        if (parent[v] == -2) {
+        if (parent[v] == -2 && (pos == null || pos[v] <= limit)) {
           parent[v] = u;
           if (v == to) {
             List<Integer> rev = new ArrayList<>();

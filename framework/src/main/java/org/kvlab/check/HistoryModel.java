@@ -63,7 +63,36 @@ final class HistoryModel {
   final Map<String, List<Integer>> opsByKey = new TreeMap<>();
   /** Whether some completed read returned this PUT's value. */
   final boolean[] observed;
+  /** Filled by the constructor only (the model is shared by the checkers of a history: see {@link #of}). */
   final List<Problem> problems = new ArrayList<>();
+
+  /**
+   * The last model built on this thread, and its history (weakly: a model is kept for the history being
+   * checked, not beyond it). Every checker of a run starts from the same model, and a model is not changed
+   * after it is built, so the checkers of one history, run one after the other, share one.
+   */
+  private static final ThreadLocal<Last> LAST = new ThreadLocal<>();
+
+  private record Last(java.lang.ref.WeakReference<History> history, HistoryModel model) {}
+
+  /** The model of {@code history}: the one built last on this thread if it was for the same history object. */
+  static HistoryModel of(History history) {
+    Last last = LAST.get();
+    if (last != null && last.history().get() == history) {
+      return last.model();
+    }
+    HistoryModel m = new HistoryModel(history);
+    LAST.set(new Last(new java.lang.ref.WeakReference<>(history), m));
+    return m;
+  }
+
+  /**
+   * The causal order over all operations once a checker has computed it ({@link CausalOrder#compute}), and the
+   * representation that was forced then: causal, rotx and convergence share it. Not thread-safe: a model is
+   * used by one thread (see {@link #of}).
+   */
+  CausalOrder globalOrder;
+  CausalOrder.Representation globalOrderForced;
 
   HistoryModel(History history) {
     List<Operation> sorted = new ArrayList<>(history.operations());

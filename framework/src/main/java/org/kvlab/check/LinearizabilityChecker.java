@@ -80,7 +80,7 @@ public final class LinearizabilityChecker implements Checker {
 
   @Override
   public Result check(History history) {
-    HistoryModel m = new HistoryModel(history);
+    HistoryModel m = HistoryModel.of(history);
     List<Violation> out = new ArrayList<>();
     for (Violation v : m.problems()) {
       if (!v.kind().equals(HistoryModel.DUPLICATE_KIND)) {

@@ -35,7 +35,7 @@ public final class RotxChecker implements Checker {
 
   @Override
   public Result check(History history) {
-    HistoryModel m = new HistoryModel(history);
+    HistoryModel m = HistoryModel.of(history);
     List<Violation> out = new ArrayList<>();
     for (HistoryModel.Problem p : m.problems) {
       if (m.op(p.op()).type() == Type.ROTX) {

@@ -50,7 +50,7 @@ public final class SessionChecker implements Checker {
 
   @Override
   public Result check(History history) {
-    HistoryModel m = new HistoryModel(history);
+    HistoryModel m = HistoryModel.of(history);
     List<Violation> out = new ArrayList<>(m.problems());
     int[] chains = {0};
     for (Map.Entry<String, List<Integer>> e : m.opsByKey.entrySet()) {

@@ -215,6 +215,8 @@ public final class ClientRuntime implements AutoCloseable {
     private final ConcurrentHashMap<Long, Pending> pending = new ConcurrentHashMap<>();
     private final AtomicLong ids = new AtomicLong();
     private CompletableFuture<Channel> ready; // guarded by this
+    /** The channel of {@link #ready} once it is open: requests are written to it without taking the lock. */
+    private volatile Channel channel;
 
     Connection(ServerSpec spec, EventLoop loop) {
       this.spec = spec;
@@ -224,7 +226,9 @@ public final class ClientRuntime implements AutoCloseable {
     private synchronized CompletableFuture<Channel> ready() {
       if (ready == null || ready.isCompletedExceptionally()
           || (ready.isDone() && !ready.join().isActive())) {
+        channel = null;
         ready = open();
+        ready.thenAccept(ch -> channel = ch);
       }
       return ready;
     }
@@ -273,29 +277,38 @@ public final class ClientRuntime implements AutoCloseable {
       pending.put(id, new Pending(replyType, f, session));
       Frame frame = Frame.newBuilder().setRequest(org.kvlab.wire.Request.newBuilder()
           .setId(id).setType(type).setBody(request.toByteString())).build();
-      ready().whenComplete((ch, err) -> {
-        if (err != null) {
-          Pending p = pending.remove(id);
-          if (p != null) {
-            completeExceptionally(p, err instanceof OperationException ? err : new OperationException(err.getMessage(), err));
-          }
-          return;
-        }
-        ch.writeAndFlush(frame).addListener(w -> {
-          if (!w.isSuccess()) {
+      Channel open = channel;
+      if (open != null && open.isActive()) {
+        write(open, frame, id); // the common case: no lock, no future to chain on
+      } else {
+        ready().whenComplete((ch, err) -> {
+          if (err != null) {
             Pending p = pending.remove(id);
             if (p != null) {
-              // Part of the frame may have left: the server may have the request.
-              completeExceptionally(p, OperationException.unknown("sending to server " + spec.id() + " failed: "
-                  + w.cause().getMessage(), w.cause()));
+              completeExceptionally(p, err instanceof OperationException ? err : new OperationException(err.getMessage(), err));
             }
+            return;
           }
+          write(ch, frame, id);
         });
-      });
+      }
       // Forget requests whose caller gave up (timeouts cancel the future).
       f.whenComplete((r, e) -> {
         if (e != null) {
           pending.remove(id);
+        }
+      });
+    }
+
+    private void write(Channel ch, Frame frame, long id) {
+      ch.writeAndFlush(frame).addListener(w -> {
+        if (!w.isSuccess()) {
+          Pending p = pending.remove(id);
+          if (p != null) {
+            // Part of the frame may have left: the server may have the request.
+            completeExceptionally(p, OperationException.unknown("sending to server " + spec.id() + " failed: "
+                + w.cause().getMessage(), w.cause()));
+          }
         }
       });
     }
