@@ -152,7 +152,7 @@ class DeployEc2Test {
     robot.clickOn("#ec2-caller-cidr").write("203.0.113.7/32");
     robot.clickOn("#ec2-endpoint").write(emulator.endpoint.toString());
     robot.clickOn("#deploy-button");
-    WaitForAsyncUtils.waitFor(60, TimeUnit.SECONDS, () -> robot.lookup("#ec2-confirm").tryQuery().isPresent());
+    WaitForAsyncUtils.waitFor(60, TimeUnit.SECONDS, () -> WaitForAsyncUtils.asyncFx(() -> robot.lookup("#ec2-confirm").tryQuery().isPresent()).get());
   }
 
   @Test
@@ -194,7 +194,7 @@ class DeployEc2Test {
     askToDeploy(robot, file);
     robot.clickOn("#ec2-create");
 
-    WaitForAsyncUtils.waitFor(180, TimeUnit.SECONDS, () -> robot.lookup("#ec2-teardown").tryQuery().isPresent());
+    WaitForAsyncUtils.waitFor(180, TimeUnit.SECONDS, () -> WaitForAsyncUtils.asyncFx(() -> robot.lookup("#ec2-teardown").tryQuery().isPresent()).get());
     DialogPane teardown = robot.lookup("#ec2-teardown").queryAs(DialogPane.class);
     @SuppressWarnings("unchecked")
     ListView<String> list = robot.lookup("#teardown-list").queryAs(ListView.class);
