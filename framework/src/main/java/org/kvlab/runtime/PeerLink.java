@@ -61,7 +61,12 @@ final class PeerLink {
   private static final Logger LOG = LoggerFactory.getLogger(PeerLink.class);
   private static final long BACKOFF_MIN_MILLIS = 20;
   private static final long BACKOFF_MAX_MILLIS = 1000;
-  private static final long PING_INTERVAL_MILLIS = 1000;
+  /**
+   * Pings only estimate the round trip shown by {@code status} (nothing times out on them): one when the channel
+   * comes up, then one every 10 s. At one a second, the pings and pongs of an idle 2 x 3 cluster's 30 channels were
+   * most of its event-loop wakeups (docs/benchmarks/idle-cost.md).
+   */
+  private static final long PING_INTERVAL_MILLIS = 10_000;
 
   /**
    * A message not yet written: it may go out once its emulated delay has passed ({@code releaseNanos})

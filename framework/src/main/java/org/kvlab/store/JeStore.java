@@ -53,7 +53,9 @@ import org.kvlab.api.RecordType;
  * in the JVM sets its size: {@value #CACHE_PERCENT}% of the max heap (JE's default, 60% per environment,
  * would overcommit the heap with a few servers). Log files are {@value #LOG_FILE_MB} MB (JE's default is
  * 10 MB): fewer files and file switches for benchmark-sized logs; the cleaner still reclaims space file
- * by file. Any JE parameter can be overridden with a {@code je.properties} file in the store directory.
+ * by file. JE's statistics capture and its daily verifier are off (background work that would land in idle-cost
+ * and benchmark measurements). Any JE parameter can be overridden with a {@code je.properties} file in the store
+ * directory.
  *
  * <p><b>Threading.</b> Called from one event loop thread, except {@link #sync()}, which may run
  * concurrently on the group-commit thread (JE supports this; no lock is taken around reads or puts).
@@ -105,7 +107,11 @@ public final class JeStore<R extends Message> implements VersionedStore<R> {
         .setTransactional(false)
         .setSharedCache(true)
         .setConfigParam(EnvironmentConfig.MAX_MEMORY_PERCENT, String.valueOf(CACHE_PERCENT))
-        .setConfigParam(EnvironmentConfig.LOG_FILE_MAX, String.valueOf(LOG_FILE_MB * 1024L * 1024L));
+        .setConfigParam(EnvironmentConfig.LOG_FILE_MAX, String.valueOf(LOG_FILE_MB * 1024L * 1024L))
+        // no statistics thread (it wakes every idle server and writes je.stat.csv files nobody reads), and no
+        // daily B-tree verifier (it starts at midnight, in the middle of whatever benchmark runs then)
+        .setConfigParam(EnvironmentConfig.STATS_COLLECT, "false")
+        .setConfigParam(EnvironmentConfig.ENV_RUN_VERIFIER, "false");
     Environment environment = new Environment(dir.toFile(), envConfig);
     try {
       DatabaseConfig dbConfig = new DatabaseConfig()

@@ -37,7 +37,7 @@ public final class LocalClusterProcesses implements AutoCloseable {
   public static final Path STATE = Path.of(".kvlab", "local");
   public static final Duration CONTROL_TIMEOUT = Duration.ofSeconds(2);
   public static final Duration STOP_GRACE = Duration.ofSeconds(15);
-  public static final String DEFAULT_JVM_OPTIONS = "-Xmx512m -XX:+UseSerialGC";
+  public static final String DEFAULT_JVM_OPTIONS = org.kvlab.cluster.ServerJvm.DEFAULT_OPTIONS;
   /** How many earlier logs of each server {@code start} keeps ({@code 0_1.log.1} is the previous one). */
   public static final int LOGS_KEPT = 3;
   /** How often {@code stop} asks a server that has not answered yet (it may still be starting). */

@@ -47,7 +47,7 @@ public record SshSettings(
 
   public static final int DEFAULT_PORT = 22;
   public static final String DEFAULT_REMOTE_DIR = "kvlab";
-  public static final String DEFAULT_JVM_OPTIONS = "-Xmx512m -XX:+UseSerialGC";
+  public static final String DEFAULT_JVM_OPTIONS = org.kvlab.cluster.ServerJvm.DEFAULT_OPTIONS;
   public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(10);
   public static final Duration DEFAULT_COMMAND_TIMEOUT = Duration.ofSeconds(60);
 

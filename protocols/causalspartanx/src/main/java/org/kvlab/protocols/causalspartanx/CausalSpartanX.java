@@ -9,7 +9,8 @@ import org.kvlab.api.VersionKey;
 /**
  * The CausalSpartanX plug-in (seed 003 ch. 5): causal++ consistency with HLC timestamps (wait-free PUTs),
  * datacenter stable vectors and one-round non-blocking read-only transactions.
- * Parameters: {@code heartbeat} (Δ, default 10ms), {@code dsvInterval} (θ, default 5ms), {@code pruneLag} (1s).
+ * Parameters: {@code heartbeat} (Δ, default 10ms), {@code dsvInterval} (θ, default 5ms), {@code pruneLag} (1s),
+ * {@code idleAfter} (1s) and {@code idleInterval} (1s) for the idle back-off.
  */
 public final class CausalSpartanX extends BaseProtocol {
 
@@ -29,6 +30,10 @@ public final class CausalSpartanX extends BaseProtocol {
     return Map.of(
         "heartbeat", "duration, default 10ms: a server with nothing to replicate sends its clock to its peers this often (Δ)",
         "dsvInterval", "duration, default 5ms: how often the partitions of a datacenter compute its stable vector (θ)",
-        "pruneLag", "duration, default 1s: versions older than the stable vector minus this are pruned");
+        "pruneLag", "duration, default 1s: versions older than the stable vector minus this are pruned",
+        "idleAfter", "duration, default 1s: with no client operation or replication for this long (anywhere in the"
+            + " cluster), heartbeats and the DSV computation slow down to idleInterval",
+        "idleInterval", "duration, default 1s: the heartbeat and DSV period of an idle cluster (the first client"
+            + " request restores heartbeat and dsvInterval at once); set it to the heartbeat to turn the back-off off");
   }
 }

@@ -13,6 +13,7 @@ import org.kvlab.api.Invariants;
 import org.kvlab.api.NodeId;
 import org.kvlab.api.Request;
 import org.kvlab.api.Server;
+import org.kvlab.api.Timer;
 import org.kvlab.clock.HybridLogicalClock;
 
 /**
@@ -33,6 +34,16 @@ import org.kvlab.clock.HybridLogicalClock;
  * (scenario in CausalSpartanXScenarioTest, where the literal variant returns a causally inconsistent read). The cost:
  * a dependency-free remote version becomes visible to GET only once DSV[sr] ≥ its ut (≈ one heartbeat + θ later),
  * instead of on arrival. Local versions stay immediately visible (Lemma 2, causal++).
+ *
+ * <p><b>Idle back-off</b> (not in the paper). Heartbeats and the DSV computation only make remote versions visible;
+ * with no client operation they have nothing to do. A server is <i>engaged</i> until {@code activeUntil}:
+ * {@code idleAfter} (default 1 s) after its last client request, Replicate or slice request, or the latest lease a
+ * peer's Heartbeat or VvReport carried (so one client operation anywhere engages the whole cluster within a few
+ * message delays). Engaged, it runs Alg 5.3 every Δ / θ; idle, every {@code idleInterval} (default 1 s). Safety does
+ * not depend on these periods. The staleness this adds: a cluster goes idle only {@code idleAfter} after its last
+ * operation, when the DSV has long passed every version, so no version is hidden by it; at the first request after
+ * idleness the DSV lags the clock by up to {@code idleInterval} until the wake-up has crossed the cluster (a few
+ * message delays plus one θ: the first request makes its server run both steps at once).
  */
 final class CausalSpartanXServer extends Server<Record> {
   /** Which GET visibility rule to use: the correct one, or deliberately different ones for tests. */
@@ -45,10 +56,19 @@ final class CausalSpartanXServer extends Server<Record> {
   private long[][] partitionVv;   // latest VV of each partition of this datacenter (Alg 5.3 DSV computation)
   private long[][] partitionDsv;  // latest DSV of each partition of this datacenter (for pruning only)
   private long lastReplicateSentMillis; // 0: send a heartbeat at the first tick
+  private long lastHeartbeatMillis;
   private long lastIssued;        // for the HLC-monotone invariant
   private long pruneLagTs;
   private final Map<Long, PendingTx> pending = new HashMap<>();
   private long nextTx;
+  private long heartbeatMillis;
+  private long dsvMicros;
+  private long idleAfterMicros;
+  private Duration fastPeriod;    // min(Δ, θ): the pace while engaged
+  private Duration idlePeriod;    // the pace while idle (never below fastPeriod)
+  private long activeUntil;       // engaged while nowMicros() < activeUntil
+  private long lastDsvStep;       // nowMicros() when computeDsv last ran
+  private Timer pace;
 
   /** A ROTX this server coordinates: Alg 5.4 lines 11–18 state. */
   private static final class PendingTx {
@@ -78,8 +98,14 @@ final class CausalSpartanXServer extends Server<Record> {
     on.message(SliceReq.class, this::onSliceReq);
     on.message(SliceReply.class, this::onSliceReply);
     Duration delta = params().duration("heartbeat", Duration.ofMillis(10));
-    on.every(delta, () -> heartbeat(delta.toMillis()));
-    on.every(params().duration("dsvInterval", Duration.ofMillis(5)), this::computeDsv);
+    Duration theta = params().duration("dsvInterval", Duration.ofMillis(5));
+    heartbeatMillis = delta.toMillis();
+    dsvMicros = theta.toNanos() / 1000;
+    idleAfterMicros = params().duration("idleAfter", Duration.ofSeconds(1)).toNanos() / 1000;
+    fastPeriod = delta.compareTo(theta) < 0 ? delta : theta;
+    Duration idle = params().duration("idleInterval", Duration.ofSeconds(1));
+    idlePeriod = idle.compareTo(fastPeriod) > 0 ? idle : fastPeriod;
+    Invariants.check(!fastPeriod.isNegative() && !fastPeriod.isZero(), "heartbeat and dsvInterval must be positive");
   }
 
   @Override
@@ -93,6 +119,46 @@ final class CausalSpartanXServer extends Server<Record> {
     pruneLagTs = params().duration("pruneLag", Duration.ofSeconds(1)).toMillis() << HybridLogicalClock.C_BITS;
     nextTx = random().nextLong() & Long.MAX_VALUE;
     recover();
+    activeUntil = nowMicros() + idleAfterMicros; // engaged from the start, as before the back-off existed
+    pace = after(fastPeriod, this::pace);
+  }
+
+  // ---------------------------------------------------------------- idle back-off (class comment)
+
+  /** One timer runs the heartbeat (every Δ) and the DSV computation (every θ); fast while engaged. */
+  private void pace() {
+    long now = nowMicros();
+    heartbeat(heartbeatMillis);
+    if (now - lastDsvStep >= dsvMicros) {
+      lastDsvStep = now;
+      computeDsv();
+    }
+    pace = after(engaged(now) ? fastPeriod : idlePeriod, this::pace);
+  }
+
+  private boolean engaged(long now) {
+    return now < activeUntil;
+  }
+
+  /** The lease to put on outgoing Heartbeats and VvReports: activeUntil while engaged, else 0. */
+  private long lease() {
+    return engaged(nowMicros()) ? activeUntil : 0;
+  }
+
+  /** Extends the lease to {@code until}; an idle server that becomes engaged runs both steps at once. */
+  private void engage(long until) {
+    long now = nowMicros();
+    boolean wasIdle = !engaged(now);
+    activeUntil = Math.max(activeUntil, until);
+    if (wasIdle && engaged(now)) {
+      pace.cancel();
+      pace();
+    }
+  }
+
+  /** A client request, Replicate or slice request here: engaged for idleAfter from now. */
+  private void busy() {
+    engage(nowMicros() + idleAfterMicros);
   }
 
   // ---------------------------------------------------------------- crash recovery (not in the paper)
@@ -148,6 +214,7 @@ final class CausalSpartanXServer extends Server<Record> {
 
   /** GET: Alg 5.2 lines 1–5. */
   private void onGet(Request<GetReq> req) {
+    busy();
     Deps.maxInto(dsv, req.body().getDsvList());                                           // line 2
     Optional<Record> d = store().newest(req.body().getKey(), this::visibleToGet);        // line 3
     GetReply.Builder reply = GetReply.newBuilder();
@@ -166,6 +233,7 @@ final class CausalSpartanXServer extends Server<Record> {
 
   /** PUT: Alg 5.2 lines 6–19. Wait-free: never waits on the physical clock. */
   private void onPut(Request<PutReq> req) {
+    busy();
     PutReq p = req.body();
     Deps.checkOnePerDc(p.getDsList(), dsv.length);
     long dt = dsv[dc()];
@@ -191,21 +259,25 @@ final class CausalSpartanXServer extends Server<Record> {
     store().put(m.getKey(), d);                                                           // line 21
     vv[from.dc()] = Math.max(vv[from.dc()], d.getUt());                                   // line 22 (FIFO: monotone)
     prune(m.getKey());
+    busy();
   }
 
   // ---------------------------------------------------------------- Alg 5.3: heartbeats and DSV
 
   /** Every Δ: if no replicate was sent in the past Δ, updateHLC() and send ⟨Heartbeat VV[m]⟩ to the peers. */
   private void heartbeat(long deltaMillis) {
-    if (now() - lastReplicateSentMillis >= deltaMillis) {
+    // The pace timer may tick more often than Δ (every θ): at most one heartbeat per Δ, as with a Δ timer.
+    if (now() - lastReplicateSentMillis >= deltaMillis && now() - lastHeartbeatMillis >= deltaMillis) {
+      lastHeartbeatMillis = now();
       long t = issued(hlc.now());                                                         // updateHLC(), lines 10–14
-      sendToPeers(Heartbeat.newBuilder().setTime(t).build());
+      sendToPeers(Heartbeat.newBuilder().setTime(t).setActiveUntil(lease()).build());
     }
   }
 
   /** ⟨Heartbeat hlc⟩ from p^k_n: VV[k] ← hlc. */
   private void onHeartbeat(Heartbeat h, NodeId from) {
     vv[from.dc()] = Math.max(vv[from.dc()], h.getTime());
+    engage(h.getActiveUntil());
   }
 
   /** Every θ: DSV ← max(DSV, entry-wise min over the partitions of DC m of their VV) (all-to-all exchange). */
@@ -222,7 +294,8 @@ final class CausalSpartanXServer extends Server<Record> {
       Invariants.check(dsv[i] >= before, "DSV not monotone at %s", self());
     }
     partitionDsv[partition()] = dsv.clone();
-    VvReport report = VvReport.newBuilder().addAllVv(Deps.toList(vv)).addAllDsv(Deps.toList(dsv)).build();
+    VvReport report = VvReport.newBuilder().addAllVv(Deps.toList(vv)).addAllDsv(Deps.toList(dsv))
+        .setActiveUntil(lease()).build();
     for (NodeId other : topology().datacenter(dc())) {
       if (!other.equals(self())) {
         send(other, report);
@@ -238,12 +311,14 @@ final class CausalSpartanXServer extends Server<Record> {
       pv[i] = Math.max(pv[i], r.getVv(i));
     }
     partitionDsv[from.partition()] = r.getDsvList().stream().mapToLong(Long::longValue).toArray(); // FIFO: latest
+    engage(r.getActiveUntil());
   }
 
   // ---------------------------------------------------------------- Alg 5.4: read-only transactions
 
   /** Coordinator: Alg 5.4 lines 9–18. One client round trip; slices answered in parallel, nothing blocks. */
   private void onRotx(Request<RotxReq> req) {
+    busy();
     RotxReq q = req.body();
     Deps.maxInto(dsv, q.getDsvList());                                                   // line 10: max(DSV, dsv,
     for (DcTime e : q.getDsList()) {
@@ -285,6 +360,7 @@ final class CausalSpartanXServer extends Server<Record> {
   }
 
   private void onSliceReq(SliceReq s, NodeId from) {
+    busy();
     send(from, slice(s));
   }
 

@@ -11,11 +11,26 @@ import org.kvlab.api.Invariants;
 import org.kvlab.api.NodeId;
 import org.kvlab.api.Request;
 import org.kvlab.api.Server;
+import org.kvlab.api.Timer;
 
 /**
  * GentleRain, server p^m_n (Du et al., SoCC 2014; seed 003 §3, Alg 8.1). Conditions: C1, a version's
  * ut exceeds the times of its dependencies; C2, when GST = T every version with ut <= T has arrived
  * here. Together they make "newest version that is local or has ut <= GST" causally safe.
+ *
+ * <p><b>Idle back-off</b> (not in the paper). Heartbeats and the GST tree only make remote versions visible
+ * and let read-only transactions proceed; with no client operation they have nothing to do. A server is
+ * <i>engaged</i> until {@code activeUntil}: {@code idleAfter} (default 1 s) after its last client request,
+ * Replicate or slice request, or the latest lease a peer's Heartbeat, VVMessage or GSTMessage carried (so
+ * one client operation anywhere engages the whole cluster within a few message delays). Engaged, the
+ * server runs its heartbeat and GST steps every {@code heartbeat} / {@code gstInterval} as in the paper;
+ * idle, both run every {@code idleInterval} (default 1 s). Safety does not depend on how often they run
+ * (C1 and C2 hold for any heartbeat period). The staleness this adds: a cluster goes idle only
+ * {@code idleAfter} after its last operation, when GST has long passed every version (GST lags the clock by
+ * about one heartbeat plus two GST intervals and the one-way delays), so no version is hidden by it; at the
+ * first request after idleness GST lags the clock by up to {@code idleInterval}, and a read-only
+ * transaction that waits for GST waits until the wake-up has crossed the cluster (a few message delays
+ * plus one GST interval), since the first request makes its server run both steps at once.
  */
 class GentleRainServer extends Server<Record> {
   // All times are physical microseconds: ut is made strictly increasing per server (max(PC, VV[m] + 1)),
@@ -31,6 +46,13 @@ class GentleRainServer extends Server<Record> {
   private final Map<Long, Rotx> rotxs = new HashMap<>();
   private long heartbeatMicros;
   private long pruneLag;
+  private long gstMicros;
+  private long idleAfterMicros;
+  private Duration fastPeriod;    // min(heartbeat, gstInterval): the pace while engaged
+  private Duration idlePeriod;    // the pace while idle (never below fastPeriod)
+  private long activeUntil;       // engaged while nowMicros() < activeUntil (physical microseconds)
+  private long lastGstStep;       // when the GST step last ran
+  private Timer pace;
 
   /** A read-only transaction this server coordinates: the request, items so far, slices still out (partition to keys). */
   private record Rotx(Request<RotxReq> req, List<Item> items, Map<Integer, List<String>> waiting, long snapshot, long gst) {}
@@ -43,14 +65,19 @@ class GentleRainServer extends Server<Record> {
     on.message(SliceReq.class, this::onSlice);
     on.message(SliceReply.class, this::onSliceReply);
     on.message(Replicate.class, this::onReplicate);
-    on.message(Heartbeat.class, (m, from) -> heardFrom(from.dc(), m.getTime()));
+    on.message(Heartbeat.class, this::onHeartbeat);
     on.message(VVMessage.class, this::onVv);
-    on.message(GSTMessage.class, (m, from) -> adoptTreeGst(m.getGst()));
+    on.message(GSTMessage.class, this::onGst);
     Duration heartbeat = params().duration("heartbeat", Duration.ofMillis(10));
+    Duration gstInterval = params().duration("gstInterval", Duration.ofMillis(5));
     heartbeatMicros = micros(heartbeat);
+    gstMicros = micros(gstInterval);
     pruneLag = micros(params().duration("pruneLag", Duration.ofSeconds(1)));
-    on.every(heartbeat, this::onHeartbeatTimer);
-    on.every(params().duration("gstInterval", Duration.ofMillis(5)), this::onGstTimer);
+    idleAfterMicros = micros(params().duration("idleAfter", Duration.ofSeconds(1)));
+    fastPeriod = heartbeat.compareTo(gstInterval) < 0 ? heartbeat : gstInterval;
+    Duration idle = params().duration("idleInterval", Duration.ofSeconds(1));
+    idlePeriod = idle.compareTo(fastPeriod) > 0 ? idle : fastPeriod;
+    Invariants.check(!fastPeriod.isNegative() && !fastPeriod.isZero(), "heartbeat and gstInterval must be positive");
   }
 
   @Override
@@ -61,6 +88,46 @@ class GentleRainServer extends Server<Record> {
     // After a crash VV[m] is lost: start it past anything this server may have promised before (a
     // snapshot time may exceed the clock), so new versions still get fresh, larger update times.
     vv[dc()] = nowMicros() + (store().keyCount() > 0 ? micros(params().duration("recoveryMargin", Duration.ofMillis(250))) : 0);
+    activeUntil = nowMicros() + idleAfterMicros; // engaged from the start, as before the back-off existed
+    pace = after(fastPeriod, this::pace);
+  }
+
+  // ------------------------------------------------------------------------------------------------
+  // Idle back-off (class comment): one timer runs the heartbeat and GST steps, fast while engaged.
+
+  private void pace() {
+    long now = nowMicros();
+    onHeartbeatTimer();
+    if (now - lastGstStep >= gstMicros) {
+      lastGstStep = now;
+      onGstTimer();
+    }
+    pace = after(engaged(now) ? fastPeriod : idlePeriod, this::pace);
+  }
+
+  private boolean engaged(long now) {
+    return now < activeUntil;
+  }
+
+  /** The lease to put on outgoing timer messages: activeUntil while engaged, else 0 (nothing). */
+  private long lease() {
+    return engaged(nowMicros()) ? activeUntil : 0;
+  }
+
+  /** Extends the lease to {@code until}; an idle server that becomes engaged runs both steps at once. */
+  private void engage(long until) {
+    long now = nowMicros();
+    boolean wasIdle = !engaged(now);
+    activeUntil = Math.max(activeUntil, until);
+    if (wasIdle && engaged(now)) {
+      pace.cancel();
+      pace();
+    }
+  }
+
+  /** A client request, Replicate or slice request here: engaged for idleAfter from now. */
+  private void busy() {
+    engage(nowMicros() + idleAfterMicros);
   }
 
   private static long micros(Duration d) {
@@ -69,6 +136,7 @@ class GentleRainServer extends Server<Record> {
 
   /** GET(k) (Alg 8.1): GST = max(GST, gst); newest version with sr == m or ut <= GST ("<=" per errata, §10). */
   private void onGet(Request<GetReq> req) {
+    busy();
     raiseGst(req.body().getGst());
     GetReply.Builder reply = GetReply.newBuilder().setGst(gst);
     store().newest(req.body().getKey(), this::visible)
@@ -88,6 +156,7 @@ class GentleRainServer extends Server<Record> {
    * reader of this local version learns a GST that covers the remote versions it depends on.
    */
   private void onPut(Request<PutReq> req) {
+    busy();
     long dt = req.body().getDt();
     long wait = dt - nowMicros();
     if (wait >= 0) {
@@ -114,6 +183,12 @@ class GentleRainServer extends Server<Record> {
     store().put(m.getKey(), m.getRecord());
     heardFrom(from.dc(), m.getRecord().getUt());
     prune(m.getKey());
+    busy();
+  }
+
+  private void onHeartbeat(Heartbeat m, NodeId from) {
+    heardFrom(from.dc(), m.getTime());
+    engage(m.getActiveUntil());
   }
 
   private void heardFrom(int k, long t) {
@@ -129,7 +204,7 @@ class GentleRainServer extends Server<Record> {
     }
     vv[dc()] = Math.max(vv[dc()], now); // later PUTs get ut > VV[m]
     heard[dc()] = true;
-    sendToPeers(Heartbeat.newBuilder().setTime(vv[dc()]).build());
+    sendToPeers(Heartbeat.newBuilder().setTime(vv[dc()]).setActiveUntil(lease()).build());
     lastSent = now;
   }
 
@@ -162,7 +237,7 @@ class GentleRainServer extends Server<Record> {
       }
       adoptTreeGst(newGst);
     } else {
-      VVMessage.Builder m = VVMessage.newBuilder();
+      VVMessage.Builder m = VVMessage.newBuilder().setActiveUntil(lease());
       for (long t : min) {
         m.addVvItem(t);
       }
@@ -172,13 +247,19 @@ class GentleRainServer extends Server<Record> {
 
   private void onVv(VVMessage m, NodeId from) {
     childVv[children().indexOf(from.partition())] = m.getVvItemList().stream().mapToLong(Long::longValue).toArray();
+    engage(m.getActiveUntil());
+  }
+
+  private void onGst(GSTMessage m, NodeId from) {
+    adoptTreeGst(m.getGst());
+    engage(m.getActiveUntil());
   }
 
   /** GST from the tree: adopt it and push it down to the children. */
   private void adoptTreeGst(long newGst) {
     raiseGst(newGst);
     for (int c : children()) {
-      send(new NodeId(dc(), c), GSTMessage.newBuilder().setGst(gst).build());
+      send(new NodeId(dc(), c), GSTMessage.newBuilder().setGst(gst).setActiveUntil(lease()).build());
     }
   }
 
@@ -213,6 +294,7 @@ class GentleRainServer extends Server<Record> {
   // own VV check is a guard for slices whose VV restarted after a crash.
 
   private void onRotx(Request<RotxReq> req) {
+    busy();
     raiseGst(req.body().getGst());
     if (gst < req.body().getDt()) {
       after(Duration.ofMillis(1), () -> onRotx(req)); // "wait until GST >= dt"
@@ -246,6 +328,7 @@ class GentleRainServer extends Server<Record> {
   }
 
   private void onSlice(SliceReq m, NodeId from) {
+    busy();
     slice(m.getKeysList(), m.getSnapshot(), items -> send(from,
         SliceReply.newBuilder().setId(m.getId()).addAllItems(items == null ? List.of() : items).build()));
   }
