@@ -10,10 +10,10 @@ import java.util.TreeMap;
 import java.util.function.Predicate;
 import org.kvlab.api.Handlers;
 import org.kvlab.api.Invariants;
+import org.kvlab.api.Pacer;
 import org.kvlab.api.NodeId;
 import org.kvlab.api.Request;
 import org.kvlab.api.Server;
-import org.kvlab.api.Timer;
 import org.kvlab.clock.HybridLogicalClock;
 
 /**
@@ -63,12 +63,11 @@ final class CausalSpartanXServer extends Server<Record> {
   private long nextTx;
   private long heartbeatMillis;
   private long dsvMicros;
-  private long idleAfterMicros;
+  private Duration idleAfter;
   private Duration fastPeriod;    // min(Δ, θ): the pace while engaged
   private Duration idlePeriod;    // the pace while idle (never below fastPeriod)
-  private long activeUntil;       // engaged while nowMicros() < activeUntil
   private long lastDsvStep;       // nowMicros() when computeDsv last ran
-  private Timer pace;
+  private Pacer pacer;
 
   /** A ROTX this server coordinates: Alg 5.4 lines 11–18 state. */
   private static final class PendingTx {
@@ -101,7 +100,7 @@ final class CausalSpartanXServer extends Server<Record> {
     Duration theta = params().duration("dsvInterval", Duration.ofMillis(5));
     heartbeatMillis = delta.toMillis();
     dsvMicros = theta.toNanos() / 1000;
-    idleAfterMicros = params().duration("idleAfter", Duration.ofSeconds(1)).toNanos() / 1000;
+    idleAfter = params().duration("idleAfter", Duration.ofSeconds(1));
     fastPeriod = delta.compareTo(theta) < 0 ? delta : theta;
     Duration idle = params().duration("idleInterval", Duration.ofSeconds(1));
     idlePeriod = idle.compareTo(fastPeriod) > 0 ? idle : fastPeriod;
@@ -119,46 +118,19 @@ final class CausalSpartanXServer extends Server<Record> {
     pruneLagTs = params().duration("pruneLag", Duration.ofSeconds(1)).toMillis() << HybridLogicalClock.C_BITS;
     nextTx = random().nextLong() & Long.MAX_VALUE;
     recover();
-    activeUntil = nowMicros() + idleAfterMicros; // engaged from the start, as before the back-off existed
-    pace = after(fastPeriod, this::pace);
+    pacer = new Pacer(context(), fastPeriod, idlePeriod, idleAfter, this::step);
+    pacer.start(); // engaged from the start, as before the back-off existed
   }
 
   // ---------------------------------------------------------------- idle back-off (class comment)
 
-  /** One timer runs the heartbeat (every Δ) and the DSV computation (every θ); fast while engaged. */
-  private void pace() {
-    long now = nowMicros();
+  /** One Pacer runs the heartbeat (every Δ) and the DSV computation (every θ); fast while engaged. */
+  private void step(long now) {
     heartbeat(heartbeatMillis);
     if (now - lastDsvStep >= dsvMicros) {
       lastDsvStep = now;
       computeDsv();
     }
-    pace = after(engaged(now) ? fastPeriod : idlePeriod, this::pace);
-  }
-
-  private boolean engaged(long now) {
-    return now < activeUntil;
-  }
-
-  /** The lease to put on outgoing Heartbeats and VvReports: activeUntil while engaged, else 0. */
-  private long lease() {
-    return engaged(nowMicros()) ? activeUntil : 0;
-  }
-
-  /** Extends the lease to {@code until}; an idle server that becomes engaged runs both steps at once. */
-  private void engage(long until) {
-    long now = nowMicros();
-    boolean wasIdle = !engaged(now);
-    activeUntil = Math.max(activeUntil, until);
-    if (wasIdle && engaged(now)) {
-      pace.cancel();
-      pace();
-    }
-  }
-
-  /** A client request, Replicate or slice request here: engaged for idleAfter from now. */
-  private void busy() {
-    engage(nowMicros() + idleAfterMicros);
   }
 
   // ---------------------------------------------------------------- crash recovery (not in the paper)
@@ -214,7 +186,7 @@ final class CausalSpartanXServer extends Server<Record> {
 
   /** GET: Alg 5.2 lines 1–5. */
   private void onGet(Request<GetReq> req) {
-    busy();
+    pacer.busy();
     Deps.maxInto(dsv, req.body().getDsvList());                                           // line 2
     Optional<Record> d = store().newest(req.body().getKey(), this::visibleToGet);        // line 3
     GetReply.Builder reply = GetReply.newBuilder();
@@ -233,7 +205,7 @@ final class CausalSpartanXServer extends Server<Record> {
 
   /** PUT: Alg 5.2 lines 6–19. Wait-free: never waits on the physical clock. */
   private void onPut(Request<PutReq> req) {
-    busy();
+    pacer.busy();
     PutReq p = req.body();
     Deps.checkOnePerDc(p.getDsList(), dsv.length);
     long dt = dsv[dc()];
@@ -259,7 +231,7 @@ final class CausalSpartanXServer extends Server<Record> {
     store().put(m.getKey(), d);                                                           // line 21
     vv[from.dc()] = Math.max(vv[from.dc()], d.getUt());                                   // line 22 (FIFO: monotone)
     prune(m.getKey());
-    busy();
+    pacer.busy();
   }
 
   // ---------------------------------------------------------------- Alg 5.3: heartbeats and DSV
@@ -270,14 +242,14 @@ final class CausalSpartanXServer extends Server<Record> {
     if (now() - lastReplicateSentMillis >= deltaMillis && now() - lastHeartbeatMillis >= deltaMillis) {
       lastHeartbeatMillis = now();
       long t = issued(hlc.now());                                                         // updateHLC(), lines 10–14
-      sendToPeers(Heartbeat.newBuilder().setTime(t).setActiveUntil(lease()).build());
+      sendToPeers(Heartbeat.newBuilder().setTime(t).setActiveUntil(pacer.lease()).build());
     }
   }
 
   /** ⟨Heartbeat hlc⟩ from p^k_n: VV[k] ← hlc. */
   private void onHeartbeat(Heartbeat h, NodeId from) {
     vv[from.dc()] = Math.max(vv[from.dc()], h.getTime());
-    engage(h.getActiveUntil());
+    pacer.engage(h.getActiveUntil());
   }
 
   /** Every θ: DSV ← max(DSV, entry-wise min over the partitions of DC m of their VV) (all-to-all exchange). */
@@ -295,7 +267,7 @@ final class CausalSpartanXServer extends Server<Record> {
     }
     partitionDsv[partition()] = dsv.clone();
     VvReport report = VvReport.newBuilder().addAllVv(Deps.toList(vv)).addAllDsv(Deps.toList(dsv))
-        .setActiveUntil(lease()).build();
+        .setActiveUntil(pacer.lease()).build();
     for (NodeId other : topology().datacenter(dc())) {
       if (!other.equals(self())) {
         send(other, report);
@@ -311,14 +283,14 @@ final class CausalSpartanXServer extends Server<Record> {
       pv[i] = Math.max(pv[i], r.getVv(i));
     }
     partitionDsv[from.partition()] = r.getDsvList().stream().mapToLong(Long::longValue).toArray(); // FIFO: latest
-    engage(r.getActiveUntil());
+    pacer.engage(r.getActiveUntil());
   }
 
   // ---------------------------------------------------------------- Alg 5.4: read-only transactions
 
   /** Coordinator: Alg 5.4 lines 9–18. One client round trip; slices answered in parallel, nothing blocks. */
   private void onRotx(Request<RotxReq> req) {
-    busy();
+    pacer.busy();
     RotxReq q = req.body();
     Deps.maxInto(dsv, q.getDsvList());                                                   // line 10: max(DSV, dsv,
     for (DcTime e : q.getDsList()) {
@@ -360,7 +332,7 @@ final class CausalSpartanXServer extends Server<Record> {
   }
 
   private void onSliceReq(SliceReq s, NodeId from) {
-    busy();
+    pacer.busy();
     send(from, slice(s));
   }
 

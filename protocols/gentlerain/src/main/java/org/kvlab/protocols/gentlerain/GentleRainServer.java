@@ -8,10 +8,10 @@ import java.util.Map;
 import java.util.function.Consumer;
 import org.kvlab.api.Handlers;
 import org.kvlab.api.Invariants;
+import org.kvlab.api.Pacer;
 import org.kvlab.api.NodeId;
 import org.kvlab.api.Request;
 import org.kvlab.api.Server;
-import org.kvlab.api.Timer;
 
 /**
  * GentleRain, server p^m_n (Du et al., SoCC 2014; seed 003 §3, Alg 8.1). Conditions: C1, a version's
@@ -47,12 +47,11 @@ class GentleRainServer extends Server<Record> {
   private long heartbeatMicros;
   private long pruneLag;
   private long gstMicros;
-  private long idleAfterMicros;
+  private Duration idleAfter;
   private Duration fastPeriod;    // min(heartbeat, gstInterval): the pace while engaged
   private Duration idlePeriod;    // the pace while idle (never below fastPeriod)
-  private long activeUntil;       // engaged while nowMicros() < activeUntil (physical microseconds)
   private long lastGstStep;       // when the GST step last ran
-  private Timer pace;
+  private Pacer pacer;
 
   /** A read-only transaction this server coordinates: the request, items so far, slices still out (partition to keys). */
   private record Rotx(Request<RotxReq> req, List<Item> items, Map<Integer, List<String>> waiting, long snapshot, long gst) {}
@@ -73,7 +72,7 @@ class GentleRainServer extends Server<Record> {
     heartbeatMicros = micros(heartbeat);
     gstMicros = micros(gstInterval);
     pruneLag = micros(params().duration("pruneLag", Duration.ofSeconds(1)));
-    idleAfterMicros = micros(params().duration("idleAfter", Duration.ofSeconds(1)));
+    idleAfter = params().duration("idleAfter", Duration.ofSeconds(1));
     fastPeriod = heartbeat.compareTo(gstInterval) < 0 ? heartbeat : gstInterval;
     Duration idle = params().duration("idleInterval", Duration.ofSeconds(1));
     idlePeriod = idle.compareTo(fastPeriod) > 0 ? idle : fastPeriod;
@@ -88,46 +87,19 @@ class GentleRainServer extends Server<Record> {
     // After a crash VV[m] is lost: start it past anything this server may have promised before (a
     // snapshot time may exceed the clock), so new versions still get fresh, larger update times.
     vv[dc()] = nowMicros() + (store().keyCount() > 0 ? micros(params().duration("recoveryMargin", Duration.ofMillis(250))) : 0);
-    activeUntil = nowMicros() + idleAfterMicros; // engaged from the start, as before the back-off existed
-    pace = after(fastPeriod, this::pace);
+    pacer = new Pacer(context(), fastPeriod, idlePeriod, idleAfter, this::step);
+    pacer.start(); // engaged from the start, as before the back-off existed
   }
 
   // ------------------------------------------------------------------------------------------------
-  // Idle back-off (class comment): one timer runs the heartbeat and GST steps, fast while engaged.
+  // Idle back-off (class comment): one Pacer runs the heartbeat and GST steps, fast while engaged.
 
-  private void pace() {
-    long now = nowMicros();
+  private void step(long now) {
     onHeartbeatTimer();
     if (now - lastGstStep >= gstMicros) {
       lastGstStep = now;
       onGstTimer();
     }
-    pace = after(engaged(now) ? fastPeriod : idlePeriod, this::pace);
-  }
-
-  private boolean engaged(long now) {
-    return now < activeUntil;
-  }
-
-  /** The lease to put on outgoing timer messages: activeUntil while engaged, else 0 (nothing). */
-  private long lease() {
-    return engaged(nowMicros()) ? activeUntil : 0;
-  }
-
-  /** Extends the lease to {@code until}; an idle server that becomes engaged runs both steps at once. */
-  private void engage(long until) {
-    long now = nowMicros();
-    boolean wasIdle = !engaged(now);
-    activeUntil = Math.max(activeUntil, until);
-    if (wasIdle && engaged(now)) {
-      pace.cancel();
-      pace();
-    }
-  }
-
-  /** A client request, Replicate or slice request here: engaged for idleAfter from now. */
-  private void busy() {
-    engage(nowMicros() + idleAfterMicros);
   }
 
   private static long micros(Duration d) {
@@ -136,7 +108,7 @@ class GentleRainServer extends Server<Record> {
 
   /** GET(k) (Alg 8.1): GST = max(GST, gst); newest version with sr == m or ut <= GST ("<=" per errata, §10). */
   private void onGet(Request<GetReq> req) {
-    busy();
+    pacer.busy();
     raiseGst(req.body().getGst());
     GetReply.Builder reply = GetReply.newBuilder().setGst(gst);
     store().newest(req.body().getKey(), this::visible)
@@ -156,7 +128,7 @@ class GentleRainServer extends Server<Record> {
    * reader of this local version learns a GST that covers the remote versions it depends on.
    */
   private void onPut(Request<PutReq> req) {
-    busy();
+    pacer.busy();
     long dt = req.body().getDt();
     long wait = dt - nowMicros();
     if (wait >= 0) {
@@ -183,12 +155,12 @@ class GentleRainServer extends Server<Record> {
     store().put(m.getKey(), m.getRecord());
     heardFrom(from.dc(), m.getRecord().getUt());
     prune(m.getKey());
-    busy();
+    pacer.busy();
   }
 
   private void onHeartbeat(Heartbeat m, NodeId from) {
     heardFrom(from.dc(), m.getTime());
-    engage(m.getActiveUntil());
+    pacer.engage(m.getActiveUntil());
   }
 
   private void heardFrom(int k, long t) {
@@ -204,7 +176,7 @@ class GentleRainServer extends Server<Record> {
     }
     vv[dc()] = Math.max(vv[dc()], now); // later PUTs get ut > VV[m]
     heard[dc()] = true;
-    sendToPeers(Heartbeat.newBuilder().setTime(vv[dc()]).setActiveUntil(lease()).build());
+    sendToPeers(Heartbeat.newBuilder().setTime(vv[dc()]).setActiveUntil(pacer.lease()).build());
     lastSent = now;
   }
 
@@ -237,7 +209,7 @@ class GentleRainServer extends Server<Record> {
       }
       adoptTreeGst(newGst);
     } else {
-      VVMessage.Builder m = VVMessage.newBuilder().setActiveUntil(lease());
+      VVMessage.Builder m = VVMessage.newBuilder().setActiveUntil(pacer.lease());
       for (long t : min) {
         m.addVvItem(t);
       }
@@ -247,19 +219,19 @@ class GentleRainServer extends Server<Record> {
 
   private void onVv(VVMessage m, NodeId from) {
     childVv[children().indexOf(from.partition())] = m.getVvItemList().stream().mapToLong(Long::longValue).toArray();
-    engage(m.getActiveUntil());
+    pacer.engage(m.getActiveUntil());
   }
 
   private void onGst(GSTMessage m, NodeId from) {
     adoptTreeGst(m.getGst());
-    engage(m.getActiveUntil());
+    pacer.engage(m.getActiveUntil());
   }
 
   /** GST from the tree: adopt it and push it down to the children. */
   private void adoptTreeGst(long newGst) {
     raiseGst(newGst);
     for (int c : children()) {
-      send(new NodeId(dc(), c), GSTMessage.newBuilder().setGst(gst).setActiveUntil(lease()).build());
+      send(new NodeId(dc(), c), GSTMessage.newBuilder().setGst(gst).setActiveUntil(pacer.lease()).build());
     }
   }
 
@@ -294,7 +266,7 @@ class GentleRainServer extends Server<Record> {
   // own VV check is a guard for slices whose VV restarted after a crash.
 
   private void onRotx(Request<RotxReq> req) {
-    busy();
+    pacer.busy();
     raiseGst(req.body().getGst());
     if (gst < req.body().getDt()) {
       after(Duration.ofMillis(1), () -> onRotx(req)); // "wait until GST >= dt"
@@ -328,7 +300,7 @@ class GentleRainServer extends Server<Record> {
   }
 
   private void onSlice(SliceReq m, NodeId from) {
-    busy();
+    pacer.busy();
     slice(m.getKeysList(), m.getSnapshot(), items -> send(from,
         SliceReply.newBuilder().setId(m.getId()).addAllItems(items == null ? List.of() : items).build()));
   }
