@@ -218,22 +218,9 @@ final class SimCommand implements Callable<Integer> {
 
   static List<Long> parseSeeds(String text) {
     try {
-      if (text.contains("..")) {
-        String[] parts = text.split("\\.\\.");
-        long from = Long.parseLong(parts[0].trim());
-        long to = Long.parseLong(parts[1].trim());
-        if (to < from || to - from > 1_000_000) {
-          throw new NumberFormatException();
-        }
-        List<Long> out = new ArrayList<>();
-        for (long s = from; s <= to; s++) {
-          out.add(s);
-        }
-        return out;
-      }
-      return Arrays.stream(text.split(",")).map(String::trim).map(Long::parseLong).toList();
-    } catch (RuntimeException e) {
-      throw new Main.CliException(Main.USAGE, "--seeds " + text + ": write a range like 1..200, a list like 3,17,42, or one seed");
+      return org.kvlab.sim.Seeds.parse(text);
+    } catch (IllegalArgumentException e) {
+      throw new Main.CliException(Main.USAGE, "--seeds " + text + ": " + e.getMessage());
     }
   }
 }
