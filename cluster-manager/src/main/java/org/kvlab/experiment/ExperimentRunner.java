@@ -564,13 +564,9 @@ public final class ExperimentRunner {
 
   private ExperimentListener.Interval interval(Experiment e, RunPlan plan, List<ClientProcess> clients, boolean load,
       LiveHistograms live) {
-    double rate = 0;
-    long seconds = 0;
-    for (ClientProcess c : clients) {
-      ClientProcess.Status s = c.latest();
-      rate += s.currentOpsPerSecond();
-      seconds = Math.max(seconds, s.seconds());
-    }
+    ClientTotals t = ClientTotals.of(clients);
+    double rate = t.opsPerSecond();
+    long seconds = t.seconds();
     Map<String, ExperimentListener.Latency> latencies = new TreeMap<>();
     live.poll().forEach((op, h) -> latencies.put(op, new ExperimentListener.Latency(h.getTotalCount(),
         h.getValueAtPercentile(50), h.getValueAtPercentile(99))));
@@ -579,16 +575,27 @@ public final class ExperimentRunner {
         !load && seconds < e.warmup().toSeconds(), rate, latencies);
   }
 
-  static String progressLine(Experiment e, RunPlan plan, List<ClientProcess> clients, boolean load, String label) {
-    double rate = 0;
-    long seconds = 0;
-    long ops = 0;
-    for (ClientProcess c : clients) {
-      ClientProcess.Status s = c.latest();
-      rate += s.currentOpsPerSecond();
-      seconds = Math.max(seconds, s.seconds());
-      ops += s.operations();
+  /** The clients' latest status lines summed: current rate, the furthest second reached, operations done. */
+  private record ClientTotals(double opsPerSecond, long seconds, long operations) {
+    static ClientTotals of(List<ClientProcess> clients) {
+      double rate = 0;
+      long seconds = 0;
+      long ops = 0;
+      for (ClientProcess c : clients) {
+        ClientProcess.Status s = c.latest();
+        rate += s.currentOpsPerSecond();
+        seconds = Math.max(seconds, s.seconds());
+        ops += s.operations();
+      }
+      return new ClientTotals(rate, seconds, ops);
     }
+  }
+
+  static String progressLine(Experiment e, RunPlan plan, List<ClientProcess> clients, boolean load, String label) {
+    ClientTotals t = ClientTotals.of(clients);
+    double rate = t.opsPerSecond();
+    long seconds = t.seconds();
+    long ops = t.operations();
     String of;
     if (load) {
       of = String.format(Locale.ROOT, "load %,d/%,d records", ops, e.recordCount());

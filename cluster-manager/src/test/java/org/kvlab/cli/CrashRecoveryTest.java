@@ -27,7 +27,6 @@ import org.kvlab.config.ClusterConfig.ServerSpec;
 import org.kvlab.runtime.ClientRuntime;
 import org.kvlab.runtime.ControlClient;
 import org.kvlab.testing.TestClusters;
-import org.kvlab.wire.Status;
 
 /**
  * Goal: under durability sync, a server killed with SIGKILL and restarted keeps every write it
@@ -240,32 +239,12 @@ class CrashRecoveryTest {
   }
 
   private Process startServer(Path file, NodeId id, Path dir) throws IOException {
-    String java = ProcessHandle.current().info().command().orElse("java");
-    Process p = new ProcessBuilder(java, "-Xmx256m", "-XX:+UseSerialGC", "-cp", System.getProperty("java.class.path"),
-        "org.kvlab.cli.Main", "server", "--config", file.toString(), "--node", id.toString())
-        .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve(id + ".log").toFile()))
-        .start();
+    Process p = ServerProcesses.start(file, id, dir);
     processes.add(p);
     return p;
   }
 
   private static void awaitConnected(ClusterConfig config, Duration timeout) throws InterruptedException {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    while (System.nanoTime() < deadline) {
-      boolean all = true;
-      for (ServerSpec s : config.servers()) {
-        try {
-          Status st = ControlClient.status(config, s, Duration.ofSeconds(1));
-          all &= st.getPeersConnected() == st.getPeersExpected();
-        } catch (IOException e) {
-          all = false;
-        }
-      }
-      if (all) {
-        return;
-      }
-      Thread.sleep(100);
-    }
-    throw new AssertionError("cluster did not come up within " + timeout);
+    ServerProcesses.awaitConnected(config, timeout);
   }
 }
