@@ -72,14 +72,22 @@ final class NuKVServer extends Server<Stored> {
   private String pendingMarker = "";
   private boolean readyForMarker;
 
-  // Forwarder (replica 0): committed local writes not yet acknowledged by every other datacenter.
+  // Forwarder (replica 0): committed local writes not yet acknowledged by every other datacenter, by origin log
+  // index, each with prev (the index of the local write before it): a chain the receivers take in order.
   private final TreeMap<Long, Op> outbox = new TreeMap<>();
+  // After installing a snapshot: the snapshot's local versions (they replace the log entries up to catchUpTo, the
+  // snapshot's sv[d], which the outbox no longer has), shipped as one CatchUp to each datacenter still below it.
+  private final TreeMap<Long, Op> catchUp = new TreeMap<>();
+  private long catchUpTo;
+  /** Whether each other datacenter answered since this start (a catch-up starts from what it says it has). */
+  private boolean[] heard;
   private long[] acked;
   private long[] sentUpTo;
   private long[] lastSend;
   private int[] remoteLeader;
 
-  // Receiving side (the leader): highest origin index handed to Raft per origin in the current term.
+  // Receiving side (the leader): the origin index of the last write of each origin handed to Raft in the current term
+  // (the end of the chain appended so far; lowered again when MicroRaft refuses an entry).
   private long[] appended;
   private int appendedTerm = -1;
 
@@ -107,6 +115,7 @@ final class NuKVServer extends Server<Stored> {
     lastSend = new long[dcs];
     remoteLeader = new int[dcs];
     appended = new long[dcs];
+    heard = new boolean[dcs];
     hlc = new HybridLogicalClock(clock());
     RaftModelFactory models = new DefaultRaftModelFactory();
     codec = new RaftCodec(models);
@@ -251,30 +260,86 @@ final class NuKVServer extends Server<Stored> {
       }
       return;
     }
+    if (op.hasCatchUp()) {
+      applyCatchUp(op.getCatchUp());
+      return;
+    }
     Version v = op.getVersion();
     int origin = v.getDc();
     Invariants.check(origin >= 0 && origin < sv.length, "write from datacenter %s outside the topology", origin);
-    keys.add(op.getKey());
     if (origin == d) {
       Invariants.check(commitIndex > sv[d], "local commit index %s not above sv[%s] = %s", commitIndex, d, sv[d]);
       Version stored = v.toBuilder().setIdx(commitIndex).build();
+      keys.add(op.getKey());
       store().put(op.getKey(), Stored.newBuilder().setVersion(stored).build());
+      long prev = sv[d]; // sv[d] is the index of the last local write (or 0): this write's predecessor
       sv[d] = commitIndex;
       if (self.replica() == FORWARDER && topology().datacenters() > 1) {
-        outbox.put(commitIndex, Op.newBuilder().setKey(op.getKey()).setVersion(stored).build());
+        outbox.put(commitIndex, Op.newBuilder().setKey(op.getKey()).setVersion(stored).setPrev(prev).build());
       }
-    } else if (v.getIdx() > sv[origin]) {
-      // Lemma 1: writes of one origin commit here in their origin's log order (the forwarder sends in order,
-      // the leader appends in order and skips what it already appended), so sv[origin] only grows.
-      store().put(op.getKey(), Stored.newBuilder().setVersion(v).build());
-      sv[origin] = v.getIdx();
-      // From the origin leader's stamp to this commit (ms, HLC granularity): the forwarding lag sessions wait for.
-      metrics().record("nukv.forward.lagMillis", Math.max(0, clock().millis() - HybridLogicalClock.l(v.getT())));
+      hlc.update(v.getT());
+    } else {
+      // Lemma 1, enforced: sv[origin] is the index of the last write of origin applied here, and every write of
+      // origin up to it is applied (the writes form a chain by prev). A forwarded write is applied only right after
+      // its predecessor. The leader appends only writes that follow on from what it has (onReplicate), so the log
+      // can hold two other cases: a write at or below sv[origin] (a duplicate; harmless) and a write whose
+      // predecessor is missing because MicroRaft refused the predecessor's entry (too many uncommitted entries,
+      // leadership lost) after the leader had handed both to it. Such a write is skipped, not applied: applying it
+      // would raise sv[origin] over the missing write and a session would read without it (issue 15's lost write).
+      // The forwarder resends both (the leader asks it to) and they are appended again in order.
+      long have = sv[origin];
+      if (v.getIdx() <= have) {
+        metrics().count("nukv.forward.duplicate");
+      } else if (op.getPrev() != have) {
+        // prev < have < idx would mean a write of origin between a write and its predecessor: the chain is broken.
+        Invariants.check(op.getPrev() > have, "forwarded write %s of datacenter %s follows %s, but %s, between them,"
+            + " is applied already", v.getIdx(), origin, op.getPrev(), have);
+        metrics().count("nukv.forward.gapSkipped");
+      } else {
+        keys.add(op.getKey());
+        store().put(op.getKey(), Stored.newBuilder().setVersion(v).build());
+        sv[origin] = v.getIdx();
+        // From the origin leader's stamp to this commit (ms, HLC granularity): the forwarding lag sessions wait for.
+        metrics().record("nukv.forward.lagMillis", Math.max(0, clock().millis() - HybridLogicalClock.l(v.getT())));
+        hlc.update(v.getT());
+        if (isReadyLeader()) {
+          sendAck(origin);
+        }
+      }
+    }
+    recheck();
+  }
+
+  /**
+   * A forwarded snapshot segment: the newest local version (at the origin) of every key written after {@code base}
+   * up to {@code upTo}. Applied as one step, and only if this replica holds every write of the origin up to base
+   * (else skipped, like a write whose predecessor is missing); then it holds every one up to upTo (each such write,
+   * or a newer version of its key), so sv[origin] = upTo.
+   */
+  private void applyCatchUp(CatchUp cu) {
+    int origin = cu.getOrigin();
+    Invariants.check(origin >= 0 && origin < sv.length && origin != d, "catch-up from datacenter %s", origin);
+    long have = sv[origin];
+    if (cu.getUpTo() <= have) {
+      metrics().count("nukv.forward.duplicate");
+    } else if (cu.getBase() > have) {
+      metrics().count("nukv.forward.gapSkipped");
+    } else {
+      for (Op o : cu.getOpsList()) {
+        Version v = o.getVersion();
+        Invariants.check(v.getDc() == origin, "catch-up of datacenter %s holds a write of %s", origin, v.getDc());
+        if (v.getIdx() > have) {
+          keys.add(o.getKey());
+          store().put(o.getKey(), Stored.newBuilder().setVersion(v).build());
+          hlc.update(v.getT());
+        }
+      }
+      sv[origin] = cu.getUpTo();
+      metrics().count("nukv.forward.catchUpApplied");
       if (isReadyLeader()) {
         sendAck(origin);
       }
-    } // else a duplicate from a forwarder's resend: already committed here
-    hlc.update(v.getT());
+    }
     recheck();
   }
 
@@ -309,14 +374,16 @@ final class NuKVServer extends Server<Stored> {
 
   /**
    * Installs a snapshot (a lagging replica receiving the leader's, or a restart restoring its own): its versions go
-   * into the store (the same records as a replay would put: idempotent), sv covers its sv. The forwarder queues the
-   * snapshot's local writes again: the other datacenters skip what they have and take what they missed.
+   * into the store (the same records as a replay would put: idempotent), sv covers its sv. The forwarder ships the
+   * snapshot's local writes to each other datacenter still below the snapshot's sv[d] as one catch-up (see
+   * applyCatchUp): it no longer has the log entries they came from.
    */
   private void install(long commitIndex, List<Object> chunks) {
     if (chunks.isEmpty()) {
       return; // MicroRaft's initial (empty) snapshot
     }
     long[] at = null;
+    TreeMap<Long, Op> local = new TreeMap<>();
     for (Object o : chunks) {
       SnapshotPart part = (SnapshotPart) o;
       if (part.getSvCount() > 0) {
@@ -333,8 +400,8 @@ final class NuKVServer extends Server<Stored> {
         keys.add(op.getKey());
         store().put(op.getKey(), Stored.newBuilder().setVersion(v).build());
         hlc.update(v.getT());
-        if (v.getDc() == d && self.replica() == FORWARDER && topology().datacenters() > 1) {
-          outbox.put(v.getIdx(), op);
+        if (v.getDc() == d) {
+          local.put(v.getIdx(), op);
         }
       }
     }
@@ -343,6 +410,16 @@ final class NuKVServer extends Server<Stored> {
         commitIndex, d, at[d]);
     for (int i = 0; i < sv.length; i++) {
       sv[i] = Math.max(sv[i], at[i]);
+    }
+    if (self.replica() == FORWARDER && topology().datacenters() > 1 && at[d] > 0) {
+      // The log entries up to the snapshot are gone, and with them the chain of local writes up to at[d]: what the
+      // other datacenters may still lack of it is shipped as one CatchUp (the snapshot's local versions; a version
+      // with an index above at[d], stored by a replica re-applying its log, is newer and harmless to ship too).
+      // The log entries after the snapshot continue the chain from at[d] (sv[d] is their first one's prev).
+      catchUp.clear();
+      catchUp.putAll(local);
+      catchUpTo = at[d];
+      outbox.headMap(at[d], true).clear();
     }
     metrics().count(restoringSnapshot ? "nukv.snapshot.restored" : "nukv.snapshot.installed");
     restoringSnapshot = false;
@@ -497,75 +574,152 @@ final class NuKVServer extends Server<Stored> {
 
   private void forwardTick() {
     after(p.forwardPeriod, this::forwardTick);
-    if (outbox.isEmpty()) {
+    if (outbox.isEmpty() && catchUp.isEmpty()) {
       return;
     }
     long now = nowMicros();
+    long top = Math.max(outbox.isEmpty() ? 0 : outbox.lastKey(), catchUp.isEmpty() ? 0 : catchUpTo);
     for (int other = 0; other < sv.length; other++) {
       if (other == d) {
         continue;
       }
-      boolean fresh = outbox.lastKey() > sentUpTo[other];
+      boolean fresh = top > sentUpTo[other];
       boolean resend = acked[other] < sentUpTo[other] && now - lastSend[other] >= p.resendAfter.toNanos() / 1000;
       if (!fresh && !resend) {
         continue;
       }
       long from = resend ? acked[other] : sentUpTo[other];
+      long upTo = from;
+      NodeId to = NodeId.of(other, partition(), Math.max(0, remoteLeader[other]));
       Replicate.Builder batch = Replicate.newBuilder().setOrigin(d);
+      if (!catchUp.isEmpty() && from < catchUpTo && acked[other] < catchUpTo) {
+        if (!heard[other]) {
+          // A probe (no ops): learn what the other datacenter has, so the catch-up starts there.
+          if (now - lastSend[other] >= p.resendAfter.toNanos() / 1000) {
+            trySend(to, batch.build(), other, now);
+          }
+          continue;
+        }
+        batch.setCatchUp(CatchUp.newBuilder().setOrigin(d).setBase(acked[other]).setUpTo(catchUpTo)
+            .addAllOps(catchUp.tailMap(acked[other], false).values()));
+        from = catchUpTo;
+        upTo = catchUpTo;
+      }
       for (Op op : outbox.tailMap(from, false).values()) {
         if (batch.getOpsCount() >= p.batch) {
           break;
         }
         batch.addOps(op);
+        upTo = op.getVersion().getIdx();
       }
-      if (batch.getOpsCount() == 0) {
+      if (!batch.hasCatchUp() && batch.getOpsCount() == 0) {
         continue;
       }
-      try {
-        send(NodeId.of(other, partition(), Math.max(0, remoteLeader[other])), batch.build());
-        sentUpTo[other] = batch.getOps(batch.getOpsCount() - 1).getVersion().getIdx();
-        lastSend[other] = now;
-      } catch (BackPressureException e) {
-        // the other datacenter is unreachable for long: retry on a later tick
+      if (trySend(to, batch.build(), other, now)) {
+        sentUpTo[other] = upTo;
       }
     }
   }
 
+  private boolean trySend(NodeId to, Replicate batch, int other, long now) {
+    try {
+      send(to, batch);
+      lastSend[other] = now;
+      return true;
+    } catch (BackPressureException e) {
+      return false; // the other datacenter is unreachable for long: retry on a later tick
+    }
+  }
+
+  /**
+   * A forwarder's batch (Alg 4.2's XC to another datacenter). Only the group's ready leader appends, and only writes
+   * that follow on from what it has: a write whose prev is the last write of its origin this replica applied or
+   * appended. Anything else stops the batch and the answer asks the forwarder to resend from what this replica has
+   * committed. (Before the chain check, a leader that was not yet ready dropped a batch while naming itself leader,
+   * the forwarder went on with the next batch, the leader appended that one, and the dropped writes were never
+   * applied although sv[origin] went past them: issue 15's acknowledged write missing in the other datacenter.)
+   */
   private void onReplicate(Replicate m, NodeId from) {
     int origin = m.getOrigin();
     if (origin < 0 || origin >= sv.length || origin == d || from.dc() != origin || from.partition() != partition()) {
       log().warn("{}: dropping a Replicate from {} claiming origin {}", self, from, origin);
       return;
     }
+    boolean took = false;
     if (isReadyLeader()) {
       int term = raft.getTerm().getTerm();
       if (term != appendedTerm) {
+        // Everything committed before this term is applied (the leader is ready), nothing of this term appended yet.
         Arrays.fill(appended, 0);
         appendedTerm = term;
       }
-      for (Op op : m.getOpsList()) {
-        long idx = op.getVersion().getIdx();
-        if (op.getVersion().getDc() != origin || idx <= Math.max(sv[origin], appended[origin])) {
-          continue;
+      long expected = Math.max(sv[origin], appended[origin]); // the last write of origin this leader has
+      took = true;
+      if (m.hasCatchUp()) {
+        CatchUp cu = m.getCatchUp();
+        if (cu.getOrigin() != origin) {
+          log().warn("{}: dropping a Replicate from {} whose catch-up claims origin {}", self, from, cu.getOrigin());
+          return;
         }
-        appended[origin] = idx;
-        raft.replicate(op).whenComplete((r, e) -> {
-          if (e != null) {
-            appended[origin] = Math.min(appended[origin], idx - 1); // not appended or lost: take it again
+        if (cu.getUpTo() > expected) {
+          if (cu.getBase() <= expected) {
+            append(origin, Op.newBuilder().setCatchUp(cu).build(), expected, cu.getUpTo());
+            expected = cu.getUpTo();
+          } else {
+            took = false;
           }
-        });
+        }
+      }
+      for (Op op : m.getOpsList()) {
+        if (!took) {
+          break;
+        }
+        long idx = op.getVersion().getIdx();
+        if (op.getVersion().getDc() != origin || op.hasCatchUp()) {
+          log().warn("{}: dropping the rest of a Replicate from {} (origin {}): a write of datacenter {}", self, from,
+              origin, op.getVersion().getDc());
+          took = false;
+        } else if (idx <= expected) {
+          continue; // a resend of a write this replica has (or has appended)
+        } else if (op.getPrev() != expected) {
+          took = false; // its predecessor is not here: a batch went missing or was dropped before this one
+        } else {
+          append(origin, op, expected, idx);
+          expected = idx;
+        }
       }
     }
-    sendAckTo(from, origin);
+    if (!took) {
+      metrics().count("nukv.forward.rewind");
+    }
+    sendAckTo(from, origin, !took);
+  }
+
+  /**
+   * Hands a forwarded entry to Raft: the origin's chain is then appended up to {@code upTo}. If MicroRaft refuses it
+   * (it did not append it), the chain appended ends at {@code before} again, so the forwarder's resend is taken;
+   * entries handed over after it that MicroRaft did append are skipped when applied (their predecessor is missing).
+   */
+  private void append(int origin, Op op, long before, long upTo) {
+    appended[origin] = upTo;
+    int term = appendedTerm;
+    raft.replicate(op).whenComplete((r, e) -> {
+      // MicroRaft completes its futures on its executor, i.e. on this node's event loop (see Executor).
+      if (e != null && term == appendedTerm) {
+        appended[origin] = Math.min(appended[origin], before);
+        metrics().count("nukv.forward.refused");
+      }
+    });
   }
 
   private void sendAck(int origin) {
-    sendAckTo(NodeId.of(origin, partition(), FORWARDER), origin);
+    sendAckTo(NodeId.of(origin, partition(), FORWARDER), origin, false);
   }
 
-  private void sendAckTo(NodeId to, int origin) {
+  private void sendAckTo(NodeId to, int origin, boolean rewind) {
     try {
-      send(to, ReplicateAck.newBuilder().setOrigin(origin).setCommitted(sv[origin]).setLeader(leaderHint()).build());
+      send(to, ReplicateAck.newBuilder().setOrigin(origin).setCommitted(sv[origin]).setLeader(leaderHint())
+          .setRewind(rewind).build());
     } catch (BackPressureException e) {
       // the forwarder resends and asks again
     }
@@ -576,14 +730,15 @@ final class NuKVServer extends Server<Stored> {
     if (m.getOrigin() != d || other == d || from.partition() != partition() || self.replica() != FORWARDER) {
       return;
     }
+    heard[other] = true;
     acked[other] = Math.max(acked[other], m.getCommitted());
     if (m.getLeader() >= 0 && m.getLeader() < topology().replicas()) {
       remoteLeader[other] = m.getLeader();
     } else if (from.replica() == Math.max(0, remoteLeader[other])) {
       remoteLeader[other] = (from.replica() + 1) % topology().replicas(); // no leader known there: try the next
     }
-    if (sentUpTo[other] < acked[other] || m.getLeader() != from.replica()) {
-      sentUpTo[other] = acked[other]; // sent to a replica that is not the leader: send again to the hint
+    if (m.getRewind() || sentUpTo[other] < acked[other]) {
+      sentUpTo[other] = acked[other]; // not taken (not the ready leader, or out of order): send again from acked
     }
     long min = Long.MAX_VALUE;
     for (int i = 0; i < acked.length; i++) {
@@ -592,5 +747,8 @@ final class NuKVServer extends Server<Stored> {
       }
     }
     outbox.headMap(min, true).clear();
+    if (min >= catchUpTo) {
+      catchUp.clear();
+    }
   }
 }
