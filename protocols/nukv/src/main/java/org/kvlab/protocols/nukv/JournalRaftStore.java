@@ -24,10 +24,14 @@ import org.kvlab.store.VersionedStore;
  * written before them, which is what Raft asks of {@link #flush()} (so flush itself does nothing).
  *
  * <p>Compaction: once every chunk of a snapshot is persisted (MicroRaft takes one every
- * {@code snapshotEvery} commits, or a lagging replica receives one from the leader), the journal writes one
- * checkpoint record holding the endpoint, members, term, that snapshot and the log entries after it, and prunes
- * every older record. A checkpoint is a single store version, so a crash leaves either the old journal or the new
- * one. The journal thus holds at most about one snapshot and {@code snapshotEvery} entries.
+ * {@code snapshotEvery} commits, or a lagging replica receives one from the leader), the journal restates its
+ * whole meaning after the records it has: the endpoint, members and term, each chunk of that snapshot and each
+ * log entry after it, one record each, and then prunes every record before the restatement. Each record of the
+ * restatement says again what the journal already means, so a replay that reads the old records and then a part
+ * of the restatement (a crash while writing it) means the same as the old journal, and a replay of the
+ * restatement alone means all of it. No record is larger than one snapshot chunk (at most
+ * {@link NuKVServer#SNAPSHOT_CHUNK_KEYS} keys) or one log entry, however many keys the snapshot holds. The
+ * journal thus holds at most about one snapshot and {@code snapshotEvery} entries.
  */
 final class JournalRaftStore implements RaftStore {
   /** The reserved key; user keys cannot start with a NUL character through the client API's tools. */
@@ -92,18 +96,30 @@ final class JournalRaftStore implements RaftStore {
     }
   }
 
-  /** Rewrites the journal as one record (see the class comment) and prunes everything before it. */
+  /** Restates the journal record by record (see the class comment) and prunes everything before the restatement. */
   private void checkpoint() {
-    Checkpoint.Builder cp = Checkpoint.newBuilder().setSnapshotIndex(state.snapshotIndex);
+    long from = seq + 1;
+    List<JournalRecord> restated = new ArrayList<>();
     for (JournalRecord r : new JournalRecord[] {state.endpoint, state.members, state.term}) {
       if (r != null) {
-        cp.addRecords(r);
+        restated.add(r);
       }
     }
-    cp.addAllRecords(state.snapshot).addAllRecords(state.log.values());
-    long at = seq + 1;
-    record(JournalRecord.newBuilder().setCheckpoint(cp).build());
-    store.prune(KEY, s -> s.getSeq() <= at);
+    restated.addAll(state.snapshot);
+    restated.addAll(state.log.values());
+    for (JournalRecord r : restated) {
+      boolean completed = record(r);
+      Invariants.check(!completed, "restating snapshot %s completed a snapshot again", state.snapshotIndex);
+    }
+    store.prune(KEY, s -> s.getSeq() <= from);
+    checkpoints++;
+  }
+
+  /** Compactions so far (tests). */
+  private int checkpoints;
+
+  int checkpoints() {
+    return checkpoints;
   }
 
   @Override
@@ -183,6 +199,7 @@ final class JournalRaftStore implements RaftStore {
     /** Applies one record; true if it completed a snapshot. */
     boolean apply(JournalRecord r) {
       if (r.hasCheckpoint()) {
+        // A journal compacted by an earlier version of this class, into one record: its whole state.
         endpoint = null;
         members = null;
         term = null;

@@ -82,7 +82,9 @@ class JournalRaftStoreTest {
     journal.persistSnapshotChunk(chunk(100, 0, 2, "a", view));
     journal.truncateLogEntriesUntil(100);
     journal.persistLogEntries(List.of(entry(121, 1, "k121")));
-    assertTrue(journal.records() <= 4, "the checkpoint replaced " + before + " records: " + journal.records() + " left");
+    // Compacted: the restatement (endpoint, members, term, the 2 chunks, entries 101-120) and the 2 records after it.
+    assertEquals(1, journal.checkpoints());
+    assertEquals(3 + 2 + 20 + 2, journal.records(), "compaction replaced " + before + " records");
 
     RestoredRaftState r = JournalRaftStore.restore(store, models, codec);
     assertEquals(100, r.getSnapshotEntry().getIndex());
@@ -96,6 +98,82 @@ class JournalRaftStoreTest {
         r.getLogEntries().stream().map(LogEntry::getIndex).toList());
     assertEquals(1, r.getTermPersistentState().getTerm());
     assertEquals(NodeId.of(0, 0, 0), r.getLocalEndpointPersistentState().getLocalEndpoint().getId());
+  }
+
+  /**
+   * Issue 15: compaction scales with the snapshot. A snapshot of 100,000 keys (100 chunks of 1,000, as the server cuts
+   * them) is compacted into records none larger than a chunk (the earlier journal wrote the whole snapshot as one
+   * record); a restart restores every chunk in order; the next snapshot prunes the previous one's records.
+   */
+  @Test
+  @org.junit.jupiter.api.Timeout(value = 60, unit = java.util.concurrent.TimeUnit.SECONDS)
+  void when_aSnapshotHoldsManyKeys_then_noJournalRecordIsLargerThanAChunkAndARestartRestoresItAll() throws Exception {
+    InMemoryStore<Stored> store = new InMemoryStore<>(NuKV.RECORD);
+    RaftCodec.Endpoint self = new RaftCodec.Endpoint(NodeId.of(0, 0, 0));
+    List<io.microraft.RaftEndpoint> members = List.of(self, new RaftCodec.Endpoint(NodeId.of(0, 0, 1)),
+        new RaftCodec.Endpoint(NodeId.of(0, 0, 2)));
+    var view = models.createRaftGroupMembersViewBuilder().setLogIndex(0).setMembers(members).setVotingMembers(members)
+        .build();
+    JournalRaftStore journal = new JournalRaftStore(store);
+    journal.persistAndFlushLocalEndpoint(models.createRaftEndpointPersistentStateBuilder().setLocalEndpoint(self)
+        .setVoting(true).build());
+    journal.persistAndFlushInitialGroupMembers(view);
+    journal.persistAndFlushTerm(models.createRaftTermPersistentStateBuilder().setTerm(1).setVotedFor(self).build());
+    int chunks = 100;
+    int perChunk = NuKVServer.SNAPSHOT_CHUNK_KEYS;
+    for (int round = 1; round <= 2; round++) {
+      long index = round * 1_000L;
+      for (long i = index - 999; i <= index + 10; i++) {
+        journal.persistLogEntries(List.of(entry(i, 1, "e" + i)));
+      }
+      for (int c = 0; c < chunks; c++) {
+        journal.persistSnapshotChunk(bigChunk(index, c, chunks, perChunk, view));
+      }
+      journal.truncateLogEntriesUntil(index);
+      assertEquals(round, journal.checkpoints());
+      assertEquals(3 + chunks + 10 + 1, journal.records(), "round " + round + ": the restatement and the truncation");
+    }
+    int largestChunk = 0;
+    for (int c = 0; c < chunks; c++) {
+      largestChunk = Math.max(largestChunk, JournalRecord.newBuilder()
+          .setChunk(RaftCodec.chunk(bigChunk(2_000, c, chunks, perChunk, view))).build().getSerializedSize());
+    }
+    for (Stored r : store.versions(JournalRaftStore.KEY)) {
+      assertTrue(r.getSerializedSize() <= largestChunk + 64, "a journal record of " + r.getSerializedSize()
+          + " bytes, a chunk is " + largestChunk);
+    }
+
+    RestoredRaftState r = JournalRaftStore.restore(store, models, codec);
+    assertEquals(2_000, r.getSnapshotEntry().getIndex());
+    @SuppressWarnings("unchecked")
+    List<io.microraft.model.log.SnapshotChunk> restored =
+        (List<io.microraft.model.log.SnapshotChunk>) r.getSnapshotEntry().getOperation();
+    assertEquals(chunks, restored.size());
+    long keys = 0;
+    for (int c = 0; c < chunks; c++) {
+      SnapshotPart part = (SnapshotPart) restored.get(c).getOperation();
+      assertEquals(c, restored.get(c).getSnapshotChunkIndex());
+      assertEquals("2000/" + c + "/0", part.getOps(0).getKey());
+      keys += part.getOpsCount();
+    }
+    assertEquals((long) chunks * perChunk, keys);
+    assertEquals(java.util.stream.LongStream.rangeClosed(2_001, 2_010).boxed().toList(),
+        r.getLogEntries().stream().map(LogEntry::getIndex).toList());
+  }
+
+  private io.microraft.model.log.SnapshotChunk bigChunk(long index, int chunk, int count, int keys,
+      io.microraft.model.log.RaftGroupMembersView view) {
+    SnapshotPart.Builder part = SnapshotPart.newBuilder();
+    if (chunk == 0) {
+      part.addSv(index).addSv(0);
+    }
+    for (int k = 0; k < keys; k++) {
+      part.addOps(Op.newBuilder().setKey(index + "/" + chunk + "/" + k).setVersion(Version.newBuilder()
+          .setValue(com.google.protobuf.ByteString.copyFromUtf8("value-" + k)).setT(index * 1_000_000 + k).setDc(0)
+          .setIdx(index)));
+    }
+    return models.createSnapshotChunkBuilder().setIndex(index).setTerm(1).setOperation(part.build())
+        .setSnapshotChunkIndex(chunk).setSnapshotChunkCount(count).setGroupMembersView(view).build();
   }
 
   private io.microraft.model.log.SnapshotChunk chunk(long index, int chunk, int count, String key,
