@@ -85,5 +85,7 @@ class NuKVSnapshotTest {
     assertTrue(session.valid(), session.toString());
     Result convergence = new ConvergenceChecker().check(run.history());
     assertTrue(convergence.valid(), convergence.toString());
+    assertTrue(run.counter("nukv.forward.catchUpApplied") >= 1, "replica 0 shipped its snapshot's writes that datacenter"
+        + " 1 lacked as a catch-up: " + run.counters());
   }
 }
