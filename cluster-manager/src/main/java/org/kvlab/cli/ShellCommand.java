@@ -25,7 +25,8 @@ import picocli.CommandLine.Parameters;
 @Command(name = "shell", mixinStandardHelpOptions = true,
     description = "Read and write keys against a running cluster. Commands: get <key>, put <key> <value>, "
         + "get@<level> <key>, put@<level> <key> <value> (per-operation session guarantees, e.g. nukv), rotx <key>..., txn r <key>... w <key>=<value>... (or txn add <delta> <key>...),"
-        + " dc <n> (switch to this shell's session in datacenter n), sleep <duration>, help, quit. "
+        + " dc <n> (switch to this shell's session in datacenter n), move <n> (move the current session to datacenter"
+        + " n: the same session, so its guarantees go with it), sleep <duration>, help, quit. "
         + "Reads standard input, so it can be scripted; exit code 1 if any operation failed.")
 final class ShellCommand implements Callable<Integer> {
   @Parameters(index = "0", description = "the cluster file")
@@ -76,6 +77,8 @@ final class ShellCommand implements Callable<Integer> {
         try {
           if (cmd.equals("dc")) {
             failed |= !switchDc(clients, sessions, words);
+          } else if (cmd.equals("move")) {
+            failed |= !move(clients, sessions, words);
           } else {
             failed |= !execute(sessions.get(dc), cmd, words, line);
           }
@@ -103,6 +106,39 @@ final class ShellCommand implements Callable<Integer> {
     }
     dc = n;
     System.out.println("datacenter " + dc);
+    return true;
+  }
+
+  /**
+   * {@code move <n>}: the current session moves to datacenter n ({@link Session#moveTo}) and stays the current one;
+   * unlike {@code dc <n>} it is the same session, so what it read and wrote still binds it there (e.g. NuKV's hrm/hwm:
+   * a get@mr+ryw after the move sees the session's own writes). A session this shell had opened in n is closed.
+   */
+  private boolean move(ClientRuntime clients, Map<Integer, Session> sessions, List<String> words) {
+    int datacenters = clients.config().topology().datacenters();
+    int n;
+    try {
+      n = Integer.parseInt(words.size() == 2 ? words.get(1) : "");
+    } catch (NumberFormatException e) {
+      System.out.println("usage: move <n>, n from 0 to " + (datacenters - 1));
+      return false;
+    }
+    Session session = sessions.get(dc);
+    try {
+      session.moveTo(n);
+    } catch (OperationException e) {
+      System.out.println("error: " + e.getMessage() + " (usage: move <n>, n from 0 to " + (datacenters - 1) + ")");
+      return false;
+    }
+    if (n != dc) {
+      sessions.remove(dc);
+      Session there = sessions.put(n, session);
+      if (there != null) {
+        there.close();
+      }
+    }
+    dc = n;
+    System.out.println("session moved to datacenter " + dc);
     return true;
   }
 
@@ -169,7 +205,7 @@ final class ShellCommand implements Callable<Integer> {
         }
       }
       case "help" -> System.out.println("get <key> | put <key> <value> | get@<level> <key> | put@<level> <key> <value>"
-          + " | rotx <key>... | " + TXN_USAGE + " | dc <n> | sleep <duration> | quit   (levels: get@mr, get@ryw, get@mr+ryw, get@eventual;"
+          + " | rotx <key>... | " + TXN_USAGE + " | dc <n> | move <n> | sleep <duration> | quit   (levels: get@mr, get@ryw, get@mr+ryw, get@eventual;"
           + " put@mw, put@wfr, put@mw+wfr, put@eventual; protocols with per-operation levels, e.g. nukv)");
       default -> {
         System.out.println("unknown command '" + cmd + "'; type help");
