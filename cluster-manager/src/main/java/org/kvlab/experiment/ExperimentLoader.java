@@ -53,7 +53,8 @@ public final class ExperimentLoader extends YamlReader {
       "core_workload_insertion_retry_limit", "core_workload_insertion_retry_interval", "target",
       "exponential.percentile", "exponential.frac", "hdrhistogram.percentiles", "reportlatencyforeacherror",
       "latencytrackederrors", "ampinsertproportion", "ampfactor", "rotxproportion", "rotxkeys", "txproportion", "txkeys",
-      "kvlab.protocol", "kvlab.timeout", "kvlab.clientthreads", "kvlab.update", "basicdb.verbose", "basicdb.simulatedelay", "basicdb.randomizedelay", "basicdb.count");
+      "kvlab.protocol", "kvlab.timeout", "kvlab.clientthreads", "kvlab.update", "kvlab.readlevel", "kvlab.writelevel",
+      "kvlab.remoteproportion", "kvlab.remotedelay", "basicdb.verbose", "basicdb.simulatedelay", "basicdb.randomizedelay", "basicdb.count");
 
   /** Proportions that with readproportion and updateproportion make up the operation mix. */
   static final List<String> OTHER_PROPORTIONS = List.of("insertproportion", "scanproportion",
