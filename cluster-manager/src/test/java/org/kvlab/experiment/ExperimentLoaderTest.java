@@ -290,4 +290,17 @@ class ExperimentLoaderTest {
     assertEquals(List.of("pb", "tom", "camu"), modes.sweeps().get(0).values());
     assertEquals(3, modes.runs().size());
   }
+
+  @Test
+  void when_theNukvGuaranteesExperimentLoads_then_itSweepsRemoteTrafficLevelsAndHlc() throws Exception {
+    String text = Files.readString(REPO.resolve("experiments/nukv-guarantees.yaml"))
+        .replace("file: examples/", "file: " + REPO.resolve("examples") + "/");
+    Experiment e = ExperimentLoader.parse(text, "nukv-guarantees.yaml", null, WITH_CAMU);
+    assertEquals(List.of("nukv"), e.protocols());
+    assertEquals(List.of("kvlab.remoteproportion", "cluster.params.writeLevel", "cluster.params.readLevel",
+        "cluster.params.hlc"), e.sweeps().stream().map(Experiment.Sweep::name).toList());
+    assertEquals(2 * 2 * 2 * 2 * e.repeats(), e.runs().size());
+    assertEquals(3, e.cluster().template().topology().replicas());
+    assertEquals(15, e.cluster().wanRttMillis());
+  }
 }
