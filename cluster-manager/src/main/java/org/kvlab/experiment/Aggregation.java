@@ -29,6 +29,15 @@ public final class Aggregation {
   /** Measurements that are not operations of the workload. */
   static final List<String> NOT_OPERATIONS = List.of("CLEANUP", "INIT");
 
+  /**
+   * Whether measurement {@code op} is a second view of operations already measured under their own name (the YCSB
+   * binding's {@code READ-REMOTE} and {@code UPDATE-REMOTE} are also READs and UPDATEs): reported per operation,
+   * left out of a run's total operations and throughput so they are not counted twice.
+   */
+  static boolean isSecondView(String op) {
+    return op.endsWith("-REMOTE") || op.endsWith("-REMOTE-FAILED");
+  }
+
   private Aggregation() {}
 
   /**
@@ -46,7 +55,8 @@ public final class Aggregation {
     }
 
     public long operations() {
-      return histograms.values().stream().mapToLong(Histogram::getTotalCount).sum();
+      return histograms.entrySet().stream().filter(e -> !isSecondView(e.getKey()))
+          .mapToLong(e -> e.getValue().getTotalCount()).sum();
     }
   }
 
@@ -96,6 +106,9 @@ public final class Aggregation {
     java.util.SortedMap<Long, Long> timeline = new TreeMap<>();
     java.util.SortedMap<Long, Long> lengths = new TreeMap<>();
     for (Map.Entry<String, List<Histogram>> e : intervals.entrySet()) {
+      if (isSecondView(e.getKey())) {
+        continue;
+      }
       for (Histogram h : e.getValue()) {
         timeline.merge(h.getStartTimeStamp(), h.getTotalCount(), Long::sum);
         lengths.merge(h.getStartTimeStamp(), h.getEndTimeStamp() - h.getStartTimeStamp(), Math::max);

@@ -35,6 +35,12 @@ public final class ExperimentLoader extends YamlReader {
   public static final List<String> SWEEP_VARIABLES = List.of("readproportion", "wan", "clockskew", "threads",
       "clients", "durability");
 
+  /**
+   * The prefix of a swept protocol parameter ({@code cluster.params.mode: [pb, tom, camu]}): each run's cluster file
+   * gets {@code params.<name>} set to the value (replacing the template's).
+   */
+  public static final String CLUSTER_PARAMS = "cluster.params.";
+
   /** Properties bench sets itself; an experiment sets them through its own keys. */
   static final Map<String, String> RESERVED = reserved();
 
@@ -47,7 +53,8 @@ public final class ExperimentLoader extends YamlReader {
       "core_workload_insertion_retry_limit", "core_workload_insertion_retry_interval", "target",
       "exponential.percentile", "exponential.frac", "hdrhistogram.percentiles", "reportlatencyforeacherror",
       "latencytrackederrors", "ampinsertproportion", "ampfactor", "rotxproportion", "rotxkeys", "txproportion", "txkeys",
-      "kvlab.protocol", "kvlab.timeout", "kvlab.clientthreads", "kvlab.update", "basicdb.verbose", "basicdb.simulatedelay", "basicdb.randomizedelay", "basicdb.count");
+      "kvlab.protocol", "kvlab.timeout", "kvlab.clientthreads", "kvlab.update", "kvlab.readlevel", "kvlab.writelevel",
+      "kvlab.remoteproportion", "kvlab.remotedelay", "basicdb.verbose", "basicdb.simulatedelay", "basicdb.randomizedelay", "basicdb.count");
 
   /** Proportions that with readproportion and updateproportion make up the operation mix. */
   static final List<String> OTHER_PROPORTIONS = List.of("insertproportion", "scanproportion",
@@ -112,7 +119,7 @@ public final class ExperimentLoader extends YamlReader {
     List<String> protocols = protocols(require(root, "protocols"));
     Map<String, String> workload = workload(root.get("workload"));
     Experiment.Clients clients = clients(root.get("clients"), cluster.datacenters());
-    List<Experiment.Sweep> sweeps = sweeps(root.get("sweep"), workload, cluster);
+    List<Experiment.Sweep> sweeps = sweeps(root.get("sweep"), workload, cluster, protocols);
     long records = root.get("recordcount") == null ? 1000 : intIn(root.get("recordcount"), 1, Integer.MAX_VALUE);
     YamlNode opsNode = root.get("operationcount");
     YamlNode durationNode = root.get("duration");
@@ -389,8 +396,8 @@ public final class ExperimentLoader extends YamlReader {
 
   // sweep
 
-  private List<Experiment.Sweep> sweeps(YamlNode value, Map<String, String> workload, Experiment.ClusterSpec cluster)
-      throws ConfigException {
+  private List<Experiment.Sweep> sweeps(YamlNode value, Map<String, String> workload, Experiment.ClusterSpec cluster,
+      List<String> protocols) throws ConfigException {
     List<Experiment.Sweep> out = new ArrayList<>();
     if (value == null || value.kind == Kind.NULL) {
       return out;
@@ -402,6 +409,10 @@ public final class ExperimentLoader extends YamlReader {
     for (Map.Entry<String, YamlNode> e : value.entries.entrySet()) {
       String key = e.getKey();
       YamlNode list = e.getValue();
+      if (isClusterParam(key) || key.startsWith("cluster.") || key.startsWith("params.")) {
+        out.add(clusterParamSweep(key, list, protocols));
+        continue;
+      }
       checkProperty(key, list, "sweep");
       if (list.kind != Kind.LIST) {
         throw error(list, "must be a list of values, but is " + list.kind.description + " " + list.shown(),
@@ -422,6 +433,70 @@ public final class ExperimentLoader extends YamlReader {
       out.add(new Experiment.Sweep(key, values));
     }
     return out;
+  }
+
+  /** Whether sweep variable {@code name} is a protocol parameter of the cluster ({@code cluster.params.<name>}). */
+  public static boolean isClusterParam(String name) {
+    return name.startsWith(CLUSTER_PARAMS) && name.length() > CLUSTER_PARAMS.length();
+  }
+
+  /** The protocol parameter a {@code cluster.params.<name>} sweep sets. */
+  public static String clusterParam(String name) {
+    return name.substring(CLUSTER_PARAMS.length());
+  }
+
+  /**
+   * {@code cluster.params.<name>: [v1, v2]}: every protocol of the experiment must declare {@code <name>}, as a
+   * cluster file's {@code params} must (the same message: {@link org.kvlab.api.Protocols#describeParameters}).
+   */
+  private Experiment.Sweep clusterParamSweep(String key, YamlNode list, List<String> protocols) throws ConfigException {
+    if (!isClusterParam(key)) {
+      throw errorAtKey(list, "unknown sweep variable '" + key + "'",
+          "a protocol parameter is swept as 'cluster.params.<name>', e.g. 'cluster.params.mode: [pb, tom, camu]'"
+              + " (the parameters of the cluster file's 'params'); other cluster variables are wan, clockskew and"
+              + " durability.");
+    }
+    String param = clusterParam(key);
+    for (String protocolName : protocols) {
+      org.kvlab.api.Protocol protocol = org.kvlab.api.Protocols.all().stream()
+          .filter(p -> p.name().equalsIgnoreCase(protocolName)).findFirst().orElse(null);
+      if (protocol == null) {
+        continue; // not installed here: as the cluster-file loader, only the CLI's protocol check refuses it
+      }
+      Map<String, String> declared = protocol.parameters();
+      if (!declared.containsKey(param)) {
+        String suggestion = closest(param, List.copyOf(declared.keySet()));
+        throw errorAtKey(list, "'" + param + "' is not a parameter of protocol " + protocol.name(),
+            (suggestion == null
+                ? "remove the sweep" + (protocols.size() > 1 ? ", or sweep it in an experiment of the protocols that"
+                    + " read it" : "") + ". "
+                : "did you mean 'cluster.params." + suggestion + "'? ")
+                + org.kvlab.api.Protocols.describeParameters(protocol));
+      }
+    }
+    if (list.kind != Kind.LIST) {
+      throw error(list, "must be a list of values, but is " + list.kind.description + " " + list.shown(),
+          "write e.g. '" + key + ": [a, b]', one value per run of each protocol.");
+    }
+    if (list.items.isEmpty()) {
+      throw error(list, "has no values", "write e.g. '" + key + ": [a, b]'.");
+    }
+    List<String> values = new ArrayList<>();
+    for (YamlNode item : list.items) {
+      if (!item.isScalar() || item.kind == Kind.NULL) {
+        throw error(item, "is " + item.kind.description + "; protocol parameters are single values",
+            "write one value per item, e.g. '" + key + ": [a, b]'.");
+      }
+      String v = item.text;
+      if (v.isBlank()) {
+        throw error(item, "is empty", "write the parameter's value, e.g. '" + key + ": [a, b]'.");
+      }
+      if (values.contains(v)) {
+        throw error(item, "'" + v + "' is listed twice", "list each value once.");
+      }
+      values.add(v);
+    }
+    return new Experiment.Sweep(key, values);
   }
 
   private static String exampleValues(String key) {

@@ -245,7 +245,7 @@ public final class ExperimentRunner {
       }
       e = e.withProtocols(List.of(running.protocol()));
       for (Experiment.Sweep sw : e.sweeps()) {
-        if (List.of("wan", "clockskew", "durability").contains(sw.name())) {
+        if (List.of("wan", "clockskew", "durability").contains(sw.name()) || ExperimentLoader.isClusterParam(sw.name())) {
           throw new IllegalArgumentException("the sweep of '" + sw.name() + "' changes the cluster, which a run on a"
               + " running cluster (--use-running) cannot do. Fix: run without --use-running, or remove that sweep");
         }

@@ -49,7 +49,9 @@ final class LiveHistograms {
           Histogram h = parse(line);
           if (h != null) {
             merged.computeIfAbsent(op, k -> new Histogram(3)).add(h);
-            merged.computeIfAbsent(ExperimentListener.Interval.ALL, k -> new Histogram(3)).add(h);
+            if (!Aggregation.isSecondView(op)) {
+              merged.computeIfAbsent(ExperimentListener.Interval.ALL, k -> new Histogram(3)).add(h);
+            }
           }
         }
       }

@@ -71,6 +71,14 @@ public record RunPlan(Experiment.Run run, ClusterConfig cluster, int clientsPerD
           }
           break;
         default:
+          if (ExperimentLoader.isClusterParam(v.getKey())) {
+            if (running != null) {
+              throw new IllegalArgumentException("the sweep of '" + v.getKey() + "' changes the cluster's protocol"
+                  + " parameters, which a run on a running cluster (--use-running) cannot do. Fix: run without"
+                  + " --use-running, or remove that sweep");
+            }
+            break;
+          }
           props.put(v.getKey(), v.getValue());
       }
     }
@@ -132,9 +140,24 @@ public record RunPlan(Experiment.Run run, ClusterConfig cluster, int clientsPerD
       servers.add(new ServerSpec(id, LOOPBACK, ports.get(i++)));
     }
     return new ClusterConfig(dataDir.resolve("cluster.yaml").toString(), clusterName(e), run.protocol(),
-        template != null ? declaredParams(template.params(), run.protocol()) : Params.empty(), topology, servers,
+        params(template, run), topology, servers,
         new StorageSpec(spec.engine(), durability, dataDir.toAbsolutePath().normalize()),
         new EmulationSpec(rtt, skew), template != null ? template.limits() : Limits.defaults());
+  }
+
+  /**
+   * The protocol parameters of {@code run}'s cluster: the template's that the run's protocol declares, then each
+   * swept {@code cluster.params.<name>} set to the run's value (the loader checked that the protocol declares it).
+   */
+  static Params params(ClusterConfig template, Experiment.Run run) {
+    Map<String, String> params = new TreeMap<>(
+        template != null ? declaredParams(template.params(), run.protocol()).asMap() : Map.of());
+    run.variation().values().forEach((k, v) -> {
+      if (ExperimentLoader.isClusterParam(k)) {
+        params.put(ExperimentLoader.clusterParam(k), v);
+      }
+    });
+    return new Params(params);
   }
 
   /**

@@ -110,6 +110,20 @@ class AggregationTest {
   }
 
   @Test
+  void when_remoteOperationsAreMeasuredAlsoOnTheirOwn_then_theyAreReportedButNotCountedTwice() {
+    // 1000 reads and 500 updates in 10 s, 100 of the reads and 50 of the updates remote (also in READ-REMOTE etc.)
+    Aggregation.ClientWindow c = Aggregation.window(Map.of(
+        "READ", List.of(interval(T0, T0 + 10_000, new long[1000])),
+        "UPDATE", List.of(interval(T0, T0 + 10_000, new long[500])),
+        "READ-REMOTE", List.of(interval(T0, T0 + 10_000, new long[100])),
+        "UPDATE-REMOTE-FAILED", List.of(interval(T0, T0 + 10_000, new long[50]))), T0, Duration.ZERO);
+    assertEquals(1500, c.operations());
+    assertEquals(150, Aggregation.throughput(List.of(c), null), 1e-9);
+    assertEquals(10, Aggregation.throughput(List.of(c), "READ-REMOTE"), 1e-9);
+    assertEquals(List.of(1500L), List.copyOf(c.timeline().opsByIntervalStart().values()));
+  }
+
+  @Test
   void when_thereIsAWarmup_then_itsIntervalsAreLeftOutOfCountsPercentilesAndWindow() {
     List<Histogram> intervals = new ArrayList<>();
     // 3 slow warm-up seconds (10 ms, 100 ops/s), then 5 fast seconds (1 ms, 1000 ops/s)

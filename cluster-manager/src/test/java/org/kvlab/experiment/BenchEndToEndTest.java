@@ -128,4 +128,58 @@ class BenchEndToEndTest {
     assertTrue(LocalClusterProcesses.statuses(cluster).stream().allMatch(java.util.Optional::isEmpty));
     assertEquals(0, ProcessHandle.current().descendants().filter(ProcessHandle::isAlive).count());
   }
+
+  /**
+   * A sweep of a protocol parameter runs: each run's cluster file has its value, and results.json, the CSV, the
+   * charts and the report label the runs by it.
+   */
+  @Test
+  void when_aProtocolParameterIsSwept_then_eachRunsClusterHasItsValueAndTheOutputsLabelIt(@TempDir Path dir)
+      throws Exception {
+    Path file = dir.resolve("modes.yaml");
+    Files.writeString(file, """
+        name: e2e-modes
+        cluster: { datacenters: 1, partitions: 2, storage: memory, singlejvm: true }
+        protocols: [camu]
+        sweep:
+          cluster.params.mode: [pb, tom]
+        workload: { fieldcount: 1, fieldlength: 16, readproportion: 0, updateproportion: 0, txproportion: 1,
+                    txkeys: 2, txpartitions: 2 }
+        clients: { processes: 1, threads: 2 }
+        recordcount: 100
+        duration: 2s
+        warmup: 1s
+        """);
+    Experiment e = ExperimentLoader.load(file, List.of("camu"));
+    ByteArrayOutputStream log = new ByteArrayOutputStream();
+    ExperimentRunner runner = new ExperimentRunner(ExperimentRunner.Options.defaults()
+        .withOutputRoot(dir.resolve("results")).withLog(new PrintStream(log, true)));
+    Results.ExperimentResult r = runner.run(e);
+
+    assertEquals(Results.OK, r.status(), log.toString());
+    assertEquals("cluster.params.mode", r.xAxis());
+    assertEquals(2, r.runs().size());
+    Path out = runner.outputDirectory();
+    for (int i = 0; i < 2; i++) {
+      Results.RunResult run = r.runs().get(i);
+      String mode = List.of("pb", "tom").get(i);
+      assertTrue(run.ok(), run.reason());
+      assertEquals(Map.of("cluster.params.mode", mode), run.variation());
+      assertTrue(run.op("TX") != null && run.op("TX").count() > 0, "transactions measured in " + run.ops());
+      assertTrue(run.properties().keySet().stream().noneMatch(k -> k.startsWith("cluster.")), run.properties().toString());
+      ClusterConfig cluster = ClusterConfig.load(out.resolve("runs").resolve(run.id()).resolve("cluster.yaml"));
+      assertEquals(Map.of("mode", mode), cluster.params().asMap());
+    }
+    Results.ExperimentResult read = Reports.readJson(out.resolve("results.json"));
+    assertEquals(Map.of("cluster.params.mode", "tom"), read.runs().get(1).variation());
+    List<String> csv = Files.readAllLines(out.resolve("results.csv"));
+    assertTrue(csv.get(0).startsWith("run,id,protocol,cluster.params.mode,repeat,status,op,"), csv.get(0));
+    assertTrue(csv.stream().anyMatch(l -> l.contains(",camu,tom,1,ok,")), String.join("\n", csv));
+    for (String chart : List.of("throughput", "latency-tx", "percentiles-tx")) { // bars per mode: text values
+      assertTrue(Files.size(out.resolve(chart + ".svg")) > 1000, chart);
+    }
+    String html = Files.readString(out.resolve("report.html"));
+    assertTrue(html.contains("cluster.params.mode=pb") && html.contains("cluster.params.mode=tom"), "report labels");
+    assertEquals(0, ProcessHandle.current().descendants().filter(ProcessHandle::isAlive).count());
+  }
 }

@@ -216,4 +216,91 @@ class ExperimentLoaderTest {
     assertTrue(message.startsWith("x.yaml:2:18: cluster.file: the cluster file is invalid: " + invalidTemplate
         + ":4:1: unknown top-level key 'partitons'. Fix: did you mean 'partitions'?"), message);
   }
+
+  // cluster.params.<name> sweeps: the protocol parameters of each run's cluster file
+
+  private static final List<String> WITH_CAMU = List.of("eventual", "camu", "nukv");
+
+  static Experiment parseCamu(String yaml) throws ConfigException {
+    return ExperimentLoader.parse(yaml, "x.yaml", null, WITH_CAMU);
+  }
+
+  static String camuError(String yaml) {
+    return assertThrows(ConfigException.class, () -> parseCamu(yaml)).getMessage();
+  }
+
+  @Test
+  void when_aProtocolParameterIsSwept_then_eachVariationHasOneValueAndTheFirstSweepIsTheXAxis() throws Exception {
+    Experiment e = parseCamu("""
+        name: modes
+        cluster: { datacenters: 1, partitions: 2 }
+        protocols: [camu]
+        sweep:
+          cluster.params.mode: [pb, tom, camu]
+          cluster.params.round: [2ms, 5ms]
+        duration: 1s
+        """);
+    assertEquals("cluster.params.mode", e.xAxis());
+    assertEquals(List.of("pb", "tom", "camu"), e.sweeps().get(0).values());
+    assertEquals(6, e.runs().size());
+    assertEquals("cluster.params.mode=pb cluster.params.round=2ms", e.runs().get(0).variation().label());
+    assertEquals("001-camu-cluster.params.mode=pb-cluster.params.round=2ms-1", e.runs().get(0).id());
+    assertTrue(ExperimentLoader.isClusterParam("cluster.params.mode"));
+    assertEquals("mode", ExperimentLoader.clusterParam("cluster.params.mode"));
+  }
+
+  @Test
+  void when_aSweptParameterIsNotTheProtocols_then_theClusterFileLoadersMessageNamesItsParameters() {
+    String base = "name: t\ncluster: { datacenters: 1, partitions: 2 }\nprotocols: [camu]\nduration: 1s\nsweep:\n";
+    String typo = camuError(base + "  cluster.params.mdoe: [pb, tom]\n");
+    assertTrue(typo.startsWith("x.yaml:6:3: sweep.cluster.params.mdoe: 'mdoe' is not a parameter of protocol camu."
+        + " Fix: did you mean 'cluster.params.mode'? Protocol camu reads: adaptive ("), typo);
+    assertTrue(typo.contains("mode (pb | tom | camu, default camu"), typo);
+
+    // every protocol of the experiment must read it: eventual reads none
+    String mixed = camuError("name: t\ncluster: { datacenters: 1, partitions: 2 }\nprotocols: [camu, eventual]\n"
+        + "duration: 1s\nsweep:\n  cluster.params.mode: [pb, tom]\n");
+    assertEquals("x.yaml:6:3: sweep.cluster.params.mode: 'mode' is not a parameter of protocol eventual. Fix: remove"
+        + " the sweep, or sweep it in an experiment of the protocols that read it. Protocol eventual reads no"
+        + " parameters.", mixed);
+
+    assertEquals("x.yaml:6:3: sweep.cluster.param.mode: unknown sweep variable 'cluster.param.mode'. Fix: a protocol"
+        + " parameter is swept as 'cluster.params.<name>', e.g. 'cluster.params.mode: [pb, tom, camu]' (the parameters"
+        + " of the cluster file's 'params'); other cluster variables are wan, clockskew and durability.",
+        camuError(base + "  cluster.param.mode: [pb]\n"));
+    assertTrue(camuError(base + "  params.mode: [pb]\n").startsWith("x.yaml:6:3: sweep.params.mode: unknown sweep"
+        + " variable 'params.mode'. Fix: a protocol parameter is swept as 'cluster.params.<name>'"));
+    assertEquals("x.yaml:6:24: sweep.cluster.params.mode: must be a list of values, but is text 'pb'."
+        + " Fix: write e.g. 'cluster.params.mode: [a, b]', one value per run of each protocol.",
+        camuError(base + "  cluster.params.mode: pb\n"));
+    assertEquals("x.yaml:6:29: sweep.cluster.params.mode[1]: 'pb' is listed twice. Fix: list each value once.",
+        camuError(base + "  cluster.params.mode: [pb, pb]\n"));
+    assertTrue(camuError(base + "  cluster.params.mode: []\n").startsWith("x.yaml:6:24: sweep.cluster.params.mode: has"
+        + " no values."));
+  }
+
+  @Test
+  void when_theCamuModesExperimentLoads_then_itSweepsTheModeOfOneProtocol() throws Exception {
+    // its cluster template is relative to the repository (where ./kvlab runs), the tests run in cluster-manager/
+    String text = Files.readString(REPO.resolve("experiments/camu-modes.yaml"))
+        .replace("file: examples/", "file: " + REPO.resolve("examples") + "/");
+    Experiment modes = ExperimentLoader.parse(text, "camu-modes.yaml", null, WITH_CAMU);
+    assertEquals(List.of("camu"), modes.protocols());
+    assertEquals("cluster.params.mode", modes.xAxis());
+    assertEquals(List.of("pb", "tom", "camu"), modes.sweeps().get(0).values());
+    assertEquals(3, modes.runs().size());
+  }
+
+  @Test
+  void when_theNukvGuaranteesExperimentLoads_then_itSweepsRemoteTrafficLevelsAndHlc() throws Exception {
+    String text = Files.readString(REPO.resolve("experiments/nukv-guarantees.yaml"))
+        .replace("file: examples/", "file: " + REPO.resolve("examples") + "/");
+    Experiment e = ExperimentLoader.parse(text, "nukv-guarantees.yaml", null, WITH_CAMU);
+    assertEquals(List.of("nukv"), e.protocols());
+    assertEquals(List.of("kvlab.remoteproportion", "cluster.params.writeLevel", "cluster.params.readLevel",
+        "cluster.params.hlc"), e.sweeps().stream().map(Experiment.Sweep::name).toList());
+    assertEquals(2 * 2 * 2 * 2 * e.repeats(), e.runs().size());
+    assertEquals(3, e.cluster().template().topology().replicas());
+    assertEquals(15, e.cluster().wanRttMillis());
+  }
 }

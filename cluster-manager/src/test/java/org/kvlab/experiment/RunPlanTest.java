@@ -88,4 +88,51 @@ class RunPlanTest {
     assertEquals(planned.emulation().skewMillis(), loaded.emulation().skewMillis());
     assertEquals(planned.limits(), loaded.limits());
   }
+
+  @Test
+  void when_aProtocolParameterIsSwept_then_eachRunsClusterFileHasItsValueOverTheTemplates(@TempDir Path dir)
+      throws Exception {
+    Path template = dir.resolve("nukv.yaml");
+    java.nio.file.Files.writeString(template, """
+        name: t
+        protocol: nukv
+        params: { hlc: true, readLevel: mr, forwardPeriod: 2ms }
+        datacenters: 2
+        partitions: 1
+        replicas: 3
+        local: { host: 127.0.0.1, basePort: 7140 }
+        emulation:
+          rtt:
+            - [0, 15ms]
+            - [15ms, 0]
+        """);
+    Experiment e = ExperimentLoader.parse("name: p\ncluster: { file: " + template + " }\nprotocols: [nukv]\n"
+        + "duration: 1s\nsweep:\n  cluster.params.hlc: [false, true]\n  cluster.params.writeLevel: [eventual, mw+wfr]\n",
+        "x.yaml", null, List.of("nukv"));
+    List<Experiment.Run> runs = e.runs();
+    assertEquals(4, runs.size());
+    RunPlan first = RunPlan.of(e, runs.get(0), dir.resolve("r1"), null);
+    assertEquals(Map.of("hlc", "false", "readLevel", "mr", "forwardPeriod", "2ms", "writeLevel", "eventual"),
+        first.cluster().params().asMap());
+    assertEquals(Map.of("hlc", "true", "readLevel", "mr", "forwardPeriod", "2ms", "writeLevel", "mw+wfr"),
+        RunPlan.of(e, runs.get(3), dir.resolve("r4"), null).cluster().params().asMap());
+    assertTrue(first.properties().keySet().stream().noneMatch(k -> k.startsWith("cluster.")),
+        "a cluster parameter is not a YCSB property: " + first.properties());
+    assertEquals(15, first.cluster().emulation().rttMillis()[0][1]);
+    assertEquals(3, first.cluster().topology().replicas());
+    // the generated cluster file loads back (through the cluster-file loader, which checks the parameters) equal
+    ClusterConfig loaded = ClusterConfig.parse(ClusterFiles.toYaml(first.cluster()), "generated.yaml");
+    assertEquals(first.cluster().params().asMap(), loaded.params().asMap());
+
+    // a generated cluster (no template) gets only the swept parameter
+    Experiment generated = ExperimentLoader.parse("name: g\ncluster: { datacenters: 1, partitions: 2 }\n"
+        + "protocols: [camu]\nduration: 1s\nsweep: { cluster.params.mode: [pb, tom] }\n", "x.yaml", null, List.of("camu"));
+    assertEquals(Map.of("mode", "tom"), RunPlan.of(generated, generated.runs().get(1), dir.resolve("g"), null)
+        .cluster().params().asMap());
+
+    // a running cluster's parameters cannot change
+    IllegalArgumentException running = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+        () -> RunPlan.of(generated, generated.runs().get(0), dir.resolve("x"), first.cluster()));
+    assertTrue(running.getMessage().contains("Fix: run without --use-running, or remove that sweep"), running.getMessage());
+  }
 }

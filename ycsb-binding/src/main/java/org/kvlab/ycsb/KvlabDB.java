@@ -46,6 +46,16 @@ public class KvlabDB extends DB {
   /** Per-operation session guarantees (protocols with {@link org.kvlab.api.SessionGuarantees}, e.g. nukv). */
   static final String READ_LEVEL = "kvlab.readlevel";
   static final String WRITE_LEVEL = "kvlab.writelevel";
+  /**
+   * Share of reads and updates a session sends to another datacenter (chosen at random), as the seed's "10% remote
+   * traffic"; measured also as {@code READ-REMOTE} / {@code UPDATE-REMOTE}.
+   */
+  static final String REMOTE_PROPORTION = "kvlab.remoteproportion";
+  /**
+   * Whether a remote operation pays the cluster file's emulated WAN delay ({@code emulation.rtt}) between the
+   * client's datacenter and the one it goes to, each way: the runtime's emulation delays server links only.
+   */
+  static final String REMOTE_DELAY = "kvlab.remotedelay";
   private static final int ERRORS_LOGGED = 5;
 
   private static final ThreadLocal<KvlabDB> CURRENT = new ThreadLocal<>();
@@ -63,6 +73,13 @@ public class KvlabDB extends DB {
   private long fieldcount;
   private org.kvlab.api.SessionGuarantees.ReadLevel readLevel;
   private org.kvlab.api.SessionGuarantees.WriteLevel writeLevel;
+  private double remoteProportion;
+  private boolean remoteDelay;
+  private int home;
+  private int datacenters;
+  private org.kvlab.config.ClusterConfig.EmulationSpec emulation;
+  private java.util.Random remoteRandom;
+  private site.ycsb.measurements.Measurements measurements;
   /** Operations of this thread that did not return OK or NOT_FOUND, and the last such status. */
   private long failures;
   private Status lastFailure = Status.OK;
@@ -87,6 +104,18 @@ public class KvlabDB extends DB {
         throw new KvlabClients.SetupException((rl != null && readLevel == null ? READ_LEVEL : WRITE_LEVEL) + ": "
             + e.getMessage() + " (docs/ycsb.md)");
       }
+      remoteProportion = proportion(getProperties().getProperty(REMOTE_PROPORTION, "0"));
+      remoteDelay = bool(REMOTE_DELAY, getProperties().getProperty(REMOTE_DELAY, "true"));
+      datacenters = target.config().topology().datacenters();
+      if (remoteProportion > 0 && datacenters < 2) {
+        throw new KvlabClients.SetupException(REMOTE_PROPORTION + "=" + remoteProportion + " needs another datacenter,"
+            + " and cluster '" + target.config().name() + "' has 1. Fix: set it to 0, or use a cluster of 2 or more"
+            + " datacenters (docs/ycsb.md)");
+      }
+      emulation = target.config().emulation();
+      remoteRandom = new java.util.Random(System.nanoTime() ^ Thread.currentThread().getId());
+      // YCSB's Client sets the measurement properties before any DB starts; only remote operations need them here
+      measurements = remoteProportion > 0 ? site.ycsb.measurements.Measurements.getMeasurements() : null;
       shared = KvlabClients.acquire(target);
       try {
         session = shared.openProbedSession();
@@ -106,7 +135,73 @@ public class KvlabDB extends DB {
       LAST_INIT_FAILURE.set(message);
       throw new DBException(message, e);
     }
+    home = session.dc();
     CURRENT.set(this);
+  }
+
+  private static double proportion(String text) throws KvlabClients.SetupException {
+    double d;
+    try {
+      d = Double.parseDouble(text.trim());
+    } catch (NumberFormatException e) {
+      d = Double.NaN;
+    }
+    if (!(d >= 0 && d <= 1)) {
+      throw new KvlabClients.SetupException(REMOTE_PROPORTION + "=" + text + " is not a proportion. Fix: write a"
+          + " number from 0 to 1, e.g. 0.1 (docs/ycsb.md)");
+    }
+    return d;
+  }
+
+  private static boolean bool(String name, String text) throws KvlabClients.SetupException {
+    String t = text.trim().toLowerCase(Locale.ROOT);
+    if (!t.equals("true") && !t.equals("false")) {
+      throw new KvlabClients.SetupException(name + "=" + text + " is not true or false. Fix: write true or false"
+          + " (docs/ycsb.md)");
+    }
+    return t.equals("true");
+  }
+
+  /** The datacenter of the next read or update: another one with probability {@code kvlab.remoteproportion}. */
+  private int nextDc() {
+    if (remoteProportion == 0 || remoteRandom.nextDouble() >= remoteProportion) {
+      return home;
+    }
+    int other = remoteRandom.nextInt(datacenters - 1);
+    return other >= home ? other + 1 : other;
+  }
+
+  /**
+   * Runs {@code op} at datacenter {@code dc} (the session moves there and back home), paying the emulated one-way
+   * delay each way when {@code kvlab.remotedelay} is on, and records it as {@code <name>-REMOTE} too.
+   */
+  private Status remote(String name, int dc, java.util.function.Supplier<Status> op) {
+    long start = System.nanoTime();
+    Status status;
+    try {
+      session.moveTo(dc);
+      try {
+        delay(home, dc);
+        status = op.get();
+        delay(dc, home);
+      } finally {
+        session.moveTo(home);
+      }
+    } catch (RuntimeException e) {
+      status = failed(name.toLowerCase(Locale.ROOT) + " at datacenter " + dc, "", e);
+    }
+    long micros = (System.nanoTime() - start) / 1000;
+    String measured = name + "-REMOTE";
+    measurements.measure(status.isOk() || status == Status.NOT_FOUND ? measured : measured + "-FAILED", (int) micros);
+    measurements.reportStatus(measured, status);
+    return status;
+  }
+
+  private void delay(int from, int to) {
+    long millis = remoteDelay ? emulation.oneWayDelayMillis(from, to) : 0;
+    if (millis > 0) {
+      java.util.concurrent.locks.LockSupport.parkNanos(java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(millis));
+    }
   }
 
   private static UpdateMode updateMode(String text) throws KvlabClients.SetupException {
@@ -162,6 +257,11 @@ public class KvlabDB extends DB {
 
   @Override
   public Status read(String table, String key, Set<String> fields, Map<String, ByteIterator> result) {
+    int dc = nextDc();
+    return dc == home ? readHere(key, fields, result) : remote("READ", dc, () -> readHere(key, fields, result));
+  }
+
+  private Status readHere(String key, Set<String> fields, Map<String, ByteIterator> result) {
     try {
       Optional<ByteString> value = readKey(key);
       if (value.isEmpty()) {
@@ -186,6 +286,11 @@ public class KvlabDB extends DB {
 
   @Override
   public Status update(String table, String key, Map<String, ByteIterator> values) {
+    int dc = nextDc();
+    return dc == home ? updateHere(key, values) : remote("UPDATE", dc, () -> updateHere(key, values));
+  }
+
+  private Status updateHere(String key, Map<String, ByteIterator> values) {
     try {
       boolean whole = updateMode == UpdateMode.OVERWRITE || (updateMode == UpdateMode.AUTO && values.size() >= fieldcount);
       if (whole) {

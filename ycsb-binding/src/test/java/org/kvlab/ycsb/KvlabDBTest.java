@@ -147,6 +147,64 @@ class KvlabDBTest {
     }
   }
 
+  /**
+   * kvlab.remoteproportion=1: every read and update goes to the other datacenter (the session moves there and back),
+   * pays the cluster file's emulated one-way delay each way (emulation.rtt, which the runtime applies to server links
+   * only), and is measured apart as READ-REMOTE / UPDATE-REMOTE; inserts stay home. Bad values are refused at init.
+   */
+  @org.junit.jupiter.api.Test
+  void when_operationsAreRemote_then_theyRunAtTheOtherDatacenterPayTheEmulatedWanAndAreMeasuredApart(
+      @TempDir Path dir) throws Exception {
+    try (YcsbClusters c = YcsbClusters.start("eventual", 2, 1, dir)) {
+      Path wan = dir.resolve("wan.yaml");
+      java.nio.file.Files.writeString(wan, java.nio.file.Files.readString(c.file)
+          + "emulation:\n  rtt:\n    - [0, 40ms]\n    - [40ms, 0]\n");
+      Properties props = c.props();
+      props.setProperty(KvlabClients.CLUSTER, wan.toString());
+      props.setProperty("fieldcount", "1");
+      props.setProperty(KvlabDB.REMOTE_PROPORTION, "1");
+      site.ycsb.measurements.Measurements.setProperties(props);
+      KvlabDB db = open(props);
+      try {
+        byte[] first = "first".getBytes();
+        byte[] second = "second".getBytes();
+        assertEquals(Status.OK, db.insert(TABLE, "k", iterators(Map.of("field0", first))));
+        long t1 = System.nanoTime();
+        assertEquals(Status.OK, db.update(TABLE, "k", iterators(Map.of("field0", second))));
+        long t2 = System.nanoTime();
+        assertTrue(t2 - t1 >= TimeUnit.MILLISECONDS.toNanos(40), "a remote update crosses the emulated WAN both ways (20 ms"
+            + " each): " + (t2 - t1) / 1000 + " us");
+        // written at datacenter 1: a session there reads it
+        try (org.kvlab.runtime.ClientRuntime runtime = new org.kvlab.runtime.ClientRuntime(
+            org.kvlab.config.ClusterConfig.load(wan), org.kvlab.api.Protocols.byName("eventual"));
+             org.kvlab.api.Session at1 = runtime.openSession(1)) {
+          assertArrayEquals(FieldCodec.encode(iterators(Map.of("field0", second))).toByteArray(),
+              at1.get("k").orElseThrow().toByteArray());
+        }
+        assertRecord(Map.of("field0", second), db, "k", null);
+        String summary = site.ycsb.measurements.Measurements.getMeasurements().getSummary();
+        assertTrue(summary.contains("READ-REMOTE") && summary.contains("UPDATE-REMOTE"), summary);
+      } finally {
+        db.cleanup();
+      }
+
+      Properties bad = c.props();
+      bad.setProperty(KvlabDB.REMOTE_PROPORTION, "1.5");
+      String message = org.junit.jupiter.api.Assertions.assertThrows(site.ycsb.DBException.class, () -> open(bad))
+          .getMessage();
+      assertTrue(message.contains("kvlab.remoteproportion=1.5 is not a proportion. Fix: write a number from 0 to 1"),
+          message);
+    }
+    try (YcsbClusters one = YcsbClusters.start("eventual", 1, 1, java.nio.file.Files.createDirectories(dir.resolve("one")))) {
+      Properties props = one.props();
+      props.setProperty(KvlabDB.REMOTE_PROPORTION, "0.1");
+      String message = org.junit.jupiter.api.Assertions.assertThrows(site.ycsb.DBException.class, () -> open(props))
+          .getMessage();
+      assertTrue(message.contains("kvlab.remoteproportion=0.1 needs another datacenter") && message.contains("Fix:"),
+          message);
+    }
+  }
+
   static KvlabDB open(Properties props) throws Exception {
     KvlabDB db = new KvlabDB();
     db.setProperties(props);

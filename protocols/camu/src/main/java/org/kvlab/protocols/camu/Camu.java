@@ -41,8 +41,8 @@ public final class Camu extends BaseProtocol {
     return p;
   }
 
-  /** Parameters of every mode (camu-pb and camu-tom declare only these). */
-  static Map<String, String> common() {
+  /** Parameters of every mode. */
+  private static Map<String, String> common() {
     Map<String, String> p = new LinkedHashMap<>();
     p.put("round", "duration, default 5ms: the round (batch) duration");
     p.put("durableState", "true | false, default true: save the ordering state in the store after every handler, so a"

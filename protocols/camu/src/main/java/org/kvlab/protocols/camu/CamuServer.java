@@ -37,7 +37,6 @@ final class CamuServer extends Server<Record> {
 
   private static final Comparator<Txn> ORDER = Comparator.comparingLong(Txn::getTs).thenComparingLong(Txn::getTid);
 
-  private final String fixedMode; // camu-pb and camu-tom: the mode is the protocol's, not a parameter
   private int n;
   private int me;
   private String mode;
@@ -115,13 +114,7 @@ final class CamuServer extends Server<Record> {
     }
   }
 
-  CamuServer() {
-    this(null);
-  }
-
-  CamuServer(String fixedMode) {
-    this.fixedMode = fixedMode;
-  }
+  CamuServer() {}
 
   @Override
   protected void register(Handlers on) {
@@ -267,11 +260,7 @@ final class CamuServer extends Server<Record> {
     }
     n = topology().partitions();
     me = partition();
-    mode = fixedMode != null ? fixedMode : params().string("mode", "camu");
-    if (fixedMode != null && params().has("mode") && !params().string("mode", "").equals(fixedMode)) {
-      throw new IllegalArgumentException("camu-" + fixedMode + " always runs mode " + fixedMode + ", got mode: "
-          + params().string("mode", "") + ". Fix: drop the mode parameter, or use protocol camu with that mode");
-    }
+    mode = params().string("mode", "camu");
     if (!List.of("pb", "tom", "camu").contains(mode)) {
       throw new IllegalArgumentException("camu: unknown mode '" + mode + "'. Fix: mode: pb, tom or camu");
     }
