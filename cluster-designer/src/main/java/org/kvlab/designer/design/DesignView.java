@@ -17,13 +17,13 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.function.Consumer;
 import java.util.function.Function;
-import java.util.function.Supplier;
 import javafx.geometry.Insets;
 import javafx.geometry.Orientation;
 import javafx.geometry.Pos;
 import javafx.scene.Node;
 import javafx.scene.control.Alert;
 import javafx.scene.control.Button;
+import javafx.scene.control.ButtonBar;
 import javafx.scene.control.ButtonType;
 import javafx.scene.control.ComboBox;
 import javafx.scene.control.Label;
@@ -49,6 +49,7 @@ import javafx.scene.layout.VBox;
 import javafx.stage.FileChooser;
 import javafx.stage.Stage;
 import javafx.stage.Window;
+import javafx.stage.WindowEvent;
 import org.kvlab.api.NodeId;
 import org.kvlab.api.Protocol;
 import org.kvlab.api.Protocols;
@@ -101,13 +102,14 @@ public final class DesignView implements DesignerView {
     var f = chooser("Open a cluster file").showOpenDialog(w);
     return f == null ? null : f.toPath();
   };
-  /** Asks whether to drop unsaved changes (tests answer themselves). */
-  public Supplier<Boolean> confirmDiscard = () -> {
-    Alert a = new Alert(Alert.AlertType.CONFIRMATION, "The design has unsaved changes. Discard them?",
-        ButtonType.OK, ButtonType.CANCEL);
-    a.initOwner(stageWindow());
-    return a.showAndWait().filter(b -> b == ButtonType.OK).isPresent();
-  };
+  /** What the user chose when asked about unsaved changes. */
+  public enum Unsaved { SAVE, DISCARD, CANCEL }
+
+  /** The buttons of the unsaved-changes prompt (their texts are what a person clicks). */
+  static final ButtonType SAVE = new ButtonType("Save", ButtonBar.ButtonData.YES);
+  static final ButtonType DONT_SAVE = new ButtonType("Don't Save", ButtonBar.ButtonData.NO);
+  static final ButtonType CANCEL = new ButtonType("Cancel", ButtonBar.ButtonData.CANCEL_CLOSE);
+
   /** Shows an error that stops an action (a file that cannot be read or written). */
   public Consumer<String> showError = msg -> {
     Alert a = new Alert(Alert.AlertType.ERROR, msg, ButtonType.OK);
@@ -146,6 +148,12 @@ public final class DesignView implements DesignerView {
     canvas.onMoved = this::changed;
     canvas.onEditLinks = this::editLatencies;
     root.addEventFilter(KeyEvent.KEY_PRESSED, this::key);
+    // closing the window with unsaved changes asks first; Cancel (or a failed save) keeps the window open
+    stage.addEventHandler(WindowEvent.WINDOW_CLOSE_REQUEST, e -> {
+      if (!settleUnsaved("closing the window")) {
+        e.consume();
+      }
+    });
     setDesign(Design.empty(), null, null);
   }
 
@@ -281,9 +289,45 @@ public final class DesignView implements DesignerView {
     return fc;
   }
 
+  /**
+   * Asks what to do with unsaved changes before they would be lost (New, Open, closing the window): Save (false
+   * if the save did not happen, e.g. Save As was cancelled), Don't Save, or Cancel (the default button, so
+   * Enter or Escape keeps the edits). True when the caller may go on.
+   */
+  public boolean settleUnsaved(String before) {
+    if (!dirty()) {
+      return true;
+    }
+    Alert a = new Alert(Alert.AlertType.CONFIRMATION);
+    a.initOwner(stageWindow());
+    a.setTitle("Unsaved changes");
+    a.setHeaderText("Save the changes to " + (file == null ? "the new design" : file.getFileName().toString())
+        + " before " + before + "?");
+    a.setContentText("Your changes are lost if you don't save them.");
+    a.getButtonTypes().setAll(SAVE, DONT_SAVE, CANCEL);
+    a.getDialogPane().setId("unsaved-dialog");
+    // Cancel is the default: Enter (as Escape) keeps the edits; saving or discarding takes a deliberate click
+    ((Button) a.getDialogPane().lookupButton(SAVE)).setDefaultButton(false);
+    ((Button) a.getDialogPane().lookupButton(SAVE)).setId("unsaved-save");
+    ((Button) a.getDialogPane().lookupButton(DONT_SAVE)).setId("unsaved-discard");
+    Button cancel = (Button) a.getDialogPane().lookupButton(CANCEL);
+    cancel.setId("unsaved-cancel");
+    cancel.setDefaultButton(true);
+    ButtonType choice = a.showAndWait().orElse(CANCEL);
+    if (choice == SAVE) {
+      return save();
+    }
+    if (choice == DONT_SAVE) {
+      workspace.log("design: discarded unsaved changes" + (file == null ? "" : " to " + file));
+      return true;
+    }
+    status("kept the unsaved changes");
+    return false;
+  }
+
   /** Starts a new design (asks first if the current one has unsaved changes). */
   public void newDesign() {
-    if (dirty() && !confirmDiscard.get()) {
+    if (!settleUnsaved("starting a new design")) {
       return;
     }
     setDesign(Design.empty(), null, null);
@@ -293,7 +337,7 @@ public final class DesignView implements DesignerView {
 
   /** Opens a cluster file (asks first if the current design has unsaved changes); false if it could not be read. */
   public boolean open(Path path) {
-    if (dirty() && !confirmDiscard.get()) {
+    if (!settleUnsaved("opening " + path.getFileName())) {
       return false;
     }
     String text;
@@ -587,7 +631,10 @@ public final class DesignView implements DesignerView {
     }
     undoButton.setDisable(undo.isEmpty());
     redoButton.setDisable(redo.isEmpty());
-    fileLabel.setText((file == null ? "new design (not saved)" : file.toString()) + (dirty() ? "  \u25cf modified" : ""));
+    boolean dirty = dirty();
+    fileLabel.setText((file == null ? "new design (not saved)" : file.toString()) + (dirty ? "  \u25cf modified" : ""));
+    // the window's title names the design and marks unsaved changes with "*", as editors do
+    stage.setTitle((dirty ? "*" : "") + (file == null ? "new design" : file.getFileName().toString()) + " \u2014 kvlab designer");
   }
 
   private String relative(Path p) {
