@@ -478,4 +478,108 @@ class DesignViewTest {
     robot.clickOn("#save-button");
     assertEquals(saved, Files.readString(file), "saved again without changes: the same bytes");
   }
+
+  @Test
+  void clientGroupsOfTheExperimentAreShownPlacedAndEdited(FxRobot robot) throws Exception {
+    Path cluster = tmp.resolve("eventual-2dc-3p.yaml");
+    Files.copy(Path.of("..", "examples", "eventual-2dc-3p.yaml"), cluster);
+    Path exp = tmp.resolve("bench.yaml");
+    String head = "# my benchmark\nname: clients-test\ncluster: { file: eventual-2dc-3p.yaml }\nprotocols: [eventual]\n";
+    String tail = "recordcount: 100\nduration: 2s\n";
+    Files.writeString(exp, head + "clients:\n  processes: 1   # one JVM\n  threads: 4\n  datacenters: [0]\n" + tail);
+    robot.interact(() -> view.open(cluster));
+    assertFalse(robot.lookup("#clients-0").tryQuery().isPresent(), "no experiment: no clients drawn");
+    assertTrue(robot.lookup("#section-clients-(experiment-file)").tryQuery().isPresent());
+
+    // choose the experiment in the Clients section: its group in datacenter 0 appears under that datacenter
+    view.experimentChooser = w -> exp;
+    reveal(robot, "#clients-choose");
+    robot.clickOn("#clients-choose");
+    assertEquals(exp, workspace.experimentFile().get());
+    Label group0 = label(robot, "#clients-0");
+    assertTrue(group0.getText().contains("client group\n1 JVM \u00d7 4 threads"), group0.getText());
+    assertFalse(robot.lookup("#clients-1").tryQuery().isPresent());
+
+    // datacenter 1 gets clients too: select it, + Clients
+    robot.clickOn("#server-1_0");
+    robot.clickOn("#add-clients-button");
+    assertTrue(robot.lookup("#clients-1").tryQuery().isPresent());
+    String text = Files.readString(exp);
+    assertEquals(head + "clients:\n  processes: 1   # one JVM\n  threads: 4\n" + tail, text,
+        "every datacenter: the datacenters key goes; nothing else changes");
+    assertEquals(List.of(), org.kvlab.experiment.ExperimentLoader.load(exp, ExperimentClients.installedProtocols())
+        .clients().datacenters());
+
+    // the group of datacenter 0: select it, Delete
+    robot.clickOn("#clients-0");
+    assertEquals(Set.of("clients:0"), view.canvasSelection());
+    robot.type(KeyCode.DELETE);
+    assertFalse(robot.lookup("#clients-0").tryQuery().isPresent());
+    assertTrue(Files.readString(exp).contains("\n  datacenters: [1]\n"), Files.readString(exp));
+    assertEquals(2, view.design().datacenters(), "deleting a client group leaves the datacenter");
+
+    // drag the group of datacenter 1 onto datacenter 0: the load comes from there now
+    robot.drag("#clients-1", MouseButton.PRIMARY).dropTo("#server-0_1");
+    assertTrue(robot.lookup("#clients-0").tryQuery().isPresent());
+    assertFalse(robot.lookup("#clients-1").tryQuery().isPresent());
+    assertEquals(List.of(0), org.kvlab.experiment.ExperimentLoader.load(exp, ExperimentClients.installedProtocols())
+        .clients().datacenters());
+
+    // the group's size: 8 threads per JVM (the line keeps its place; the processes line its comment)
+    type(robot, "#clients-threads", "8");
+    robot.type(KeyCode.ENTER);
+    assertEquals(head + "clients:\n  processes: 1   # one JVM\n  threads: 8\n  datacenters: [0]\n" + tail,
+        Files.readString(exp));
+    assertTrue(label(robot, "#clients-0").getText().contains("1 JVM \u00d7 8 threads"));
+    robot.clickOn("#clients-0");
+    reveal(robot, "#clients-pane");
+    Screenshots.save(stage.getScene(), "design-clients");
+
+    // what the loader refuses is not written, and its message says why
+    String before = Files.readString(exp);
+    type(robot, "#clients-processes", "100");
+    robot.type(KeyCode.ENTER);
+    Label problem = label(robot, "#problem-field-clients");
+    assertTrue(problem.isVisible() && problem.getText().contains("clients.processes") && problem.getText().contains("Fix:"),
+        problem.getText());
+    assertEquals(before, Files.readString(exp));
+    reveal(robot, "#problem-field-clients");
+    Screenshots.save(stage.getScene(), "design-clients-refused");
+    type(robot, "#clients-processes", "2");
+    robot.type(KeyCode.ENTER);
+    assertTrue(Files.readString(exp).contains("  processes: 2   # one JVM\n"), Files.readString(exp));
+    assertFalse(robot.lookup("#problem-field-clients").queryAs(Label.class).isVisible());
+    robot.clickOn("#server-1_0");
+    robot.clickOn("#add-clients-button");
+    robot.clickOn("#clients-1");
+    assertFalse(view.dirty(), "client groups live in the experiment file, not in the cluster file");
+
+    // an experiment written by another tab (or an editor) is read again
+    Files.writeString(exp, head + "clients: { processes: 3, threads: 2, datacenters: [1] }\n" + tail);
+    robot.clickOn("#server-0_0");
+    assertFalse(robot.lookup("#clients-0").tryQuery().isPresent());
+    assertTrue(label(robot, "#clients-1").getText().contains("3 JVMs \u00d7 2 threads"));
+  }
+
+  @Test
+  void aNewExperimentForTheSavedDesign(FxRobot robot) throws Exception {
+    robot.clickOn("#add-dc-button");
+    robot.clickOn("#add-dc-button");
+    reveal(robot, "#clients-new");
+    assertTrue(robot.lookup("#clients-new").queryAs(Button.class).isDisabled(), "needs a saved design");
+    saveTo = tmp.resolve("three.yaml");
+    robot.clickOn("#save-button");
+    Path exp = tmp.resolve("three-bench.yaml");
+    view.experimentSaveChooser = w -> exp;
+    reveal(robot, "#clients-new");
+    robot.clickOn("#clients-new");
+    assertEquals(exp, workspace.experimentFile().get());
+    var loaded = org.kvlab.experiment.ExperimentLoader.load(exp, ExperimentClients.installedProtocols());
+    assertEquals(3, loaded.cluster().datacenters());
+    assertEquals(List.of(), loaded.clients().datacenters());
+    for (int d = 0; d < 3; d++) {
+      assertTrue(robot.lookup("#clients-" + d).tryQuery().isPresent(), "clients in datacenter " + d);
+    }
+    assertTrue(Files.readString(exp).contains("cluster: { file: three.yaml }"), Files.readString(exp));
+  }
 }
