@@ -15,9 +15,9 @@ public final class DesignerApp extends Application {
     List<String> args = getParameters().getRaw();
     workspace = new Workspace(Path.of("").toAbsolutePath());
     workspace.documentOpener(getHostServices()::showDocument);
+    stage.setTitle("kvlab designer"); // the Design tab then names the design in it (and marks unsaved changes)
     MainWindow window = new MainWindow(workspace, stage);
     stage.setScene(new Scene(window.root(), 1400, 900));
-    stage.setTitle("kvlab designer");
     stage.show();
     if (!args.isEmpty()) {
       window.open(Path.of(args.get(0)).toAbsolutePath());

@@ -15,7 +15,10 @@ import org.kvlab.api.NodeId;
  * snapshots undo/redo keep.
  */
 public final class Design {
-  /** One datacenter on the canvas (the file has no place for positions: they are not saved). */
+  /**
+   * One datacenter on the canvas. Its position is saved in a comment line at the end of the cluster file
+   * ({@code # kvlab-designer: layout ...}, see {@link DesignYaml}), which kvlab's loader ignores.
+   */
   public static final class Dc {
     public double x;
     public double y;

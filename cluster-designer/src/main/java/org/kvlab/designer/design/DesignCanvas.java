@@ -40,6 +40,8 @@ final class DesignCanvas {
   private final Map<Integer, Pane> dcNodes = new HashMap<>();
   private Design design;
   private Map<String, List<String>> problems = Map.of();
+  /** The client groups to draw: datacenter to the group's label (from the experiment file; empty if none). */
+  private Map<Integer, String> clients = Map.of();
   /** Called after the selection changed (to show the selected element's properties). */
   Consumer<Set<String>> onSelect = s -> {};
   /** Called before a drag moves datacenters (to keep an undo step) and after it (to refresh). */
@@ -47,6 +49,11 @@ final class DesignCanvas {
   Runnable onMoved = () -> {};
   /** Called when a link label is double-clicked (opens the latency matrix). */
   Runnable onEditLinks = () -> {};
+  /** Called when a client group is dropped on another datacenter: (from, to). */
+  java.util.function.BiConsumer<Integer, Integer> onMoveClients = (a, b) -> {};
+
+  /** The client group being dragged (its datacenter), or -1. */
+  private int clientDrag = -1;
 
   private double pressX;
   private double pressY;
@@ -86,9 +93,10 @@ final class DesignCanvas {
     onSelect.accept(selection);
   }
 
-  void show(Design design, Map<String, List<String>> problems) {
+  void show(Design design, Map<String, List<String>> problems, Map<Integer, String> clients) {
     this.design = design;
     this.problems = problems;
+    this.clients = clients;
     selection.removeIf(s -> !exists(s));
     redraw();
   }
@@ -102,6 +110,7 @@ final class DesignCanvas {
         yield id.dc() < design.datacenters() && id.partition() < design.partitions && id.replica() < design.replicas;
       }
       case "link" -> Integer.parseInt(t[2]) < design.datacenters();
+      case "clients" -> clients.containsKey(Integer.parseInt(t[1])) && Integer.parseInt(t[1]) < design.datacenters();
       default -> false;
     };
   }
@@ -157,6 +166,12 @@ final class DesignCanvas {
         box.getChildren().add(serverBox(new NodeId(d, p, r), id, mine));
       }
     }
+    double below = h + 6;
+    String group = clients.get(d);
+    if (group != null) {
+      box.getChildren().add(clientBox(d, group, w, h));
+      below += CLIENT_H + CLIENT_GAP;
+    }
     if (!dcProblems.isEmpty()) {
       Label callout = new Label("\u26a0 " + String.join("\n\u26a0 ", dcProblems));
       callout.setId("dc-problems-" + d);
@@ -164,10 +179,32 @@ final class DesignCanvas {
       callout.setMaxWidth(Math.max(w, 300));
       callout.setStyle("-fx-text-fill: #b00020; -fx-background-color: #fff0f0; -fx-border-color: #e0a0a0;"
           + " -fx-padding: 4; -fx-font-size: 11px;");
-      callout.relocate(0, h + 6);
+      callout.relocate(0, below);
       box.getChildren().add(callout);
     }
     return box;
+  }
+
+  static final double CLIENT_H = 36;
+  static final double CLIENT_GAP = 8;
+
+  /** A datacenter's client group, under its box (it moves with it; drag it onto another datacenter to move it). */
+  private Node clientBox(int d, String text, double w, double h) {
+    boolean selected = selection.contains("clients:" + d);
+    Label l = new Label("\u21c4 " + text);
+    l.setId("clients-" + d);
+    l.setAlignment(Pos.CENTER);
+    l.setTextAlignment(javafx.scene.text.TextAlignment.CENTER);
+    l.setPadding(new Insets(0, 8, 0, 8));
+    l.setPrefSize(w, CLIENT_H);
+    l.resize(w, CLIENT_H);
+    l.relocate(0, h + CLIENT_GAP);
+    l.setStyle("-fx-background-color: " + (selected ? "#cdeccd" : "#eaf7ea") + "; -fx-background-radius: 14;"
+        + " -fx-border-radius: 14; -fx-border-color: " + (selected ? "#2f6fdd" : "#5fa35f") + "; -fx-border-width: "
+        + (selected ? 2 : 1) + "; -fx-font-size: 11px; -fx-text-fill: #1f4d1f;");
+    Tooltip.install(l, new Tooltip("the client JVMs of datacenter " + d + " (the experiment file's clients: section):\n"
+        + text.substring(text.indexOf('\n') + 1) + "\nclick to select, drag onto another datacenter to move the load there, Delete to remove"));
+    return l;
   }
 
   private Node serverBox(NodeId nid, String id, List<String> mine) {
@@ -282,6 +319,13 @@ final class DesignCanvas {
     double h = CanvasGeometry.dcHeight(design);
     for (int d = design.datacenters() - 1; d >= 0; d--) {
       Design.Dc dc = design.dcs.get(d);
+      double cy = dc.y + h + CLIENT_GAP;
+      if (clients.containsKey(d) && x >= dc.x && x <= dc.x + w && y >= cy && y <= cy + CLIENT_H) {
+        return "clients:" + d;
+      }
+    }
+    for (int d = design.datacenters() - 1; d >= 0; d--) {
+      Design.Dc dc = design.dcs.get(d);
       if (x >= dc.x && x <= dc.x + w && y >= dc.y && y <= dc.y + h) {
         for (int p = 0; p < design.partitions; p++) {
           for (int r = 0; r < design.replicas; r++) {
@@ -331,7 +375,8 @@ final class DesignCanvas {
       selection.add(hit);
     }
     dragOrigin.clear();
-    if (hit != null && !hit.startsWith("link:")) {
+    clientDrag = hit != null && hit.startsWith("clients:") ? Integer.parseInt(hit.substring(8)) : -1;
+    if (hit != null && !hit.startsWith("link:") && !hit.startsWith("clients:")) {
       for (int d : draggedDcs(hit)) {
         dragOrigin.put(d, new double[] {design.dcs.get(d).x, design.dcs.get(d).y});
       }
@@ -376,6 +421,18 @@ final class DesignCanvas {
       band.setHeight(Math.abs(dy));
       return;
     }
+    if (clientDrag >= 0 && (dragging || Math.hypot(dx, dy) >= 4)) {
+      // the group follows the mouse; where it is dropped decides
+      dragging = true;
+      Pane box = dcNodes.get(clientDrag);
+      Node group = box == null ? null : box.lookup("#clients-" + clientDrag);
+      if (group != null) {
+        group.relocate(dx, CanvasGeometry.dcHeight(design) + CLIENT_GAP + dy);
+        group.setOpacity(0.7);
+        box.toFront();
+      }
+      return;
+    }
     if (dragOrigin.isEmpty() || (!dragging && Math.hypot(dx, dy) < 4)) {
       return;
     }
@@ -407,6 +464,29 @@ final class DesignCanvas {
       onSelect.accept(selection);
       return;
     }
+    if (dragging && clientDrag >= 0) {
+      dragging = false;
+      selectionPending = false;
+      int from = clientDrag;
+      clientDrag = -1;
+      String target = hit(e.getX(), e.getY());
+      int to = -1;
+      if (target != null && target.startsWith("dc:")) {
+        to = Integer.parseInt(target.substring(3));
+      } else if (target != null && target.startsWith("server:")) {
+        to = NodeId.parse(target.substring(7)).dc();
+      } else if (target != null && target.startsWith("clients:")) {
+        to = Integer.parseInt(target.substring(8));
+      }
+      redraw();
+      if (to >= 0 && to != from) {
+        onMoveClients.accept(from, to);
+      } else {
+        onSelect.accept(selection);
+      }
+      return;
+    }
+    clientDrag = -1;
     if (dragging) {
       dragging = false;
       redraw();

@@ -17,13 +17,13 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.function.Consumer;
 import java.util.function.Function;
-import java.util.function.Supplier;
 import javafx.geometry.Insets;
 import javafx.geometry.Orientation;
 import javafx.geometry.Pos;
 import javafx.scene.Node;
 import javafx.scene.control.Alert;
 import javafx.scene.control.Button;
+import javafx.scene.control.ButtonBar;
 import javafx.scene.control.ButtonType;
 import javafx.scene.control.ComboBox;
 import javafx.scene.control.Label;
@@ -49,6 +49,7 @@ import javafx.scene.layout.VBox;
 import javafx.stage.FileChooser;
 import javafx.stage.Stage;
 import javafx.stage.Window;
+import javafx.stage.WindowEvent;
 import org.kvlab.api.NodeId;
 import org.kvlab.api.Protocol;
 import org.kvlab.api.Protocols;
@@ -101,13 +102,31 @@ public final class DesignView implements DesignerView {
     var f = chooser("Open a cluster file").showOpenDialog(w);
     return f == null ? null : f.toPath();
   };
-  /** Asks whether to drop unsaved changes (tests answer themselves). */
-  public Supplier<Boolean> confirmDiscard = () -> {
-    Alert a = new Alert(Alert.AlertType.CONFIRMATION, "The design has unsaved changes. Discard them?",
-        ButtonType.OK, ButtonType.CANCEL);
-    a.initOwner(stageWindow());
-    return a.showAndWait().filter(b -> b == ButtonType.OK).isPresent();
+  /** What the user chose when asked about unsaved changes. */
+  public enum Unsaved { SAVE, DISCARD, CANCEL }
+
+  /** The buttons of the unsaved-changes prompt (their texts are what a person clicks). */
+  static final ButtonType SAVE = new ButtonType("Save", ButtonBar.ButtonData.YES);
+  static final ButtonType DONT_SAVE = new ButtonType("Don't Save", ButtonBar.ButtonData.NO);
+  static final ButtonType CANCEL = new ButtonType("Cancel", ButtonBar.ButtonData.CANCEL_CLOSE);
+
+  /** Picks an experiment file whose client groups the canvas shows (a file chooser; tests give their own). */
+  public Function<Window, Path> experimentChooser = w -> {
+    FileChooser fc = experimentFileChooser("Choose an experiment file");
+    var f = fc.showOpenDialog(w);
+    return f == null ? null : f.toPath();
   };
+  /** Picks where a new experiment for this design goes. */
+  public Function<Window, Path> experimentSaveChooser = w -> {
+    FileChooser fc = experimentFileChooser("Save the new experiment file");
+    fc.setInitialFileName((design.name.isBlank() ? "my" : design.name) + "-bench.yaml");
+    var f = fc.showSaveDialog(w);
+    return f == null ? null : f.toPath();
+  };
+  /** The experiment file's client groups (null: no experiment file in the workspace). */
+  private ExperimentClients experiment;
+  private Object experimentStamp;
+
   /** Shows an error that stops an action (a file that cannot be read or written). */
   public Consumer<String> showError = msg -> {
     Alert a = new Alert(Alert.AlertType.ERROR, msg, ButtonType.OK);
@@ -139,13 +158,34 @@ public final class DesignView implements DesignerView {
     vertical.setDividerPositions(0.84);
     root.setCenter(vertical);
     canvas.onSelect = s -> {
+      if (experimentChangedOnDisk()) {
+        refresh(false); // reads the experiment again (the Benchmark tab or an editor wrote it)
+      }
       buildProperties();
       propScroll.setVvalue(0); // the selection's properties are at the top
     };
     canvas.onMoveStart = this::snapshot;
     canvas.onMoved = this::changed;
     canvas.onEditLinks = this::editLatencies;
+    canvas.onMoveClients = this::moveClients;
+    // coming back from another tab (which may have written the experiment): the pointer enters the canvas
+    canvas.node().addEventHandler(javafx.scene.input.MouseEvent.MOUSE_ENTERED, e -> {
+      if (experimentChangedOnDisk()) {
+        refresh(true);
+      }
+    });
+    workspace.experimentFile().addListener((o, a, f) -> {
+      clientsError = null;
+      loadExperiment();
+      refresh(true);
+    });
     root.addEventFilter(KeyEvent.KEY_PRESSED, this::key);
+    // closing the window with unsaved changes asks first; Cancel (or a failed save) keeps the window open
+    stage.addEventHandler(WindowEvent.WINDOW_CLOSE_REQUEST, e -> {
+      if (!settleUnsaved("closing the window")) {
+        e.consume();
+      }
+    });
     setDesign(Design.empty(), null, null);
   }
 
@@ -222,12 +262,15 @@ public final class DesignView implements DesignerView {
     copy.setOnAction(e -> copy());
     Button paste = button("Paste", "paste-button", "Paste copied datacenters (Ctrl+V)");
     paste.setOnAction(e -> paste());
+    Button addClients = button("+ Clients", "add-clients-button",
+        "Give the selected datacenters a client group (written to the experiment file's clients: section)");
+    addClients.setOnAction(e -> addClients());
     Button rtt = button("Latencies...", "rtt-button", "Edit the round-trip times between datacenters");
     rtt.setOnAction(e -> editLatencies());
     fileLabel.setId("file-label");
     fileLabel.setStyle("-fx-text-fill: #444;");
     return new ToolBar(newB, open, save, saveAs, new Separator(), undoButton, redoButton, new Separator(), addDc, addP,
-        addR, delete, copy, paste, new Separator(), rtt);
+        addR, addClients, delete, copy, paste, new Separator(), rtt);
   }
 
   private static Button button(String text, String id, String tip) {
@@ -281,9 +324,45 @@ public final class DesignView implements DesignerView {
     return fc;
   }
 
+  /**
+   * Asks what to do with unsaved changes before they would be lost (New, Open, closing the window): Save (false
+   * if the save did not happen, e.g. Save As was cancelled), Don't Save, or Cancel (the default button, so
+   * Enter or Escape keeps the edits). True when the caller may go on.
+   */
+  public boolean settleUnsaved(String before) {
+    if (!dirty()) {
+      return true;
+    }
+    Alert a = new Alert(Alert.AlertType.CONFIRMATION);
+    a.initOwner(stageWindow());
+    a.setTitle("Unsaved changes");
+    a.setHeaderText("Save the changes to " + (file == null ? "the new design" : file.getFileName().toString())
+        + " before " + before + "?");
+    a.setContentText("Your changes are lost if you don't save them.");
+    a.getButtonTypes().setAll(SAVE, DONT_SAVE, CANCEL);
+    a.getDialogPane().setId("unsaved-dialog");
+    // Cancel is the default: Enter (as Escape) keeps the edits; saving or discarding takes a deliberate click
+    ((Button) a.getDialogPane().lookupButton(SAVE)).setDefaultButton(false);
+    ((Button) a.getDialogPane().lookupButton(SAVE)).setId("unsaved-save");
+    ((Button) a.getDialogPane().lookupButton(DONT_SAVE)).setId("unsaved-discard");
+    Button cancel = (Button) a.getDialogPane().lookupButton(CANCEL);
+    cancel.setId("unsaved-cancel");
+    cancel.setDefaultButton(true);
+    ButtonType choice = a.showAndWait().orElse(CANCEL);
+    if (choice == SAVE) {
+      return save();
+    }
+    if (choice == DONT_SAVE) {
+      workspace.log("design: discarded unsaved changes" + (file == null ? "" : " to " + file));
+      return true;
+    }
+    status("kept the unsaved changes");
+    return false;
+  }
+
   /** Starts a new design (asks first if the current one has unsaved changes). */
   public void newDesign() {
-    if (dirty() && !confirmDiscard.get()) {
+    if (!settleUnsaved("starting a new design")) {
       return;
     }
     setDesign(Design.empty(), null, null);
@@ -293,7 +372,7 @@ public final class DesignView implements DesignerView {
 
   /** Opens a cluster file (asks first if the current design has unsaved changes); false if it could not be read. */
   public boolean open(Path path) {
-    if (dirty() && !confirmDiscard.get()) {
+    if (!settleUnsaved("opening " + path.getFileName())) {
       return false;
     }
     String text;
@@ -337,6 +416,7 @@ public final class DesignView implements DesignerView {
       showError.accept("Cannot write " + path + ": " + e.getMessage() + "\nFix: choose a directory you can write to.");
       return false;
     }
+    boolean first = !path.equals(file);
     original = text;
     file = path;
     // set the workspace's file even when it is the same path, so the other tabs reload what was saved
@@ -345,7 +425,7 @@ public final class DesignView implements DesignerView {
     String summary = problems.isEmpty() ? "valid" : problems.size() + " problem(s): " + problems.get(0).message();
     workspace.log("design: saved " + path + " (" + summary + ")");
     status("saved " + path + (problems.isEmpty() ? "" : " — it has problems, see the list below"));
-    refresh(false);
+    refresh(first); // a design saved under a new name: the panel's file-dependent parts (Clients) are rebuilt
     return true;
   }
 
@@ -450,6 +530,16 @@ public final class DesignView implements DesignerView {
 
   private void deleteSelection() {
     Set<String> sel = canvas.selection();
+    TreeSet<Integer> groups = new TreeSet<>();
+    for (String s : sel) {
+      if (s.startsWith("clients:")) {
+        groups.add(Integer.parseInt(s.substring(8)));
+      }
+    }
+    if (!groups.isEmpty()) {
+      deleteClients(groups);
+      return;
+    }
     TreeSet<Integer> dcs = new TreeSet<>();
     TreeSet<Integer> parts = new TreeSet<>();
     TreeSet<Integer> reps = new TreeSet<>();
@@ -564,6 +654,305 @@ public final class DesignView implements DesignerView {
   }
 
   // ---------------------------------------------------------------------------------------------
+  // Client groups (the experiment file's clients: section)
+
+  private FileChooser experimentFileChooser(String title) {
+    FileChooser fc = new FileChooser();
+    fc.setTitle(title);
+    fc.getExtensionFilters().add(new FileChooser.ExtensionFilter("Experiment files (*.yaml, *.yml)", "*.yaml", "*.yml"));
+    Path dir = workspace.home().resolve("experiments");
+    if (Files.isDirectory(dir)) {
+      fc.setInitialDirectory(dir.toFile());
+    }
+    return fc;
+  }
+
+  private static Object stamp(Path f) {
+    try {
+      return Files.getLastModifiedTime(f).toMillis() + ":" + Files.size(f);
+    } catch (IOException e) {
+      return "missing";
+    }
+  }
+
+  private void loadExperiment() {
+    Path f = workspace.experimentFile().get();
+    experimentStamp = f == null ? null : stamp(f);
+    experiment = f == null ? null : ExperimentClients.load(f);
+  }
+
+  /** Whether the experiment file was written since it was read (by the Benchmark tab or an editor). */
+  private boolean experimentChangedOnDisk() {
+    Path f = workspace.experimentFile().get();
+    return f != null && (experiment == null || !f.equals(experiment.file) || !stamp(f).equals(experimentStamp));
+  }
+
+  /** The client groups the canvas draws: datacenter to label. */
+  private Map<Integer, String> clientGroups() {
+    if (experiment == null || !experiment.ok()) {
+      return Map.of();
+    }
+    Map<Integer, String> m = new LinkedHashMap<>();
+    for (int d : experiment.groups()) {
+      if (d < design.datacenters()) {
+        m.put(d, experiment.groupLabel());
+      }
+    }
+    return m;
+  }
+
+  /** Whether client groups can be edited now; if not, says why in the status line. */
+  private boolean clientsEditable() {
+    if (experiment == null) {
+      status("no experiment file: choose one or create one under Clients on the right (or in the Benchmark tab)");
+      return false;
+    }
+    if (!experiment.ok()) {
+      status("the experiment file has a problem (see Clients on the right): fix it first, e.g. in the Benchmark tab");
+      return false;
+    }
+    return true;
+  }
+
+  private void addClients() {
+    if (!clientsEditable()) {
+      return;
+    }
+    Set<Integer> dcs = selectedDcs();
+    if (dcs.isEmpty()) {
+      status("select the datacenters that get clients first, then + Clients");
+      return;
+    }
+    TreeSet<Integer> groups = new TreeSet<>(experiment.groups());
+    if (!groups.addAll(dcs)) {
+      status("datacenter(s) " + dcs + " already have clients");
+      return;
+    }
+    writeExperiment(experiment.withGroups(groups), "client group(s) in datacenter(s) " + dcs);
+  }
+
+  private void deleteClients(TreeSet<Integer> dcs) {
+    if (!clientsEditable()) {
+      return;
+    }
+    TreeSet<Integer> groups = new TreeSet<>(experiment.groups());
+    groups.removeAll(dcs);
+    if (groups.isEmpty()) {
+      status("cannot delete the last client group: a benchmark needs clients in at least one datacenter");
+      return;
+    }
+    canvas.selection().removeIf(s -> s.startsWith("clients:"));
+    writeExperiment(experiment.withGroups(groups), "removed the client group(s) of datacenter(s) " + dcs);
+  }
+
+  /** A client group dragged onto another datacenter: the load comes from there now. */
+  private void moveClients(int from, int to) {
+    if (!clientsEditable()) {
+      refresh(false);
+      return;
+    }
+    TreeSet<Integer> groups = new TreeSet<>(experiment.groups());
+    if (groups.contains(to)) {
+      status("datacenter " + to + " already has clients (delete a group with Delete)");
+      refresh(false);
+      return;
+    }
+    groups.remove(from);
+    groups.add(to);
+    canvas.selection().clear();
+    canvas.selection().add("clients:" + to);
+    writeExperiment(experiment.withGroups(groups), "moved the clients of datacenter " + from + " to datacenter " + to);
+  }
+
+  private void resizeClients(String processes, String threads) {
+    if (!clientsEditable()) {
+      return;
+    }
+    int p;
+    int t;
+    try {
+      p = Integer.parseInt(processes.strip());
+      t = Integer.parseInt(threads.strip());
+    } catch (NumberFormatException e) {
+      clientsProblem("'" + (processes.strip().matches("\\d+") ? threads : processes).strip()
+          + "' is not a whole number. Fix: type a number of client JVMs per datacenter (1-64) and of threads per JVM (1-1024).");
+      return;
+    }
+    if (p == experiment.processes() && t == experiment.threads()) {
+      return;
+    }
+    writeExperiment(experiment.withSize(p, t), "clients: " + p + " JVM(s) x " + t + " thread(s) per datacenter");
+  }
+
+  /** Checks the new experiment text with kvlab's loader; writes it only if the loader takes it. */
+  private void writeExperiment(String text, String what) {
+    Path f = experiment.file;
+    ExperimentClients checked = ExperimentClients.of(text, f);
+    if (!checked.ok()) {
+      clientsProblem(checked.error);
+      status("not written: " + checked.error);
+      refresh(true);
+      return;
+    }
+    try {
+      Path tmp = f.resolveSibling(f.getFileName() + ".tmp");
+      Files.writeString(tmp, text, StandardCharsets.UTF_8);
+      Files.move(tmp, f, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+    } catch (IOException e) {
+      showError.accept("Cannot write " + f + ": " + e.getMessage() + "\nFix: make the experiment file writable.");
+      return;
+    }
+    workspace.log("design: " + what + ", written to " + f);
+    status(what + " (written to " + f.getFileName() + ")");
+    clientsError = null;
+    // tell the other tabs the experiment file changed, as a save of the cluster file does
+    workspace.experimentFile().set(null);
+    workspace.experimentFile().set(f);
+  }
+
+  /** A message under the Clients section (an edit the loader refused). */
+  private String clientsError;
+
+  private Label clientsProblemLabel;
+
+  private void clientsProblem(String message) {
+    clientsError = message;
+    Label l = clientsProblemLabel;
+    if (l != null) {
+      l.setText(message == null ? "" : "\u26a0 " + message);
+      l.setVisible(message != null);
+      l.setManaged(message != null);
+    }
+  }
+
+  private Node clientsPane() {
+    VBox box = new VBox(6);
+    box.setId("clients-pane");
+    Path f = workspace.experimentFile().get();
+    Label fileLine = new Label(f == null ? "No experiment file." : "Experiment: " + relative(f));
+    fileLine.setId("clients-file");
+    fileLine.setWrapText(true);
+    Button choose = button("Choose...", "clients-choose", "Choose the experiment file whose clients the canvas shows");
+    choose.setOnAction(e -> {
+      Path p = experimentChooser.apply(stageWindow());
+      if (p != null) {
+        workspace.experimentFile().set(p.toAbsolutePath().normalize());
+      }
+    });
+    Button create = button("New for this design...", "clients-new",
+        "Write a small experiment that benchmarks this design's saved cluster file, with clients in every datacenter");
+    create.setDisable(file == null);
+    create.setOnAction(e -> newExperiment());
+    HBox buttons = new HBox(6, choose, create);
+    box.getChildren().addAll(fileLine, buttons);
+    if (experiment != null && experiment.ok()) {
+      GridPane g = grid();
+      TextField processes = new TextField(String.valueOf(experiment.processes()));
+      processes.setId("clients-processes");
+      TextField threads = new TextField(String.valueOf(experiment.threads()));
+      threads.setId("clients-threads");
+      Runnable apply = () -> resizeClients(processes.getText(), threads.getText());
+      for (TextField t : List.of(processes, threads)) {
+        t.setPrefColumnCount(5);
+        t.setOnAction(e -> apply.run());
+        t.focusedProperty().addListener((o, a, focused) -> {
+          if (!focused && experiment != null && experiment.ok()
+              && !(processes.getText().strip().equals(String.valueOf(experiment.processes()))
+                  && threads.getText().strip().equals(String.valueOf(experiment.threads())))) {
+            apply.run();
+          }
+        });
+      }
+      g.addRow(0, new Label("client JVMs per datacenter"), processes);
+      g.addRow(1, new Label("YCSB threads per JVM"), threads);
+      List<Integer> groups = experiment.groups();
+      String where = experiment.everyDatacenter() ? "every datacenter (" + groups.size() + ")"
+          : "datacenter" + (groups.size() == 1 ? " " : "s ") + groups.stream().map(String::valueOf)
+              .collect(java.util.stream.Collectors.joining(", "));
+      Label in = new Label("Clients in " + where + ".");
+      in.setId("clients-where");
+      box.getChildren().addAll(g, in);
+      String swept = experiment.swept();
+      if (!swept.isEmpty()) {
+        box.getChildren().add(doc("The experiment sweeps " + swept + ": each run replaces these values."));
+      }
+      if (experiment.clusterDatacenters() != design.datacenters()) {
+        Label mismatch = doc("\u26a0 The experiment's cluster has " + experiment.clusterDatacenters()
+            + " datacenter(s), this design " + design.datacenters() + ": groups are drawn for the datacenters both"
+            + " have. To benchmark this design, point the experiment at its file (Benchmark tab: Use the design's"
+            + " cluster).");
+        mismatch.setId("clients-mismatch");
+        mismatch.setStyle("-fx-text-fill: #8a5a00; -fx-font-size: 11px;");
+        box.getChildren().add(mismatch);
+      }
+      box.getChildren().add(doc("The experiment file's clients: section (docs/bench.md) gives every datacenter that has"
+          + " clients the same group size. Select datacenters and press + Clients to add groups; select a group"
+          + " and press Delete to remove it, or drag it onto another datacenter. Each change is checked by kvlab's"
+          + " experiment loader and written to the file at once (it is not part of the design's undo)."));
+    } else if (experiment != null) {
+      Label err = new Label("\u26a0 " + experiment.error);
+      err.setId("clients-error");
+      err.setWrapText(true);
+      err.setStyle("-fx-text-fill: #b00020; -fx-font-size: 11px;");
+      box.getChildren().add(err);
+    } else {
+      box.getChildren().add(doc("The client JVMs of a benchmark live in an experiment file (docs/bench.md). Choose"
+          + " one (or open one in the Benchmark tab) to see and place its client groups on the canvas, or create"
+          + " one for this design once it is saved."));
+    }
+    // not one of the validator's targets (the cluster file's loader): the experiment loader's refusal of an edit
+    Label problem = new Label();
+    problem.setId("problem-field-clients");
+    problem.setWrapText(true);
+    problem.setMaxWidth(Double.MAX_VALUE);
+    problem.setStyle("-fx-text-fill: #b00020; -fx-font-size: 11px;");
+    clientsProblemLabel = problem;
+    box.getChildren().add(problem);
+    clientsProblem(clientsError);
+    return titled("Clients (experiment file)", box, false);
+  }
+
+  /** Writes a small experiment for this design's saved file and makes it the workspace's experiment. */
+  private void newExperiment() {
+    if (file == null) {
+      status("save the design first: the experiment names its cluster file");
+      return;
+    }
+    Path target = experimentSaveChooser.apply(stageWindow());
+    if (target == null) {
+      return;
+    }
+    target = target.toAbsolutePath().normalize();
+    Path dir = target.getParent();
+    String clusterPath;
+    try {
+      clusterPath = dir.relativize(file).toString();
+    } catch (IllegalArgumentException e) {
+      clusterPath = file.toString();
+    }
+    // a relative cluster path is looked up in the working directory first, then beside the experiment
+    if (Files.exists(workspace.home().resolve(clusterPath)) && !workspace.home().resolve(clusterPath).normalize().equals(file)) {
+      clusterPath = file.toString();
+    }
+    String text = ExperimentClients.template(design, clusterPath);
+    ExperimentClients checked = ExperimentClients.of(text, target);
+    if (!checked.ok()) {
+      showError.accept("The new experiment would not load:\n" + checked.error);
+      return;
+    }
+    try {
+      Files.writeString(target, text, StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      showError.accept("Cannot write " + target + ": " + e.getMessage() + "\nFix: choose a directory you can write to.");
+      return;
+    }
+    workspace.log("design: wrote the experiment " + target + " for " + file);
+    status("new experiment " + target.getFileName() + ": clients in every datacenter");
+    workspace.experimentFile().set(null);
+    workspace.experimentFile().set(target);
+  }
+
+  // ---------------------------------------------------------------------------------------------
   // Validation and redrawing
 
   /** Validates, redraws the canvas and (if {@code rebuild}) the property panel. */
@@ -574,7 +963,10 @@ public final class DesignView implements DesignerView {
     for (DesignValidator.Problem p : problems) {
       byTarget.computeIfAbsent(p.target(), k -> new ArrayList<>()).add(shortMessage(p.message(), source));
     }
-    canvas.show(design, byTarget);
+    if (experimentChangedOnDisk()) {
+      loadExperiment();
+    }
+    canvas.show(design, byTarget, clientGroups());
     problemList.getItems().setAll(problems);
     if (rebuild) {
       buildProperties();
@@ -587,7 +979,10 @@ public final class DesignView implements DesignerView {
     }
     undoButton.setDisable(undo.isEmpty());
     redoButton.setDisable(redo.isEmpty());
-    fileLabel.setText((file == null ? "new design (not saved)" : file.toString()) + (dirty() ? "  \u25cf modified" : ""));
+    boolean dirty = dirty();
+    fileLabel.setText((file == null ? "new design (not saved)" : file.toString()) + (dirty ? "  \u25cf modified" : ""));
+    // the window's title names the design and marks unsaved changes with "*", as editors do
+    stage.setTitle((dirty ? "*" : "") + (file == null ? "new design" : file.getFileName().toString()) + " \u2014 kvlab designer");
   }
 
   private String relative(Path p) {
@@ -644,6 +1039,7 @@ public final class DesignView implements DesignerView {
     properties.getChildren().add(clusterPane());
     properties.getChildren().add(paramsPane());
     properties.getChildren().add(serversPane());
+    properties.getChildren().add(clientsPane());
     properties.getChildren().add(storagePane());
     properties.getChildren().add(emulationPane());
     properties.getChildren().add(mapPane("Limits", "limits", design.limits, List.of(
@@ -773,7 +1169,15 @@ public final class DesignView implements DesignerView {
       box.getChildren().add(g);
     }
     for (String s : sel) {
-      if (s.startsWith("link:")) {
+      if (s.startsWith("clients:") && experiment != null && experiment.ok()) {
+        int d = Integer.parseInt(s.substring(8));
+        Button del = button("Delete client group", "delete-clients-button", "No client JVMs in datacenter " + d);
+        del.setOnAction(e -> deleteClients(new TreeSet<>(Set.of(d))));
+        box.getChildren().addAll(doc("Client group of datacenter " + d + ": " + experiment.processes()
+            + " client JVM(s) with " + experiment.threads() + " YCSB thread(s) each, talking to datacenter " + d
+            + ". Their size is the experiment's clients: section, the same for every group (edit it under"
+            + " Clients below); drag the group onto another datacenter to move the load there."), del);
+      } else if (s.startsWith("link:")) {
         String[] ab = s.split(":");
         int a = Integer.parseInt(ab[1]);
         int b = Integer.parseInt(ab[2]);

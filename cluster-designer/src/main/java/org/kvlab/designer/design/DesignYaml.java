@@ -76,7 +76,89 @@ public final class DesignYaml {
       d.dcs.add(new Design.Dc(0, 0));
     }
     layout(d);
+    readLayout(text, d);
     return d;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Canvas positions: one comment line at the end of the file, which kvlab's loader ignores
+
+  /** The start of the line that holds the canvas positions ({@code # kvlab-designer: layout 0=40,40 1=330,40}). */
+  static final String LAYOUT = "# kvlab-designer: layout";
+  private static final Pattern POSITION = Pattern.compile("(\\d+)=(-?\\d+),(-?\\d+)");
+
+  private static boolean isLayoutLine(String line) {
+    return line.startsWith(LAYOUT);
+  }
+
+  /** Moves the datacenters to the positions the file's layout line gives (the last such line wins). */
+  private static void readLayout(String text, Design d) {
+    for (String line : text.split("\n")) {
+      if (!isLayoutLine(line)) {
+        continue;
+      }
+      var m = POSITION.matcher(line.substring(LAYOUT.length()));
+      while (m.find()) {
+        try {
+          int dc = Integer.parseInt(m.group(1));
+          if (dc < d.datacenters()) {
+            d.dcs.get(dc).x = Math.max(0, Integer.parseInt(m.group(2)));
+            d.dcs.get(dc).y = Math.max(0, Integer.parseInt(m.group(3)));
+          }
+        } catch (NumberFormatException e) {
+          // a number too large for an int: a hand-edited line; that datacenter keeps its default place
+        }
+      }
+    }
+  }
+
+  /** The layout line of a design's positions (whole pixels). */
+  static String layoutLine(Design d) {
+    StringBuilder sb = new StringBuilder(LAYOUT);
+    for (int i = 0; i < d.datacenters(); i++) {
+      sb.append(' ').append(i).append('=').append(Math.round(d.dcs.get(i).x)).append(',')
+          .append(Math.round(d.dcs.get(i).y));
+    }
+    return sb.toString();
+  }
+
+  /** Whether the datacenters are where an opened file without a layout line puts them (rows of four). */
+  static boolean defaultLayout(Design d) {
+    Design c = d.copy();
+    layout(c);
+    for (int i = 0; i < d.datacenters(); i++) {
+      if (Math.round(c.dcs.get(i).x) != Math.round(d.dcs.get(i).x)
+          || Math.round(c.dcs.get(i).y) != Math.round(d.dcs.get(i).y)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static String stripLayout(String text) {
+    if (!text.contains(LAYOUT)) {
+      return text;
+    }
+    List<String> kept = new ArrayList<>();
+    for (String line : text.split("\n", -1)) {
+      if (!isLayoutLine(line)) {
+        kept.add(line);
+      }
+    }
+    return String.join("\n", kept);
+  }
+
+  /**
+   * {@code body} with the design's layout line at its end, when the positions are not the default ones or the
+   * original file had a layout line; else {@code body} as it is (so a file without one keeps its bytes).
+   */
+  private static String withLayout(String body, Design d, String original) {
+    boolean had = original != null && original.contains(LAYOUT)
+        && java.util.Arrays.stream(original.split("\n")).anyMatch(DesignYaml::isLayoutLine);
+    if (!had && defaultLayout(d)) {
+      return body;
+    }
+    return body + (body.isEmpty() || body.endsWith("\n") ? "" : "\n") + layoutLine(d) + "\n";
   }
 
   /** Places the datacenters in rows of four. */
@@ -201,8 +283,15 @@ public final class DesignYaml {
   // ---------------------------------------------------------------------------------------------
   // Writing
 
-  /** The cluster file of a design never saved: every section in the canonical style. */
+  /**
+   * The cluster file of a design never saved: every section in the canonical style, and the canvas positions
+   * in a comment line at the end when they are not the default ones.
+   */
   public static String write(Design d) {
+    return withLayout(canonical(d), d, null);
+  }
+
+  private static String canonical(Design d) {
     StringBuilder sb = new StringBuilder("# kvlab cluster file (format: docs/cluster-file.md), written by kvlab designer\n");
     for (String key : keys(d)) {
       String s = section(d, key);
@@ -221,16 +310,20 @@ public final class DesignYaml {
     if (original == null) {
       return write(d);
     }
+    return withLayout(merged(d, stripLayout(original)), d, original);
+  }
+
+  private static String merged(Design d, String original) {
     Parsed p;
     Design before;
     try {
       p = Parsed.of(original, "original");
       before = read(original, "original");
     } catch (ConfigException e) {
-      return write(d);
+      return canonical(d);
     }
     if (!p.structured) {
-      return Objects.equals(write(before), write(d)) ? original : write(d);
+      return Objects.equals(canonical(before), canonical(d)) ? original : canonical(d);
     }
     List<String> inFile = new ArrayList<>(p.spans.keySet());
     // new sections go after the closest earlier section (in the canonical order) that the file has

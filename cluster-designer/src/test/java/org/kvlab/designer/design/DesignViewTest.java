@@ -10,7 +10,11 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import javafx.application.Platform;
 import javafx.geometry.Bounds;
+import javafx.stage.WindowEvent;
+import org.testfx.util.WaitForAsyncUtils;
 import javafx.scene.Node;
 import javafx.scene.control.ScrollPane;
 import javafx.scene.Scene;
@@ -49,13 +53,13 @@ class DesignViewTest {
 
   @Start
   void start(Stage stage) {
+    Platform.setImplicitExit(false); // a test closes the window; the toolkit must stay up for the next one
     this.stage = stage;
     workspace = new Workspace(Path.of("").toAbsolutePath().getParent());
     MainWindow window = new MainWindow(workspace, stage);
     view = (DesignView) window.views().get(0);
     view.saveChooser = w -> saveTo;
     view.openChooser = w -> openFrom;
-    view.confirmDiscard = () -> true;
     view.showError = errors::add;
     stage.setScene(new Scene(window.root(), 1400, 900));
     stage.show();
@@ -336,5 +340,246 @@ class DesignViewTest {
     assertEquals(List.of("", "pb", "tom", "camu"), List.copyOf(mode.getItems()));
     assertEquals("camu", mode.getValue());
     assertEquals(8, view.design().partitions);
+  }
+
+  /** Waits until the unsaved-changes prompt is up (it opens inside the click that asked for it). */
+  private DialogPane unsavedPrompt(FxRobot robot) throws Exception {
+    WaitForAsyncUtils.waitFor(20, TimeUnit.SECONDS, () -> WaitForAsyncUtils.asyncFx(
+        () -> robot.lookup("#unsaved-dialog").tryQuery().isPresent()).get());
+    return WaitForAsyncUtils.asyncFx(() -> robot.lookup("#unsaved-dialog").queryAs(DialogPane.class)).get();
+  }
+
+  private boolean promptGone(FxRobot robot) throws Exception {
+    WaitForAsyncUtils.waitFor(20, TimeUnit.SECONDS, () -> WaitForAsyncUtils.asyncFx(
+        () -> robot.lookup("#unsaved-dialog").tryQuery().isEmpty()).get());
+    return true;
+  }
+
+  /** What the window manager does when the window's close button is pressed (Xvfb runs without one). */
+  private void closeWindow() {
+    Platform.runLater(() -> stage.fireEvent(new WindowEvent(stage, WindowEvent.WINDOW_CLOSE_REQUEST)));
+  }
+
+  @Test
+  void asksBeforeUnsavedChangesAreLost(FxRobot robot) throws Exception {
+    Path file = tmp.resolve("eventual-2dc-3p.yaml");
+    Files.copy(Path.of("..", "examples", "eventual-2dc-3p.yaml"), file);
+    String text = Files.readString(file);
+    Path other = tmp.resolve("eventual-1dc-1p.yaml");
+    Files.writeString(other, "name: other\nprotocol: eventual\ndatacenters: 1\npartitions: 1\n"
+        + "local: { basePort: 7300 }\n");
+    robot.interact(() -> view.open(file));
+    assertEquals("eventual-2dc-3p.yaml \u2014 kvlab designer", stage.getTitle());
+
+    // an edit: the title and the file label mark it
+    type(robot, "#name-field", "edited");
+    assertTrue(view.dirty());
+    assertEquals("*eventual-2dc-3p.yaml \u2014 kvlab designer", stage.getTitle());
+    assertTrue(label(robot, "#file-label").getText().endsWith("modified"));
+
+    // New asks; Cancel is the default button, so Enter keeps the edit
+    robot.clickOn("#new-button");
+    DialogPane prompt = unsavedPrompt(robot);
+    assertTrue(prompt.getHeaderText().contains("Save the changes to eventual-2dc-3p.yaml before starting a new design?"),
+        prompt.getHeaderText());
+    assertTrue(((Button) prompt.lookupButton(DesignView.CANCEL)).isDefaultButton());
+    assertFalse(((Button) prompt.lookupButton(DesignView.SAVE)).isDefaultButton());
+    Screenshots.save(prompt.getScene(), "design-unsaved-prompt");
+    robot.type(KeyCode.ENTER);
+    promptGone(robot);
+    assertEquals("edited", view.design().name);
+    assertEquals(file, view.file());
+    assertTrue(stage.getTitle().startsWith("*"));
+
+    // Open another file: Don't Save drops the edit, the first file is untouched
+    openFrom = other;
+    robot.clickOn("#open-button");
+    unsavedPrompt(robot);
+    robot.clickOn("#unsaved-discard");
+    promptGone(robot);
+    assertEquals(other, view.file());
+    assertEquals("other", view.design().name);
+    assertEquals(text, Files.readString(file));
+    assertFalse(view.dirty());
+    assertEquals("eventual-1dc-1p.yaml \u2014 kvlab designer", stage.getTitle());
+
+    // edit it, try to close the window: Cancel keeps the window and the edit
+    type(robot, "#name-field", "other-edited");
+    closeWindow();
+    unsavedPrompt(robot);
+    robot.clickOn("#unsaved-cancel");
+    promptGone(robot);
+    assertTrue(stage.isShowing(), "Cancel keeps the window open");
+    assertEquals("other-edited", view.design().name);
+
+    // close again: Save writes the edit, then the window closes
+    closeWindow();
+    unsavedPrompt(robot);
+    robot.clickOn("#unsaved-save");
+    WaitForAsyncUtils.waitFor(20, TimeUnit.SECONDS, () -> !stage.isShowing());
+    assertEquals("other-edited", ClusterConfig.load(other).name());
+    assertTrue(Files.readString(other).startsWith("name: other-edited\nprotocol: eventual\n"), Files.readString(other));
+    assertTrue(errors.isEmpty(), errors.toString());
+  }
+
+  @Test
+  void aSaveWithoutChangesClosesWithoutAsking(FxRobot robot) throws Exception {
+    Path file = tmp.resolve("eventual-2dc-3p.yaml");
+    Files.copy(Path.of("..", "examples", "eventual-2dc-3p.yaml"), file);
+    robot.interact(() -> view.open(file));
+    // a move is a change now that positions are saved; undoing it is not
+    robot.drag("#server-1_0", MouseButton.PRIMARY).dropBy(40, 120);
+    assertTrue(view.dirty());
+    robot.clickOn("#undo-button");
+    assertFalse(view.dirty());
+    assertEquals("eventual-2dc-3p.yaml \u2014 kvlab designer", stage.getTitle());
+    closeWindow();
+    WaitForAsyncUtils.waitFor(20, TimeUnit.SECONDS, () -> !stage.isShowing());
+    assertFalse(robot.lookup("#unsaved-dialog").tryQuery().isPresent());
+  }
+
+  @Test
+  void canvasPositionsAreSavedAndReopened(FxRobot robot) throws Exception {
+    Path file = tmp.resolve("eventual-2dc-3p.yaml");
+    Files.copy(Path.of("..", "examples", "eventual-2dc-3p.yaml"), file);
+    String text = Files.readString(file);
+    robot.interact(() -> view.open(file));
+    // datacenter 1 below datacenter 0, datacenter 0 a little to the right
+    robot.drag("#server-1_0", MouseButton.PRIMARY).dropBy(-100, 260);
+    robot.drag("#dc-0", MouseButton.PRIMARY).dropBy(30, 20);
+    double x0 = view.design().dcs.get(0).x;
+    double y0 = view.design().dcs.get(0).y;
+    double x1 = view.design().dcs.get(1).x;
+    double y1 = view.design().dcs.get(1).y;
+    assertTrue(y1 > y0 + 150, "moved down: " + y1);
+    assertTrue(stage.getTitle().startsWith("*"), "a move is an unsaved change: " + stage.getTitle());
+    robot.press(KeyCode.CONTROL).type(KeyCode.S).release(KeyCode.CONTROL);
+    assertFalse(stage.getTitle().startsWith("*"));
+    String saved = Files.readString(file);
+    // the cluster file is the same for the CLI: the positions are one comment line at its end
+    assertTrue(saved.startsWith(text), "nothing else changed");
+    assertEquals("# kvlab-designer: layout 0=" + Math.round(x0) + "," + Math.round(y0) + " 1=" + Math.round(x1) + ","
+        + Math.round(y1) + "\n", saved.substring(text.length()));
+    assertEquals(ClusterConfig.parse(text, "a").servers(), ClusterConfig.load(file).servers());
+    Screenshots.save(stage.getScene(), "design-moved");
+
+    // reopen: the same positions
+    robot.clickOn("#new-button");
+    assertEquals(40, view.design().dcs.get(0).x);
+    openFrom = file;
+    robot.clickOn("#open-button");
+    assertEquals(Math.round(x0), view.design().dcs.get(0).x);
+    assertEquals(Math.round(y0), view.design().dcs.get(0).y);
+    assertEquals(Math.round(x1), view.design().dcs.get(1).x);
+    assertEquals(Math.round(y1), view.design().dcs.get(1).y);
+    Node box = robot.lookup("#dc-1").query();
+    assertEquals(Math.round(y1), box.getLayoutY(), 0.5, "drawn where it was saved");
+    assertFalse(view.dirty());
+    robot.clickOn("#save-button");
+    assertEquals(saved, Files.readString(file), "saved again without changes: the same bytes");
+  }
+
+  @Test
+  void clientGroupsOfTheExperimentAreShownPlacedAndEdited(FxRobot robot) throws Exception {
+    Path cluster = tmp.resolve("eventual-2dc-3p.yaml");
+    Files.copy(Path.of("..", "examples", "eventual-2dc-3p.yaml"), cluster);
+    Path exp = tmp.resolve("bench.yaml");
+    String head = "# my benchmark\nname: clients-test\ncluster: { file: eventual-2dc-3p.yaml }\nprotocols: [eventual]\n";
+    String tail = "recordcount: 100\nduration: 2s\n";
+    Files.writeString(exp, head + "clients:\n  processes: 1   # one JVM\n  threads: 4\n  datacenters: [0]\n" + tail);
+    robot.interact(() -> view.open(cluster));
+    assertFalse(robot.lookup("#clients-0").tryQuery().isPresent(), "no experiment: no clients drawn");
+    assertTrue(robot.lookup("#section-clients-(experiment-file)").tryQuery().isPresent());
+
+    // choose the experiment in the Clients section: its group in datacenter 0 appears under that datacenter
+    view.experimentChooser = w -> exp;
+    reveal(robot, "#clients-choose");
+    robot.clickOn("#clients-choose");
+    assertEquals(exp, workspace.experimentFile().get());
+    Label group0 = label(robot, "#clients-0");
+    assertTrue(group0.getText().contains("client group\n1 JVM \u00d7 4 threads"), group0.getText());
+    assertFalse(robot.lookup("#clients-1").tryQuery().isPresent());
+
+    // datacenter 1 gets clients too: select it, + Clients
+    robot.clickOn("#server-1_0");
+    robot.clickOn("#add-clients-button");
+    assertTrue(robot.lookup("#clients-1").tryQuery().isPresent());
+    String text = Files.readString(exp);
+    assertEquals(head + "clients:\n  processes: 1   # one JVM\n  threads: 4\n" + tail, text,
+        "every datacenter: the datacenters key goes; nothing else changes");
+    assertEquals(List.of(), org.kvlab.experiment.ExperimentLoader.load(exp, ExperimentClients.installedProtocols())
+        .clients().datacenters());
+
+    // the group of datacenter 0: select it, Delete
+    robot.clickOn("#clients-0");
+    assertEquals(Set.of("clients:0"), view.canvasSelection());
+    robot.type(KeyCode.DELETE);
+    assertFalse(robot.lookup("#clients-0").tryQuery().isPresent());
+    assertTrue(Files.readString(exp).contains("\n  datacenters: [1]\n"), Files.readString(exp));
+    assertEquals(2, view.design().datacenters(), "deleting a client group leaves the datacenter");
+
+    // drag the group of datacenter 1 onto datacenter 0: the load comes from there now
+    robot.drag("#clients-1", MouseButton.PRIMARY).dropTo("#server-0_1");
+    assertTrue(robot.lookup("#clients-0").tryQuery().isPresent());
+    assertFalse(robot.lookup("#clients-1").tryQuery().isPresent());
+    assertEquals(List.of(0), org.kvlab.experiment.ExperimentLoader.load(exp, ExperimentClients.installedProtocols())
+        .clients().datacenters());
+
+    // the group's size: 8 threads per JVM (the line keeps its place; the processes line its comment)
+    type(robot, "#clients-threads", "8");
+    robot.type(KeyCode.ENTER);
+    assertEquals(head + "clients:\n  processes: 1   # one JVM\n  threads: 8\n  datacenters: [0]\n" + tail,
+        Files.readString(exp));
+    assertTrue(label(robot, "#clients-0").getText().contains("1 JVM \u00d7 8 threads"));
+    robot.clickOn("#clients-0");
+    reveal(robot, "#clients-pane");
+    Screenshots.save(stage.getScene(), "design-clients");
+
+    // what the loader refuses is not written, and its message says why
+    String before = Files.readString(exp);
+    type(robot, "#clients-processes", "100");
+    robot.type(KeyCode.ENTER);
+    Label problem = label(robot, "#problem-field-clients");
+    assertTrue(problem.isVisible() && problem.getText().contains("clients.processes") && problem.getText().contains("Fix:"),
+        problem.getText());
+    assertEquals(before, Files.readString(exp));
+    reveal(robot, "#problem-field-clients");
+    Screenshots.save(stage.getScene(), "design-clients-refused");
+    type(robot, "#clients-processes", "2");
+    robot.type(KeyCode.ENTER);
+    assertTrue(Files.readString(exp).contains("  processes: 2   # one JVM\n"), Files.readString(exp));
+    assertFalse(robot.lookup("#problem-field-clients").queryAs(Label.class).isVisible());
+    robot.clickOn("#server-1_0");
+    robot.clickOn("#add-clients-button");
+    robot.clickOn("#clients-1");
+    assertFalse(view.dirty(), "client groups live in the experiment file, not in the cluster file");
+
+    // an experiment written by another tab (or an editor) is read again
+    Files.writeString(exp, head + "clients: { processes: 3, threads: 2, datacenters: [1] }\n" + tail);
+    robot.clickOn("#server-0_0");
+    assertFalse(robot.lookup("#clients-0").tryQuery().isPresent());
+    assertTrue(label(robot, "#clients-1").getText().contains("3 JVMs \u00d7 2 threads"));
+  }
+
+  @Test
+  void aNewExperimentForTheSavedDesign(FxRobot robot) throws Exception {
+    robot.clickOn("#add-dc-button");
+    robot.clickOn("#add-dc-button");
+    reveal(robot, "#clients-new");
+    assertTrue(robot.lookup("#clients-new").queryAs(Button.class).isDisabled(), "needs a saved design");
+    saveTo = tmp.resolve("three.yaml");
+    robot.clickOn("#save-button");
+    Path exp = tmp.resolve("three-bench.yaml");
+    view.experimentSaveChooser = w -> exp;
+    reveal(robot, "#clients-new");
+    robot.clickOn("#clients-new");
+    assertEquals(exp, workspace.experimentFile().get());
+    var loaded = org.kvlab.experiment.ExperimentLoader.load(exp, ExperimentClients.installedProtocols());
+    assertEquals(3, loaded.cluster().datacenters());
+    assertEquals(List.of(), loaded.clients().datacenters());
+    for (int d = 0; d < 3; d++) {
+      assertTrue(robot.lookup("#clients-" + d).tryQuery().isPresent(), "clients in datacenter " + d);
+    }
+    assertTrue(Files.readString(exp).contains("cluster: { file: three.yaml }"), Files.readString(exp));
   }
 }

@@ -184,4 +184,44 @@ class DesignYamlTest {
     assertEquals("10ms", h.defaultValue());
     assertTrue(h.choices().isEmpty());
   }
+
+  @Test
+  void canvasPositionsGoInOneCommentLineAtTheEndThatTheLoaderIgnores() throws Exception {
+    String text = Files.readString(Path.of("..", "examples", "eventual-2dc-3p.yaml"));
+    Design d = DesignYaml.read(text, "e.yaml");
+    assertTrue(DesignYaml.defaultLayout(d), "a file without a layout line is laid out in rows of four");
+    d.dcs.get(1).x = 512.4;
+    d.dcs.get(1).y = 301.6;
+    String out = DesignYaml.write(d, text);
+    assertEquals(text + "# kvlab-designer: layout 0=40,40 1=512,302\n", out, "only the layout line is added");
+    // the CLI's loader reads the same cluster
+    ClusterConfig a = ClusterConfig.parse(text, "e.yaml");
+    ClusterConfig b = ClusterConfig.parse(out, "e.yaml");
+    assertEquals(a.servers(), b.servers());
+    assertEquals(a.topology(), b.topology());
+    // reopened: the same positions; saved again unchanged: the same bytes
+    Design again = DesignYaml.read(out, "e.yaml");
+    assertEquals(512, again.dcs.get(1).x);
+    assertEquals(302, again.dcs.get(1).y);
+    assertEquals(40, again.dcs.get(0).x);
+    assertEquals(out, DesignYaml.write(again, out));
+    // an edit elsewhere keeps the line at the end and updates it when a datacenter moves again
+    again.name = "moved";
+    again.dcs.get(0).y = 90;
+    String edited = DesignYaml.write(again, out);
+    assertTrue(edited.endsWith("\n# kvlab-designer: layout 0=40,90 1=512,302\n"), edited);
+    assertTrue(edited.contains("\nname: moved"), edited);
+    assertEquals(1, edited.split("kvlab-designer", -1).length - 1, "one layout line");
+    // a line the user wrote elsewhere (or a datacenter it does not know) is tolerated
+    Design hand = DesignYaml.read("# kvlab-designer: layout 1=100,200 7=5,5 x=1,2\n" + text, "h.yaml");
+    assertEquals(100, hand.dcs.get(1).x);
+    assertEquals(200, hand.dcs.get(1).y);
+    assertEquals(2, hand.datacenters());
+    // a new design writes the line only when its datacenters are not where a reopened file would put them
+    Design fresh = Design.empty();
+    assertFalse(DesignYaml.write(fresh).contains("kvlab-designer"));
+    fresh.dcs.get(0).x = 300;
+    assertTrue(DesignYaml.write(fresh).endsWith("# kvlab-designer: layout 0=300,40\n"));
+    ClusterConfig.parse(DesignYaml.write(fresh), "n.yaml");
+  }
 }
