@@ -47,6 +47,16 @@ public final class OpenLoopBench {
 
   public static Report run(OpenLoopExperiment e, Path outputRoot, Consumer<String> progress)
       throws IOException, InterruptedException, ConfigException {
+    return run(e, outputRoot, progress, p -> { });
+  }
+
+  /**
+   * As {@link #run(OpenLoopExperiment, Path, Consumer)}, and {@code pointDone} gets each rate's point as soon as
+   * it is measured (a front end draws the curves while the sweep goes on; the designer's Benchmark tab does).
+   * An interrupt of the calling thread ends the sweep: the cluster is stopped and InterruptedException thrown.
+   */
+  public static Report run(OpenLoopExperiment e, Path outputRoot, Consumer<String> progress, Consumer<Point> pointDone)
+      throws IOException, InterruptedException, ConfigException {
     Path dir = outputRoot.resolve(e.name()).resolve(LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
     Files.createDirectories(dir);
     Files.copy(e.source(), dir.resolve("experiment.yaml"));
@@ -55,13 +65,19 @@ public final class OpenLoopBench {
       ClusterConfig config = ClusterConfig.load(file);
       Protocol protocol = Protocols.byName(config.protocol());
       progress.accept("starting " + config.name() + " (" + protocol.name() + ", " + config.servers().size() + " servers)");
-      LocalClusterProcesses cluster;
+      LocalClusterProcesses cluster = null;
       try {
         cluster = LocalClusterProcesses.start(file, config, false, e.serverJvm());
         cluster.awaitConnected(Duration.ofSeconds(60));
       } catch (LocalClusterProcesses.LaunchException ex) {
         LocalClusterProcesses.stop(config, Duration.ofSeconds(10));
         throw new IOException("cluster " + config.name() + " did not come up: " + ex.getMessage(), ex);
+      } catch (InterruptedException ex) { // stopped while the cluster comes up: stop what was started
+        LocalClusterProcesses.stop(config, Duration.ofSeconds(10));
+        if (cluster != null) {
+          cluster.destroyForcibly();
+        }
+        throw ex;
       }
       try (ClientRuntime rt = new ClientRuntime(forLoadGenerator(config), protocol, e.clientThreads())) {
         List<Session> sessions = new ArrayList<>();
@@ -86,6 +102,7 @@ public final class OpenLoopBench {
               any ? h.getValueAtPercentile(99) : Double.NaN, any ? h.getValueAtPercentile(99.9) : Double.NaN,
               any ? h.getMaxValue() : Double.NaN, o.perSecond(), o.firstError());
           points.add(p);
+          pointDone.accept(p);
           progress.accept(String.format("%s offered %,.0f/s: achieved %,.0f/s, p50 %.2f ms, p99 %.2f ms, p99.9 %.2f ms%s%s",
               protocol.name(), rate, p.achievedOpsPerSec(), p.p50() / 1000, p.p99() / 1000, p.p999() / 1000,
               p.errors() > 0 ? ", " + p.errors() + " errors (" + p.firstError() + ")" : "",

@@ -39,8 +39,20 @@ public record OpenLoopExperiment(Path source, String name, List<Path> clusters, 
   }
 
   public static OpenLoopExperiment load(Path file) throws ConfigException {
-    YamlReader r = reader(file);
-    YamlNode root = r.readTree(YamlReader.readText(file, "experiment file"));
+    return parse(YamlReader.readText(file, "experiment file"), file);
+  }
+
+  /**
+   * Checks the text of an experiment file (e.g. an editor's, not saved yet) as {@link #load} checks the file:
+   * {@code file} names it in messages and anchors relative cluster paths; null: a new file, named
+   * "(new experiment)", its cluster paths relative to the working directory.
+   */
+  public static OpenLoopExperiment parse(String text, Path file) throws ConfigException {
+    YamlReader r = file == null ? new YamlReader("(new experiment)", "experiment file",
+        "write at least mode: open-loop, name, clusters and rates; see docs/bench.md.",
+        "keep one experiment per file: remove the '---' line and what follows, or split the file.") : reader(file);
+    Path base = file == null ? Path.of("").toAbsolutePath() : file.toAbsolutePath().getParent();
+    YamlNode root = r.readTree(YamlReader.stripBom(text));
     if (root.kind != Kind.MAPPING) {
       throw r.error(root, "must be a mapping of keys", "start from experiments/openloop-eventual-1.yaml.");
     }
@@ -58,7 +70,7 @@ public record OpenLoopExperiment(Path source, String name, List<Path> clusters, 
     for (YamlNode c : cs.items) {
       Path p = Path.of(r.text(c, "examples/eventual-1.yaml"));
       Path resolved = p.isAbsolute() || java.nio.file.Files.exists(p) ? p
-          : file.toAbsolutePath().getParent().resolve(p).normalize();
+          : base.resolve(p).normalize();
       if (!java.nio.file.Files.isRegularFile(resolved)) {
         throw r.error(c, "cluster file " + p + " does not exist", "give a path relative to the working directory "
             + "or to the experiment file, e.g. examples/eventual-1.yaml.");

@@ -12,7 +12,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import javafx.animation.PauseTransition;
 import javafx.application.Platform;
@@ -46,6 +45,10 @@ import org.kvlab.designer.DesignerView;
 import org.kvlab.designer.Workspace;
 import org.kvlab.experiment.Experiment;
 import org.kvlab.experiment.ExperimentListener;
+import org.kvlab.openloop.OpenLoopBench;
+import org.kvlab.openloop.OpenLoopExperiment;
+import org.kvlab.config.ConfigException;
+import javafx.scene.control.CheckBox;
 import org.kvlab.experiment.ExperimentRunner;
 import org.kvlab.experiment.Results;
 
@@ -75,7 +78,6 @@ public final class BenchView implements DesignerView {
       duration: 10s
       warmup: 2s
       """;
-  private static final Pattern OPEN_LOOP = Pattern.compile("(?m)^mode:\\s*['\"]?open-loop");
 
   private final Workspace workspace;
   private final Stage stage;
@@ -101,6 +103,11 @@ public final class BenchView implements DesignerView {
   private volatile ExperimentCheck check;
   private volatile ExperimentRunner runner;
   private volatile Results.ExperimentResult lastResult;
+  /** The thread running an open-loop sweep (an interrupt stops it), or null. */
+  private volatile Thread openLoopThread;
+  private volatile java.util.concurrent.CountDownLatch openLoopDone;
+  private volatile OpenLoopBench.Report lastOpenLoop;
+  private final CheckBox logScale = new CheckBox("log scale");
   private boolean loading;
 
   public BenchView(Workspace workspace, Stage stage) {
@@ -186,10 +193,14 @@ public final class BenchView implements DesignerView {
     percentiles.setId("bench-percentiles");
     percentiles.setValue(LiveCharts.PERCENTILES.get(0));
     percentiles.valueProperty().addListener((o, a, b) -> charts.showPercentiles(b));
-    for (javafx.scene.control.Control c : List.of(run, stop, latencyOf, latencyOp, percentiles)) {
+    logScale.setId("bench-latency-log");
+    logScale.setTooltip(new javafx.scene.control.Tooltip("Latency axis on a logarithmic scale (p50 and p99 can be"
+        + " orders of magnitude apart)"));
+    logScale.selectedProperty().addListener((o, a, b) -> charts.setLogScale(b));
+    for (javafx.scene.control.Control c : List.of(run, stop, latencyOf, latencyOp, percentiles, logScale)) {
       c.setMinWidth(javafx.scene.layout.Region.USE_PREF_SIZE);
     }
-    HBox runBar = new HBox(8, run, stop, latencyOf, latencyOp, percentiles, status);
+    HBox runBar = new HBox(8, run, stop, latencyOf, latencyOp, percentiles, logScale, status);
     runBar.setAlignment(Pos.CENTER_LEFT);
     status.setMinWidth(0);
     status.setMaxWidth(Double.MAX_VALUE);
@@ -197,11 +208,11 @@ public final class BenchView implements DesignerView {
     log.setId("bench-log");
     log.setPrefHeight(90);
     log.setMinHeight(60);
-    HBox chartRow = new HBox(6, charts.throughputChart(), charts.latencyChart());
+    HBox chartRow = new HBox(6, charts.throughputChart(), charts.latencyPane());
     HBox.setHgrow(charts.throughputChart(), Priority.ALWAYS);
-    HBox.setHgrow(charts.latencyChart(), Priority.ALWAYS);
+    HBox.setHgrow(charts.latencyPane(), Priority.ALWAYS);
     charts.throughputChart().setPrefWidth(400);
-    charts.latencyChart().setPrefWidth(400);
+    charts.latencyPane().setPrefWidth(400);
     reportPath.setId("bench-report-path");
     reportPath.setEditable(false);
     reportPath.setPromptText("the report appears here when the benchmark is done");
@@ -407,11 +418,7 @@ public final class BenchView implements DesignerView {
     Path f = file;
     long seq = checkSeq.incrementAndGet();
     inBackground(workspace, () -> {
-      ExperimentCheck c = OPEN_LOOP.matcher(text).find()
-          ? new ExperimentCheck(null, "kvlab: " + (f == null ? "(new experiment)" : f) + ": open-loop experiments"
-              + " (mode: open-loop) are run by ./kvlab bench, not from the designer yet. Fix: run it with ./kvlab bench,"
-              + " or pick a YCSB experiment here (e.g. experiments/smoke.yaml)", 0)
-          : ExperimentCheck.of(text, f);
+      ExperimentCheck c = ExperimentCheck.of(text, f);
       Platform.runLater(() -> {
         if (seq == checkSeq.get()) {
           showCheck(c);
@@ -422,7 +429,14 @@ public final class BenchView implements DesignerView {
 
   private void showCheck(ExperimentCheck c) {
     check = c;
-    if (c.ok()) {
+    if (c.openLoop() != null) {
+      OpenLoopExperiment e = c.openLoop();
+      int n = e.clusters().size() * e.rates().size();
+      validation.setText("valid: " + e.name() + ", open loop: " + e.clusters().size() + " cluster(s) x "
+          + e.rates().size() + " rates = " + n + " points" + (dirty.get() ? "; not saved yet" : ""));
+      validation.setStyle("-fx-text-fill: #1b5e20;");
+      runsLabel.setText(ExperimentCheck.runList(e));
+    } else if (c.ok()) {
       Experiment e = c.experiment();
       int n = e.runs().size();
       validation.setText("valid: " + e.name() + ", " + n + " run" + (n == 1 ? "" : "s") + " ("
@@ -478,8 +492,14 @@ public final class BenchView implements DesignerView {
       status.setText("Not run: the experiment has a problem (see below the editor).");
       return;
     }
+    if (c.openLoop() != null) {
+      runOpenLoop(c.openLoop());
+      return;
+    }
     Experiment e = c.experiment();
-    charts.clear();
+    charts.openLoop(false);
+    latencyOp.setDisable(false);
+    lastOpenLoop = null;
     latencyOp.setValue(ExperimentListener.Interval.ALL);
     reportPath.clear();
     reportCharts.getChildren().clear();
@@ -520,6 +540,79 @@ public final class BenchView implements DesignerView {
     });
   }
 
+  /**
+   * Runs an open-loop experiment (docs/bench.md, "Open-loop latency-throughput curves") as {@code kvlab bench}
+   * does, through the library's OpenLoopBench: each rate's point is drawn as soon as it is measured.
+   */
+  private void runOpenLoop(OpenLoopExperiment e) {
+    charts.openLoop(true);
+    latencyOp.setDisable(true); // one latency per point: reads and puts together, as the CLI's chart
+    reportPath.clear();
+    reportCharts.getChildren().clear();
+    log.getItems().clear();
+    lastResult = null;
+    lastOpenLoop = null;
+    running.set(true);
+    inner.getSelectionModel().select(0);
+    int total = e.clusters().size() * e.rates().size();
+    status.setText("Starting " + e.name() + " (open loop, " + total + " points) on this machine...");
+    workspace.log("benchmark: running " + display(file) + " (open loop)");
+    java.util.concurrent.CountDownLatch done = new java.util.concurrent.CountDownLatch(1);
+    openLoopDone = done;
+    java.util.concurrent.atomic.AtomicInteger measured = new java.util.concurrent.atomic.AtomicInteger();
+    boolean queued = inBackground(workspace, () -> {
+      OpenLoopBench.Report report = null;
+      String failure = null;
+      openLoopThread = Thread.currentThread();
+      try {
+        if (!running.get()) {
+          throw new InterruptedException(); // stopped before it began
+        }
+        report = OpenLoopBench.run(e, results.resultsRoot(), line -> {
+          logLine("open loop: " + line);
+          Platform.runLater(() -> status.setText(line));
+        }, p -> {
+          measured.incrementAndGet(); // (the progress line above says the point's figures)
+          Platform.runLater(() -> charts.add(p));
+        });
+      } catch (InterruptedException ex) {
+        failure = "stopped after " + measured.get() + " of " + total + " points; the cluster was stopped. An open-loop"
+            + " experiment writes its results when every rate has run, so nothing was written";
+      } catch (IOException | ConfigException | RuntimeException ex) {
+        failure = ex.getMessage() == null ? ex.toString() : ex.getMessage();
+      } finally {
+        openLoopThread = null;
+        Thread.interrupted(); // the pool's thread goes on without a stop's interrupt
+      }
+      OpenLoopBench.Report r = report;
+      String fail = failure;
+      Platform.runLater(() -> finishedOpenLoop(e, r, fail));
+      done.countDown(); // (not on the FX thread: closing the window waits for it there)
+    });
+    if (!queued) {
+      running.set(false);
+      done.countDown();
+    }
+  }
+
+  private void finishedOpenLoop(OpenLoopExperiment e, OpenLoopBench.Report report, String failure) {
+    running.set(false);
+    lastOpenLoop = report;
+    if (report == null) {
+      status.setText("Not finished: " + failure);
+      logLine("not finished: " + failure);
+      return;
+    }
+    String knees = report.knee().entrySet().stream().map(k -> k.getKey() + " " + (k.getValue() > 0
+        ? String.format(Locale.ROOT, "%,.0f/s", k.getValue()) : "none")).collect(java.util.stream.Collectors.joining(", "));
+    Path chart = report.directory().resolve("latency-throughput.svg");
+    status.setText(String.format(Locale.ROOT, "%s: open loop done, %d points; knee (p99 <= %s ms): %s. Results: %s",
+        e.name(), report.points().size(), e.p99Bound().toNanos() / 1e6, knees, display(report.directory())));
+    reportPath.setText(chart.toAbsolutePath().toString());
+    showReportCharts(report.directory());
+    results.refresh();
+  }
+
   private void logLine(String line) {
     workspace.log("benchmark: " + line);
     Platform.runLater(() -> {
@@ -530,6 +623,12 @@ public final class BenchView implements DesignerView {
 
   /** Asks the running benchmark to stop (as Ctrl-C does): clients killed, cluster stopped, partial results written. */
   void stop() {
+    Thread t = openLoopThread;
+    if (t != null && running.get()) {
+      status.setText("Stopping: the sweep ends and the cluster is stopped...");
+      t.interrupt();
+      return;
+    }
     ExperimentRunner r = runner;
     if (r != null && running.get()) {
       status.setText("Stopping: the clients are killed and the cluster is stopped; the runs done so far are kept...");
@@ -596,6 +695,18 @@ public final class BenchView implements DesignerView {
 
   @Override
   public void close() {
+    Thread t = openLoopThread;
+    java.util.concurrent.CountDownLatch done = openLoopDone;
+    if (t != null) {
+      t.interrupt(); // OpenLoopBench stops its cluster on the way out
+      try {
+        if (done != null) {
+          done.await(30, java.util.concurrent.TimeUnit.SECONDS);
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
     ExperimentRunner r = runner;
     if (r != null) {
       r.requestStop();
@@ -634,6 +745,11 @@ public final class BenchView implements DesignerView {
 
   Results.ExperimentResult lastResult() {
     return lastResult;
+  }
+
+  /** The last open-loop sweep's report (null before one finished). */
+  OpenLoopBench.Report lastOpenLoop() {
+    return lastOpenLoop;
   }
 
   /** Lines written to a PrintStream, one callback each. */

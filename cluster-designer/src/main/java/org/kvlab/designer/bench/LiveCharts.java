@@ -9,18 +9,32 @@ import javafx.collections.FXCollections;
 import javafx.collections.ObservableList;
 import javafx.scene.chart.LineChart;
 import javafx.scene.chart.NumberAxis;
+import javafx.scene.chart.ValueAxis;
 import javafx.scene.chart.XYChart;
+import javafx.scene.layout.StackPane;
 import org.kvlab.experiment.Experiment;
 import org.kvlab.experiment.ExperimentListener;
+import org.kvlab.openloop.OpenLoopBench;
 
 /**
  * The live charts of a running benchmark: throughput and latency (p50 and p99) against the seconds of each
  * run's run phase, one series per run (its protocol and variation), so the protocols of an experiment lie on
- * top of each other. Fed by {@link ExperimentListener.Interval}s; FX thread only.
+ * top of each other. Fed by {@link ExperimentListener.Interval}s. For an open-loop experiment ({@link
+ * #openLoop}), one point per offered rate as each is measured: achieved against offered throughput, and the
+ * latency-throughput curve (p50 and p99 against achieved throughput), one series per protocol. The latency axis
+ * is linear or logarithmic ({@link #setLogScale}). FX thread only.
  */
 final class LiveCharts {
   private final LineChart<Number, Number> throughput;
-  private final LineChart<Number, Number> latency;
+  private LineChart<Number, Number> latency;
+  /** Holds the latency chart: switching the scale replaces the chart (a chart's axes are fixed). */
+  private final StackPane latencyPane = new StackPane();
+  private boolean logScale;
+  private boolean openLoop;
+  /** Per series label, the open-loop points measured so far. */
+  private final Map<String, List<OpenLoopBench.Point>> points = new LinkedHashMap<>();
+  /** Open loop: each cluster's series label. */
+  private final Map<String, String> clusterLabels = new LinkedHashMap<>();
   /** Per run label, every interval of its run phase (to redraw the latency chart for another operation). */
   private final Map<String, List<ExperimentListener.Interval>> intervals = new LinkedHashMap<>();
   private final Map<String, XYChart.Series<Number, Number>> throughputSeries = new LinkedHashMap<>();
@@ -33,18 +47,34 @@ final class LiveCharts {
   private String percentiles = PERCENTILES.get(0);
 
   LiveCharts() {
-    throughput = chart("throughput (ops/s)", "seconds of the run phase", "ops/s");
+    throughput = chart("throughput (ops/s)", "seconds of the run phase", new NumberAxis());
     throughput.setId("bench-throughput-chart");
-    latency = chart("latency (ms): p50 solid, p99 dashed", "seconds of the run phase", "ms");
-    latency.setId("bench-latency-chart");
+    latency = newLatencyChart();
+    latencyPane.getChildren().setAll(latency);
   }
 
-  private static LineChart<Number, Number> chart(String title, String x, String y) {
+  private LineChart<Number, Number> newLatencyChart() {
+    ValueAxis<Number> y = logScale ? new LogAxis("") : new NumberAxis();
+    LineChart<Number, Number> c = chart(latencyTitle(), openLoop ? "achieved throughput (ops/s)" : "seconds of the run phase", y);
+    y.setLabel(logScale ? "ms (log scale)" : "ms");
+    y.setId(logScale ? "bench-latency-axis-log" : "bench-latency-axis");
+    c.setId("bench-latency-chart");
+    c.setPrefWidth(400);
+    return c;
+  }
+
+  private String latencyTitle() {
+    String what = percentiles.equals("p50 and p99") ? "p50 solid, p99 dashed" : percentiles;
+    return "latency (ms): " + what;
+  }
+
+  private static LineChart<Number, Number> chart(String title, String x, ValueAxis<Number> yAxis) {
     NumberAxis xAxis = new NumberAxis();
     xAxis.setLabel(x);
     xAxis.setForceZeroInRange(true);
-    NumberAxis yAxis = new NumberAxis();
-    yAxis.setLabel(y);
+    if (yAxis.getLabel() == null) {
+      yAxis.setLabel("ops/s");
+    }
     LineChart<Number, Number> c = new LineChart<>(xAxis, yAxis);
     c.setTitle(title);
     c.setAnimated(false);
@@ -59,6 +89,61 @@ final class LiveCharts {
 
   LineChart<Number, Number> latencyChart() {
     return latency;
+  }
+
+  /** Where the latency chart is shown (its chart is replaced when the scale changes). */
+  StackPane latencyPane() {
+    return latencyPane;
+  }
+
+  boolean logScale() {
+    return logScale;
+  }
+
+  /** Draws the latency axis on a logarithmic (true) or linear scale: the same points, another chart. */
+  void setLogScale(boolean log) {
+    if (log == logScale) {
+      return;
+    }
+    logScale = log;
+    latency = newLatencyChart();
+    latencyPane.getChildren().setAll(latency);
+    redrawLatency();
+  }
+
+  /**
+   * Switches between a YCSB experiment's charts (against the seconds of each run) and an open-loop experiment's
+   * (one point per offered rate); clears both.
+   */
+  void openLoop(boolean on) {
+    clear();
+    if (on == openLoop) {
+      return;
+    }
+    openLoop = on;
+    throughput.setTitle(on ? "achieved vs. offered throughput (ops/s)" : "throughput (ops/s)");
+    throughput.getXAxis().setLabel(on ? "offered (requests/s)" : "seconds of the run phase");
+    latency = newLatencyChart();
+    latencyPane.getChildren().setAll(latency);
+  }
+
+  /** One rate of an open-loop sweep, as soon as it is measured. */
+  void add(OpenLoopBench.Point p) {
+    String label = clusterLabels.computeIfAbsent(p.cluster(), c -> clusterLabels.containsValue(p.protocol())
+        ? p.protocol() + " (" + c + ")" : p.protocol()); // the protocol, and the cluster when two share one
+    points.computeIfAbsent(label, k -> new ArrayList<>()).add(p);
+    series(throughput, throughputSeries, label, label).getData().add(new XYChart.Data<>(p.targetRate(), p.achievedOpsPerSec()));
+    addLatency(label, p);
+  }
+
+  private void addLatency(String label, OpenLoopBench.Point p) {
+    if (!percentiles.equals("p99") && !Double.isNaN(p.p50())) {
+      series(latency, p50Series, label, label + " p50").getData().add(new XYChart.Data<>(p.achievedOpsPerSec(), p.p50() / 1000.0));
+    }
+    if (!percentiles.equals("p50") && !Double.isNaN(p.p99())) {
+      series(latency, p99Series, label, label + " p99").getData().add(new XYChart.Data<>(p.achievedOpsPerSec(), p.p99() / 1000.0));
+    }
+    styleLatency();
   }
 
   /** The operations seen so far ({@code ALL} first), for the latency chart's choice. */
@@ -88,12 +173,15 @@ final class LiveCharts {
     p50Series.clear();
     p99Series.clear();
     latency.getData().clear();
-    latency.setTitle(percentiles.equals("p50 and p99") ? "latency (ms): p50 solid, p99 dashed" : "latency (ms): " + percentiles);
+    latency.setTitle(latencyTitle());
     intervals.forEach((label, list) -> list.forEach(i -> addLatency(label, i)));
+    points.forEach((label, list) -> list.forEach(p -> addLatency(label, p)));
   }
 
   void clear() {
     intervals.clear();
+    points.clear();
+    clusterLabels.clear();
     throughputSeries.clear();
     p50Series.clear();
     p99Series.clear();

@@ -720,11 +720,12 @@ public final class DeployView implements DesignerView {
 
     @Override
     public void failed(Deployment d, String why) {
+      String said = forThisTab(why);
       onFx(() -> {
         if (d == current) {
-          message.setText(why);
+          message.setText(said);
         }
-        log("FAILED: " + why);
+        log("FAILED: " + said);
       });
     }
 
@@ -742,6 +743,18 @@ public final class DeployView implements DesignerView {
     public void teardown(Deployment d, String cluster, List<String> removed) {
       onFx(() -> showTeardown(cluster, removed));
     }
+  }
+
+  /**
+   * A backend's message as the tab says it: the library's fixes name the CLI's flags, whose counterparts here are
+   * the tab's controls.
+   */
+  static String forThisTab(String message) {
+    return message
+        .replace("or run once with --accept-new-host-keys to record them",
+            "or tick 'accept and record new host keys' and deploy again to record them")
+        .replace("or run with --accept-new-host-keys to record new hosts' keys",
+            "or tick 'accept and record new host keys' and deploy again to record new hosts' keys");
   }
 
   private String describeRunning(Deployment d) {

@@ -178,10 +178,17 @@ final class Deployment {
       boolean cancel = cancelled.get() || (e instanceof BackendException be && be.cancelled());
       started = false; // a backend whose start failed has stopped what it started
       release();
+      ClusterRef r = ref;
+      if (r != null) { // not "starting" any more: nothing of this deployment runs
+        String why = cancel ? "" : "the deploy failed: see the message above";
+        ui.nodes(this, r.config().servers().stream().map(s -> NodeRow.planned(s, NodeRow.DOWN, why)).toList());
+      }
       if (cancel) {
+        ui.progress("stopped before the cluster was up");
         setPhase(Phase.STOPPED, "stopped before the cluster was up");
       } else {
         ui.failed(this, message(e));
+        ui.progress("deploying on " + backendName + " failed: nothing of it runs");
         setPhase(Phase.FAILED, "deploying on " + backendName + " failed");
       }
       worker.shutdown(); // nothing runs any more: a stop queued behind this task still runs, then the thread ends

@@ -33,7 +33,12 @@ public record NodeRow(String node, int datacenter, String address, String state,
 
   /** A server of the cluster before the first status came back. */
   static NodeRow planned(ServerSpec s, String state) {
-    return new NodeRow(s.id().toString(), s.id().dc(), s.host() + ":" + s.port(), state, "-", "-", "-", 0, "");
+    return planned(s, state, "");
+  }
+
+  /** A server of the cluster that does not run (or not yet), and why if known. */
+  static NodeRow planned(ServerSpec s, String state, String problem) {
+    return new NodeRow(s.id().toString(), s.id().dc(), s.host() + ":" + s.port(), state, "-", "-", "-", 0, problem);
   }
 
   /** The rows of one status poll; {@code load} remembers the previous poll's operation counts. */

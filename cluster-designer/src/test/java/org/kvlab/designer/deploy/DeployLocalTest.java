@@ -126,7 +126,7 @@ class DeployLocalTest {
   void deploysALocal2x2ClusterSeesEveryNodeUpAndStopsEveryServer(FxRobot robot) throws Exception {
     String name = "designer-deploy-" + ProcessHandle.current().pid();
     Path file = clusterFile(name, 2, 2);
-    robot.interact(() -> workspace.clusterFile().set(file));
+    openClusterFile(robot, file, null, false);
     robot.clickOn("#tab-deploy");
     waitFor(robot, 30, () -> text(robot, "#deploy-file-state").contains("4 servers"));
     robot.clickOn("#backend-local");
@@ -209,7 +209,7 @@ class DeployLocalTest {
   void closingTheWindowStopsTheClusterItStarted(FxRobot robot) throws Exception {
     String name = "designer-close-" + ProcessHandle.current().pid();
     Path file = clusterFile(name, 1, 2);
-    robot.interact(() -> workspace.clusterFile().set(file));
+    openClusterFile(robot, file, null, false);
     robot.clickOn("#tab-deploy");
     robot.clickOn("#backend-local");
     robot.clickOn("#deploy-button");
@@ -224,25 +224,35 @@ class DeployLocalTest {
     }
   }
 
-  @Test
   /**
-   * Clicks a button whose click only refuses (nothing starts) until {@code condition} holds: on a loaded machine a
-   * click that lands while the window is still laying out is lost, and a person would click again; at most 3 clicks.
+   * Makes {@code file} the workspace's cluster file, as opening it does. Every tab gets it, the Design tab too,
+   * which opens it and may ask first with a modal dialog: "Cannot open" for a file it cannot read, "Discard
+   * them?" when its design has unsaved changes. Such a dialog blocks the whole window (a click on Deploy goes
+   * nowhere) until a person answers it, and the property's set() does not return until then (so this does not
+   * wait on the FX thread: robot.interact would hang). {@code designAsks}: the start of the dialog's text
+   * expected, answered with OK as a person would before going on; null: no dialog may come. {@code mustAsk}: the
+   * dialog must come.
    */
-  private void clickUntil(FxRobot robot, String id, Callable<Boolean> condition) throws Exception {
-    for (int attempt = 1; attempt < 3; attempt++) {
-      robot.clickOn(id);
-      try {
-        WaitForAsyncUtils.waitFor(10, TimeUnit.SECONDS, condition);
-        return;
-      } catch (java.util.concurrent.TimeoutException e) {
-        // the click was lost: click again
-      }
+  private void openClusterFile(FxRobot robot, Path file, String designAsks, boolean mustAsk) throws Exception {
+    AtomicBoolean set = new AtomicBoolean();
+    javafx.application.Platform.runLater(() -> {
+      workspace.clusterFile().set(file);
+      set.set(true);
+    });
+    waitFor(robot, 30, () -> set.get() || onFx(() -> robot.lookup(".dialog-pane").tryQuery().isPresent()));
+    if (!set.get()) {
+      javafx.scene.control.DialogPane dialog = robot.lookup(".dialog-pane").queryAs(javafx.scene.control.DialogPane.class);
+      String said = onFx(dialog::getContentText);
+      assertTrue(designAsks != null && said.startsWith(designAsks), "the Design tab asked: " + said);
+      robot.clickOn(dialog.lookupButton(javafx.scene.control.ButtonType.OK));
+      waitFor(robot, 30, set::get);
+    } else {
+      assertFalse(mustAsk, "the Design tab did not ask: " + designAsks);
     }
-    robot.clickOn(id);
-    waitFor(robot, 30, condition);
+    WaitForAsyncUtils.waitForFxEvents();
   }
 
+  @Test
   void noMissingOrInvalidClusterFileIsDeployedAndTheTabSaysWhyAndHowToFixIt(FxRobot robot) throws Exception {
     robot.clickOn("#tab-deploy");
     // no file yet (a new design): Deploy is disabled and the tab says to save the design first
@@ -251,9 +261,10 @@ class DeployLocalTest {
 
     // a file that does not exist
     Path missing = tmp.resolve("gone.yaml");
-    robot.interact(() -> workspace.clusterFile().set(missing));
+    openClusterFile(robot, missing, "Cannot open " + missing, true);
     waitFor(robot, 30, () -> text(robot, "#deploy-file-state").contains("does not exist"));
-    clickUntil(robot, "#deploy-button", () -> !text(robot, "#deploy-message").isEmpty());
+    robot.clickOn("#deploy-button");
+    waitFor(robot, 30, () -> !text(robot, "#deploy-message").isEmpty());
     String m = text(robot, "#deploy-message");
     assertTrue(m.startsWith(missing + ": the cluster file does not exist") && m.contains("Fix: save the design again"), m);
     assertNull(view.current(), "nothing was started");
@@ -262,23 +273,27 @@ class DeployLocalTest {
     // a file with a mistake: the loader's message (file:line:column, problem, fix)
     Path bad = tmp.resolve("bad.yaml");
     Files.writeString(bad, "name: bad\nprotocol: eventual\ndatacenters: 1\npartiton: 2\n");
-    robot.interact(() -> workspace.clusterFile().set(bad));
+    openClusterFile(robot, bad, null, false);
     waitFor(robot, 30, () -> text(robot, "#deploy-file-state").contains("partiton"));
-    clickUntil(robot, "#deploy-button", () -> text(robot, "#deploy-message").contains("partiton"));
+    robot.clickOn("#deploy-button");
+    waitFor(robot, 30, () -> text(robot, "#deploy-message").contains("partiton"));
     m = text(robot, "#deploy-message");
     assertTrue(m.startsWith(bad + ":4:1: ") && m.contains("Fix: did you mean 'partitions'?"), m);
     assertNull(view.current(), "nothing was started");
 
     // SSH without a hosts file: the same, for the backend's input
     Path good = clusterFile("designer-ssh-input", 1, 1);
-    robot.interact(() -> workspace.clusterFile().set(good));
+    // (the Design tab counts the design it opened from bad.yaml as modified, so it may ask to discard it)
+    openClusterFile(robot, good, "The design has unsaved changes. Discard them?", false);
     robot.clickOn("#backend-ssh");
     WaitForAsyncUtils.waitForFxEvents();
-    clickUntil(robot, "#deploy-button", () -> text(robot, "#deploy-message").contains("hosts file"));
+    robot.clickOn("#deploy-button");
+    waitFor(robot, 30, () -> text(robot, "#deploy-message").contains("hosts file"));
     m = text(robot, "#deploy-message");
     assertTrue(m.contains("SSH needs a hosts file. Fix:"), m);
     robot.clickOn("#ssh-hosts-file").write(tmp.resolve("no-hosts.yaml").toString());
-    clickUntil(robot, "#deploy-button", () -> text(robot, "#deploy-message").contains("does not exist"));
+    robot.clickOn("#deploy-button");
+    waitFor(robot, 30, () -> text(robot, "#deploy-message").contains("does not exist"));
     assertTrue(text(robot, "#deploy-message").contains("Fix: give an existing hosts file"), text(robot, "#deploy-message"));
     assertNull(view.current(), "nothing was started");
     Screenshots.save(stage.getScene(), "deploy-error");
@@ -286,7 +301,8 @@ class DeployLocalTest {
     // EC2 with a cluster file that has no ec2: section: said before anything is asked of AWS
     robot.clickOn("#backend-ec2");
     WaitForAsyncUtils.waitForFxEvents();
-    clickUntil(robot, "#deploy-button", () -> text(robot, "#deploy-message").contains("ec2:"));
+    robot.clickOn("#deploy-button");
+    waitFor(robot, 30, () -> text(robot, "#deploy-message").contains("ec2:"));
     m = text(robot, "#deploy-message");
     assertTrue(m.startsWith(good + ":1:1: the cluster file has no 'ec2:' section. Fix: add one"), m);
     assertNull(view.current(), "nothing was started");

@@ -12,18 +12,19 @@ import org.kvlab.runtime.LoopbackPorts;
 /**
  * Real OpenSSH hosts for tests, started by {@code scripts/sshd-hosts up} (one sshd per network namespace
  * with its own address, or on 127.0.0.x when namespaces are not available) and stopped by
- * {@code scripts/sshd-hosts down} (by PID) on {@link #close()} and in a shutdown hook.
+ * {@code scripts/sshd-hosts down} (by PID) on {@link #close()} and in a shutdown hook. Public for the designer's
+ * Deploy tab tests (cluster-designer uses this module's test jar).
  */
-final class SshTestHosts implements AutoCloseable {
-  record Host(String name, String address, int port, long sshdPid, String netns) {}
+public final class SshTestHosts implements AutoCloseable {
+  public record Host(String name, String address, int port, long sshdPid, String netns) {}
 
-  final Path dir;
-  final List<Host> hosts;
-  final String mode;
-  final String user;
-  final Path key;
-  final Path knownHosts;
-  final String delay;
+  public final Path dir;
+  public final List<Host> hosts;
+  public final String mode;
+  public final String user;
+  public final Path key;
+  public final Path knownHosts;
+  public final String delay;
   private final Thread hook;
   private boolean closed;
 
@@ -50,7 +51,7 @@ final class SshTestHosts implements AutoCloseable {
     throw new IllegalStateException("scripts/sshd-hosts not found above " + Path.of("").toAbsolutePath());
   }
 
-  static SshTestHosts start(Path dir, int count, int delayMillis) throws IOException, InterruptedException {
+  public static SshTestHosts start(Path dir, int count, int delayMillis) throws IOException, InterruptedException {
     int port = LoopbackPorts.freeBlock(1);
     Thread hook = new Thread(() -> down(dir), "sshd-hosts-down");
     Runtime.getRuntime().addShutdownHook(hook);
@@ -86,12 +87,12 @@ final class SshTestHosts implements AutoCloseable {
     return new SshTestHosts(dir, hosts, mode, user, key, known, delay, hook);
   }
 
-  SshSettings settings() {
+  public SshSettings settings() {
     return SshSettings.withKey(user, key, knownHosts).withPort(hosts.get(0).port());
   }
 
   /** Processes running in the test hosts' namespaces other than their sshd (none in loopback mode). */
-  List<Long> strayProcesses() throws IOException, InterruptedException {
+  public List<Long> strayProcesses() throws IOException, InterruptedException {
     List<Long> pids = new ArrayList<>();
     for (Host h : hosts) {
       if (h.netns().equals("-")) {
