@@ -73,6 +73,8 @@ abstract class CausalOrder {
   private final int[] topo;
   /** Position of each node in {@link #topo}, built on the first {@link #chain}. */
   private int[] topoPos;
+  /** The working arrays of {@link #chain}'s searches, made on the first. */
+  private Graphs.Scratch scratch;
   private final List<int[]> cycles = new ArrayList<>();
   private final Map<String, int[]> writeRanks = new HashMap<>();
 
@@ -376,7 +378,10 @@ abstract class CausalOrder {
         topoPos[topo[i]] = i;
       }
     }
-    int[] path = Graphs.shortestPath(succ, a, b, topo == null ? null : topoPos);
+    if (scratch == null) {
+      scratch = new Graphs.Scratch(succ.length);
+    }
+    int[] path = Graphs.shortestPath(succ, a, b, topo == null ? null : topoPos, scratch);
     if (path == null) {
       return null;
     }
