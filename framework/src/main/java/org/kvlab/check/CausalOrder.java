@@ -73,6 +73,8 @@ abstract class CausalOrder {
   private final int[] topo;
   /** Position of each node in {@link #topo}, built on the first {@link #chain}. */
   private int[] topoPos;
+  /** The working arrays of {@link #chain}'s searches, made on the first. */
+  private Graphs.Scratch scratch;
   private final List<int[]> cycles = new ArrayList<>();
   private final Map<String, int[]> writeRanks = new HashMap<>();
 
@@ -140,17 +142,21 @@ abstract class CausalOrder {
       // edges: session order (from the previous OK operation of the session) and reads-from
       Graphs.EdgeList edges = new Graphs.EdgeList();
       sessionPred = new int[n];
-      Map<Integer, Integer> lastOk = new HashMap<>();
+      int[] lastOk = new int[m.sessionCount]; // by dense session index: the node of its last OK operation, or -1
+      Arrays.fill(lastOk, -1);
+      int okSessions = 0;
       int w = 0;
       for (int u = 0; u < n; u++) {
         Operation op = m.op(nodeOp[u]);
-        Integer p = lastOk.get(op.session());
-        sessionPred[u] = p == null ? -1 : p;
-        if (p != null) {
+        int s = m.sessionIdx[nodeOp[u]];
+        int p = lastOk[s];
+        sessionPred[u] = p;
+        if (p >= 0) {
           edges.add(p, u);
         }
         if (op.ok()) {
-          lastOk.put(op.session(), u);
+          okSessions += p < 0 ? 1 : 0;
+          lastOk[s] = u;
         }
         w += m.isWrite(nodeOp[u]) ? 1 : 0;
         HistoryModel.Read[] rs = m.reads[nodeOp[u]];
@@ -166,7 +172,7 @@ abstract class CausalOrder {
         }
       }
       writes = w;
-      sessions = lastOk.size();
+      sessions = okSessions;
       succ = edges.successors(n);
       topo = Graphs.topologicalOrder(succ);
     }
@@ -267,16 +273,17 @@ abstract class CausalOrder {
       }
     }
     Past none = empty();
-    Map<Integer, Past> kept = new HashMap<>();
-    Map<Integer, Past> current = new HashMap<>();
+    Past[] kept = new Past[n]; // by node, for keepPast
+    Past[] current = new Past[m.sessionCount]; // by dense session index: the past of its latest OK operation
     for (int u : topo) {
       int i = nodeOp[u];
       Operation op = m.op(i);
       Past sp;
       if (op.ok()) {
-        sp = current.getOrDefault(op.session(), none);
+        Past c = current[m.sessionIdx[i]];
+        sp = c == null ? none : c;
       } else {
-        sp = sessionPred[u] < 0 ? none : kept.get(sessionPred[u]);
+        sp = sessionPred[u] < 0 ? none : kept[sessionPred[u]];
       }
       Past past = copy(sp);
       HistoryModel.Read[] rs = m.reads[i];
@@ -295,10 +302,10 @@ abstract class CausalOrder {
         setPastOfRank(rankOfNode[u], past);
       }
       if (keepPast[u]) {
-        kept.put(u, past);
+        kept[u] = past;
       }
       if (op.ok()) {
-        current.put(op.session(), past);
+        current[m.sessionIdx[i]] = past;
       }
       if (visitor != null) {
         visitor.visit(this, i, sp, past);
@@ -376,7 +383,10 @@ abstract class CausalOrder {
         topoPos[topo[i]] = i;
       }
     }
-    int[] path = Graphs.shortestPath(succ, a, b, topo == null ? null : topoPos);
+    if (scratch == null) {
+      scratch = new Graphs.Scratch(succ.length);
+    }
+    int[] path = Graphs.shortestPath(succ, a, b, topo == null ? null : topoPos, scratch);
     if (path == null) {
       return null;
     }
@@ -541,26 +551,28 @@ abstract class CausalOrder {
       int n = nodeOp.length;
       chainOf = new int[n];
       posOf = new int[n];
-      Map<Integer, Integer> chainOfSession = new HashMap<>();
-      List<Integer> length = new ArrayList<>();
+      int[] chainOfSession = new int[m.sessionCount]; // by dense session index, -1 until its first OK operation
+      Arrays.fill(chainOfSession, -1);
+      int[] length = new int[m.sessionCount]; // by chain
+      int chains = 0;
       for (int u = 0; u < n; u++) {
         Operation op = m.op(nodeOp[u]);
         int ch;
         if (op.ok()) {
-          ch = chainOfSession.computeIfAbsent(op.session(), s -> {
-            length.add(0);
-            return length.size() - 1;
-          });
+          int s = m.sessionIdx[nodeOp[u]];
+          if (chainOfSession[s] < 0) {
+            chainOfSession[s] = chains++;
+          }
+          ch = chainOfSession[s];
         } else {
           ch = -1; // an INFO PUT: see VcPast.contains
         }
         chainOf[u] = ch;
         if (ch >= 0) {
-          posOf[u] = length.get(ch);
-          length.set(ch, posOf[u] + 1);
+          posOf[u] = length[ch]++;
         }
       }
-      chainCount = length.size();
+      chainCount = chains;
       pastOfRank = new VcPast[opOfRank.length];
       if (opOfRank.length > 0) {
         Map<String, List<Integer>> byKey = new HashMap<>();

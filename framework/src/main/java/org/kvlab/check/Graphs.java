@@ -210,38 +210,70 @@ final class Graphs {
    * meets them, so the breadth-first tree up to {@code to}, and the path, do not change.)
    */
   static int[] shortestPath(int[][] succ, int from, int to, int[] pos) {
+    return shortestPath(succ, from, to, pos, new Scratch(succ.length));
+  }
+
+  /**
+   * Working arrays of {@link #shortestPath(int[][], int, int, int[], Scratch)}, reused across searches on one
+   * graph: an explanation asks for up to hundreds of chains per history, and two arrays of the graph's size per
+   * search were a third of a checked sweep's allocation. Between searches every parent entry is "unvisited".
+   */
+  static final class Scratch {
+    final int[] parent;
+    final int[] queue;
+
+    Scratch(int n) {
+      parent = new int[n];
+      Arrays.fill(parent, -2);
+      queue = new int[n];
+    }
+  }
+
+  /**
+   * As {@link #shortestPath(int[][], int, int, int[])}, with the same answer, using {@code scratch} (made for a
+   * graph of {@code succ.length} nodes; not shared between threads) instead of new arrays; only the entries the
+   * search touched are reset afterwards.
+   */
+  static int[] shortestPath(int[][] succ, int from, int to, int[] pos, Scratch scratch) {
     if (from == to) {
       return new int[] {from};
     }
-    int n = succ.length;
     int limit = pos == null ? Integer.MAX_VALUE : pos[to];
-    int[] parent = new int[n];
-    Arrays.fill(parent, -2);
-    int[] queue = new int[n];
+    int[] parent = scratch.parent;
+    int[] queue = scratch.queue;
+    if (parent.length != succ.length) {
+      throw new IllegalArgumentException("scratch for " + parent.length + " nodes used on a graph of " + succ.length);
+    }
     int head = 0;
     int tail = 0;
     parent[from] = -1;
     queue[tail++] = from;
+    int[] path = null;
+    search:
     while (head < tail) {
       int u = queue[head++];
       for (int v : succ[u]) {
         if (parent[v] == -2 && (pos == null || pos[v] <= limit)) {
           parent[v] = u;
           if (v == to) {
-            List<Integer> rev = new ArrayList<>();
+            int length = 0;
             for (int x = v; x != -1; x = parent[x]) {
-              rev.add(x);
+              length++;
             }
-            int[] path = new int[rev.size()];
-            for (int i = 0; i < path.length; i++) {
-              path[i] = rev.get(rev.size() - 1 - i);
+            path = new int[length];
+            for (int x = v, i = length - 1; x != -1; x = parent[x], i--) {
+              path[i] = x;
             }
-            return path;
+            break search;
           }
           queue[tail++] = v;
         }
       }
     }
-    return null;
+    for (int i = 0; i < tail; i++) { // every node given a parent was queued, except the target
+      parent[queue[i]] = -2;
+    }
+    parent[to] = -2;
+    return path;
   }
 }

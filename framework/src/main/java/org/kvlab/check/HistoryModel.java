@@ -63,6 +63,12 @@ final class HistoryModel {
   final Map<String, List<Integer>> opsByKey = new TreeMap<>();
   /** Whether some completed read returned this PUT's value. */
   final boolean[] observed;
+  /**
+   * Each operation's session as a dense index, 0 to {@link #sessionCount} - 1 in the order of the sessions' first
+   * operations: the causal orders keep per-session state in arrays by it instead of maps keyed by boxed ids.
+   */
+  final int[] sessionIdx;
+  final int sessionCount;
   /** Filled by the constructor only (the model is shared by the checkers of a history: see {@link #of}). */
   final List<Problem> problems = new ArrayList<>();
 
@@ -102,6 +108,13 @@ final class HistoryModel {
     this.reads = new Read[n][];
     this.inGraph = new boolean[n];
     this.observed = new boolean[n];
+    this.sessionIdx = new int[n];
+    Map<Integer, Integer> dense = new HashMap<>();
+    for (int i = 0; i < n; i++) {
+      Integer d = dense.putIfAbsent(sorted.get(i).session(), dense.size());
+      sessionIdx[i] = d == null ? dense.size() - 1 : d;
+    }
+    this.sessionCount = dense.size();
 
     // (key, value) -> PUT; a PUT that did not FAIL wins over a FAILed one with the same value
     Map<String, Map<ByteString, Integer>> writer = new HashMap<>();

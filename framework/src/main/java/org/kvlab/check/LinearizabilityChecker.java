@@ -199,11 +199,18 @@ public final class LinearizabilityChecker implements Checker {
       op = new int[count];
       write = new boolean[count];
       reads = new int[count];
-      Map<Integer, Integer> local = new HashMap<>();
+      boolean ascending = true; // the candidates come in id order: then an operation's local index is a binary search
       for (int j = 0; j < count; j++) {
         op[j] = ops.get(j);
         write[j] = m.isWrite(op[j]);
-        local.put(op[j], j);
+        ascending &= j == 0 || op[j] > op[j - 1];
+      }
+      Map<Integer, Integer> local = null;
+      if (!ascending) {
+        local = new HashMap<>();
+        for (int j = 0; j < count; j++) {
+          local.put(op[j], j);
+        }
       }
       valueId = new int[count];
       Map<com.google.protobuf.ByteString, Integer> ids = new HashMap<>();
@@ -219,7 +226,14 @@ public final class LinearizabilityChecker implements Checker {
       for (int j = 0; j < count; j++) {
         if (!write[j]) {
           HistoryModel.Read r = m.readOf(op[j], key);
-          reads[j] = r.source() == HistoryModel.INITIAL ? -1 : local.getOrDefault(r.source(), -2);
+          if (r.source() == HistoryModel.INITIAL) {
+            reads[j] = -1;
+          } else if (local == null) {
+            int at = Arrays.binarySearch(op, r.source());
+            reads[j] = at >= 0 ? at : -2;
+          } else {
+            reads[j] = local.getOrDefault(r.source(), -2);
+          }
           valueId[j] = r.value().isEmpty() ? -1 : ids.getOrDefault(r.value().get(), -2);
         }
       }

@@ -75,10 +75,13 @@ class SharedModelTest {
         java.util.Collections.shuffle(out.get(u), rnd);
         succ[u] = out.get(u).stream().mapToInt(Integer::intValue).toArray();
       }
+      Graphs.Scratch scratch = new Graphs.Scratch(n); // reused by every search on this graph, as chain() does
       for (int a = 0; a < n; a++) {
         for (int b = 0; b < n; b++) {
           int[] plain = Graphs.shortestPath(succ, a, b);
           int[] pruned = Graphs.shortestPath(succ, a, b, pos);
+          assertArrayEquals(plain, Graphs.shortestPath(succ, a, b, null, scratch), "reused scratch " + a + " -> " + b);
+          assertArrayEquals(pruned, Graphs.shortestPath(succ, a, b, pos, scratch), "reused scratch " + a + " -> " + b);
           if (plain == null) {
             assertEquals(null, pruned);
           } else {
@@ -87,6 +90,9 @@ class SharedModelTest {
             compared++;
           }
         }
+      }
+      for (int u = 0; u < n; u++) {
+        assertEquals(-2, scratch.parent[u], "a search left node " + u + " marked visited in the reused scratch");
       }
     }
     assertFalse(compared < 1000, "too few connected pairs: " + compared);

@@ -65,6 +65,13 @@ public final class Simulation {
   private final long seed;
   private final Random random;
   private final PriorityQueue<Event> queue = new PriorityQueue<>();
+  /**
+   * The clients' timeouts, kept apart from {@link #queue}: each is due a fixed time after it is scheduled, so they
+   * come due in the order they were added and a FIFO holds them in (time, seq) order. Every request has one, so in
+   * the queue they doubled its size; the loop takes whichever of the two heads comes first, the same order as one
+   * queue would give.
+   */
+  private final java.util.ArrayDeque<Event> timeouts = new java.util.ArrayDeque<>();
   private final Map<NodeId, SimNode> nodes = new TreeMap<>();
   private final long[][] lastDelivery;
   private final List<Fault> faults = new ArrayList<>();
@@ -201,12 +208,24 @@ public final class Simulation {
   }
 
   void at(long time, Runnable action) {
-    Invariants.check(time >= now, "event scheduled in the past: %s < %s", time, now);
+    if (time < now) { // as Invariants.check, without boxing two longs for every event
+      throw new Invariants.InvariantViolation(String.format("event scheduled in the past: %s < %s", time, now));
+    }
     queue.add(new Event(time, seq++, action));
   }
 
   public long now() {
     return now;
+  }
+
+  /** The first event of {@link #queue} and {@link #timeouts} by (time, seq), removed; one of them is not empty. */
+  private Event nextEvent() {
+    Event t = timeouts.peekFirst();
+    if (t == null) {
+      return queue.poll();
+    }
+    Event q = queue.peek();
+    return q == null || t.compareTo(q) < 0 ? timeouts.pollFirst() : queue.poll();
   }
 
   /** Runs the whole simulation: workload, faults, settling, final reads; returns what happened. */
@@ -254,8 +273,8 @@ public final class Simulation {
     final int firstReader = sessionId;
     at(end, () -> finalReads(firstReader));
     long limit = end + 60_000_000; // final reads get a minute of virtual time
-    while (!queue.isEmpty() && !stopped && !done) {
-      Event e = queue.poll();
+    while ((!queue.isEmpty() || !timeouts.isEmpty()) && !stopped && !done) {
+      Event e = nextEvent();
       if (e.time > limit) {
         failures.add("final reads did not finish within 60 simulated seconds after the run");
         break;
@@ -318,9 +337,21 @@ public final class Simulation {
 
   /** The client's own timeout: no answer by then, the outcome is unknown (it may still take effect). */
   private void timeOut(CompletableFuture<Message> reply, NodeId server, Message request, long deadline) {
-    at(Math.max(now, deadline), () -> reply.completeExceptionally(OperationException.unknown(
-        request.getClass().getSimpleName() + " to " + server + ": no answer within "
-            + Fault.ms(SimSpec.CLIENT_TIMEOUT_MICROS) + " (client timeout; it may still take effect)")));
+    Runnable action = () -> {
+      if (reply.isDone()) {
+        return; // answered in time: completing it would do nothing, so the exception is not even built
+      }
+      reply.completeExceptionally(OperationException.unknown(request.getClass().getSimpleName() + " to " + server
+          + ": no answer within " + Fault.ms(SimSpec.CLIENT_TIMEOUT_MICROS)
+          + " (client timeout; it may still take effect)"));
+    };
+    long time = Math.max(now, deadline);
+    Event last = timeouts.peekLast();
+    if (last != null && time < last.time) {
+      at(time, action); // not in FIFO order (a shorter deadline than an earlier one): the general queue
+    } else {
+      timeouts.addLast(new Event(time, seq++, action));
+    }
   }
 
   private void fail(String what) {
