@@ -226,8 +226,10 @@ public final class DesignView implements DesignerView {
 
   @Override
   public void fileOpened(Path opened) {
-    if (opened != null && !opened.equals(file)) {
-      open(opened);
+    if (opened != null && !opened.equals(file) && !open(opened)) {
+      // kept the design (Cancel, or the file could not be read): the other tabs go back to the design's file
+      Path mine = file;
+      javafx.application.Platform.runLater(() -> workspace.clusterFile().set(mine));
     }
   }
 

@@ -412,6 +412,15 @@ class DesignViewTest {
     assertTrue(stage.isShowing(), "Cancel keeps the window open");
     assertEquals("other-edited", view.design().name);
 
+    // another tab makes a file the workspace's: the same question; Cancel puts the design's file back
+    Platform.runLater(() -> workspace.clusterFile().set(file));
+    unsavedPrompt(robot);
+    robot.clickOn("#unsaved-cancel");
+    promptGone(robot);
+    WaitForAsyncUtils.waitFor(20, TimeUnit.SECONDS, () -> other.equals(workspace.clusterFile().get()));
+    assertEquals(other, view.file());
+    assertEquals("other-edited", view.design().name);
+
     // close again: Save writes the edit, then the window closes
     closeWindow();
     unsavedPrompt(robot);
