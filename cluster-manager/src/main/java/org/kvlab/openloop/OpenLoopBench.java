@@ -72,7 +72,7 @@ public final class OpenLoopBench {
       } catch (LocalClusterProcesses.LaunchException ex) {
         LocalClusterProcesses.stop(config, Duration.ofSeconds(10));
         throw new IOException("cluster " + config.name() + " did not come up: " + ex.getMessage(), ex);
-      } catch (InterruptedException ex) { // stopped while the cluster comes up: stop what was started
+      } catch (InterruptedException | IOException | RuntimeException ex) { // stopped (or failed) while it comes up
         LocalClusterProcesses.stop(config, Duration.ofSeconds(10));
         if (cluster != null) {
           cluster.destroyForcibly();

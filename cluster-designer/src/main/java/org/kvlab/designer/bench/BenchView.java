@@ -107,6 +107,8 @@ public final class BenchView implements DesignerView {
   private volatile Thread openLoopThread;
   private volatile java.util.concurrent.CountDownLatch openLoopDone;
   private volatile OpenLoopBench.Report lastOpenLoop;
+  /** Stop was pressed (or the window closes) during the open-loop sweep. */
+  private volatile boolean openLoopStopping;
   private final CheckBox logScale = new CheckBox("log scale");
   private boolean loading;
 
@@ -559,6 +561,7 @@ public final class BenchView implements DesignerView {
     workspace.log("benchmark: running " + display(file) + " (open loop)");
     java.util.concurrent.CountDownLatch done = new java.util.concurrent.CountDownLatch(1);
     openLoopDone = done;
+    openLoopStopping = false;
     java.util.concurrent.atomic.AtomicInteger measured = new java.util.concurrent.atomic.AtomicInteger();
     boolean queued = inBackground(workspace, () -> {
       OpenLoopBench.Report report = null;
@@ -575,11 +578,11 @@ public final class BenchView implements DesignerView {
           measured.incrementAndGet(); // (the progress line above says the point's figures)
           Platform.runLater(() -> charts.add(p));
         });
-      } catch (InterruptedException ex) {
-        failure = "stopped after " + measured.get() + " of " + total + " points; the cluster was stopped. An open-loop"
+      } catch (Exception | LinkageError ex) {
+        // Stop's interrupt shows as InterruptedException, or wrapped by what it interrupted (a session being opened)
+        failure = !openLoopStopping ? (ex.getMessage() == null ? ex.toString() : ex.getMessage())
+            : "stopped after " + measured.get() + " of " + total + " points; the cluster was stopped. An open-loop"
             + " experiment writes its results when every rate has run, so nothing was written";
-      } catch (IOException | ConfigException | RuntimeException ex) {
-        failure = ex.getMessage() == null ? ex.toString() : ex.getMessage();
       } finally {
         openLoopThread = null;
         Thread.interrupted(); // the pool's thread goes on without a stop's interrupt
@@ -626,6 +629,7 @@ public final class BenchView implements DesignerView {
     Thread t = openLoopThread;
     if (t != null && running.get()) {
       status.setText("Stopping: the sweep ends and the cluster is stopped...");
+      openLoopStopping = true;
       t.interrupt();
       return;
     }
@@ -698,6 +702,7 @@ public final class BenchView implements DesignerView {
     Thread t = openLoopThread;
     java.util.concurrent.CountDownLatch done = openLoopDone;
     if (t != null) {
+      openLoopStopping = true;
       t.interrupt(); // OpenLoopBench stops its cluster on the way out
       try {
         if (done != null) {

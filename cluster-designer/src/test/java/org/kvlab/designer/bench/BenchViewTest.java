@@ -169,6 +169,27 @@ class BenchViewTest {
     }
     Screenshots.save(stage.getScene(), "bench-done");
 
+    // log scale: the same latency points on a logarithmic axis, so the p50 lines (a fraction of a millisecond) and
+    // the p99 lines (tens) both show; unticked, the linear axis again
+    int latencyPoints = WaitForAsyncUtils.asyncFx(() -> view.charts().latencyPoints()).get(30, TimeUnit.SECONDS);
+    robot.clickOn("#bench-latency-log");
+    WaitForAsyncUtils.waitForFxEvents();
+    assertTrue(WaitForAsyncUtils.asyncFx(() -> view.charts().latencyChart().getYAxis() instanceof LogAxis)
+        .get(30, TimeUnit.SECONDS), "a log axis");
+    assertEquals(latencyPoints, (int) WaitForAsyncUtils.asyncFx(() -> view.charts().latencyPoints()).get(30, TimeUnit.SECONDS));
+    LogAxis axis = (LogAxis) view.charts().latencyChart().getYAxis();
+    double min = WaitForAsyncUtils.asyncFx(() -> view.charts().latencyChart().getData().stream()
+        .flatMap(s -> s.getData().stream()).mapToDouble(d -> d.getYValue().doubleValue()).min().orElseThrow())
+        .get(30, TimeUnit.SECONDS);
+    WaitForAsyncUtils.waitFor(10, TimeUnit.SECONDS, () -> WaitForAsyncUtils.asyncFx(() -> axis.getHeight() > 0).get());
+    assertTrue(WaitForAsyncUtils.asyncFx(() -> axis.getLowerBound() <= min && axis.getLowerBound() > min / 10)
+        .get(30, TimeUnit.SECONDS), "the axis starts at the decade below the lowest latency " + min);
+    Screenshots.save(stage.getScene(), "bench-done-log");
+    robot.clickOn("#bench-latency-log");
+    WaitForAsyncUtils.waitForFxEvents();
+    assertTrue(WaitForAsyncUtils.asyncFx(() -> view.charts().latencyChart().getYAxis() instanceof javafx.scene.chart.NumberAxis)
+        .get(30, TimeUnit.SECONDS), "linear again");
+
     // the run is listed with the earlier results
     robot.clickOn("Earlier results");
     WaitForAsyncUtils.waitFor(20, TimeUnit.SECONDS, () -> view.results().list().getItems().size() == 1);

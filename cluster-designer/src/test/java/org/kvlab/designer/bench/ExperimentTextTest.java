@@ -33,6 +33,33 @@ class ExperimentTextTest {
   }
 
   @Test
+  void when_anOpenLoopTextIsChecked_then_itIsTheOpenLoopLoadersVerdictOnTheUnsavedText(@TempDir Path dir) throws Exception {
+    Files.createDirectories(dir.resolve("clusters"));
+    Files.writeString(dir.resolve("clusters/c.yaml"), "name: c\nprotocol: eventual\ndatacenters: 1\npartitions: 1\n"
+        + "servers:\n  - { id: 0_0, host: 127.0.0.1, port: 7200 }\n");
+    Path file = dir.resolve("ol.yaml");
+    String saved = "mode: open-loop\nname: ol\nclusters: [clusters/c.yaml]\nrates: [100]\n";
+    Files.writeString(file, saved);
+    // the editor's text, not saved: a typo on line 4; the message is kvlab bench's for the same file
+    String typo = "mode: open-loop\nname: ol\nclusters: [clusters/c.yaml]\nrate: [100, 200]\n";
+    ExperimentCheck c = ExperimentCheck.of(typo, file);
+    assertFalse(c.ok());
+    Files.writeString(file, typo);
+    ConfigException cli = assertThrows(ConfigException.class, () -> org.kvlab.openloop.OpenLoopExperiment.load(file));
+    Files.writeString(file, saved);
+    assertEquals("kvlab: " + cli.getMessage(), c.message());
+    assertTrue(c.message().contains("did you mean 'rates'"), c.message());
+    assertEquals(4, c.line());
+    // fixed in the editor: valid, the cluster path relative to the experiment file, the rates as typed
+    ExperimentCheck good = ExperimentCheck.of(typo.replace("rate:", "rates:"), file);
+    assertTrue(good.ok(), good.message());
+    assertEquals(null, good.experiment());
+    assertEquals(java.util.List.of(100.0, 200.0), good.openLoop().rates());
+    assertEquals(dir.resolve("clusters/c.yaml"), good.openLoop().clusters().get(0));
+    assertTrue(ExperimentCheck.runList(good.openLoop()).contains("rates (requests/s): 100, 200"));
+  }
+
+  @Test
   void when_theDesignsClusterIsUsed_then_theClusterBlockPointsAtIt() {
     String yaml = "name: x\ncluster:\n  datacenters: 2\n  partitions: 3\n\nprotocols: [eventual]\nduration: 2s\n";
     assertEquals("name: x\ncluster: { file: examples/my.yaml }\nprotocols: [eventual]\nduration: 2s\n",
