@@ -560,6 +560,8 @@ abstract class CausalOrder {
     private final int[] chainOf;
     private final int[] posOf;
     private final int chainCount;
+    /** The nodes of each chain by position. */
+    private final int[][] chainNodes;
     private VcPast[] pastOfRank;
     private final Map<String, Group> groups = new HashMap<>();
     private Group all;
@@ -594,6 +596,15 @@ abstract class CausalOrder {
         }
       }
       chainCount = chains;
+      chainNodes = new int[chains][];
+      for (int ch = 0; ch < chains; ch++) {
+        chainNodes[ch] = new int[length[ch]];
+      }
+      for (int u = 0; u < n; u++) {
+        if (chainOf[u] >= 0) {
+          chainNodes[chainOf[u]][posOf[u]] = u;
+        }
+      }
       pastOfRank = new VcPast[opOfRank.length];
       if (opOfRank.length > 0) {
         Map<String, List<Integer>> byKey = new HashMap<>();
@@ -617,44 +628,40 @@ abstract class CausalOrder {
     }
 
     private Group group(List<Integer> ranks) {
-      int[] rs = new int[ranks.size()];
-      for (int i = 0; i < rs.length; i++) {
-        rs[i] = ranks.get(i);
+      // sort by (chain, position); ranks of one chain ascend with position (a chain is a path of the graph).
+      // (chain, position) is unique per node, so sorting it packed in a long gives the same order as a comparator
+      // over boxed ranks, without the boxes; the rank comes back through the node at that place.
+      int len = ranks.size();
+      long[] place = new long[len];
+      for (int i = 0; i < len; i++) {
+        int u = nodeOfRank[ranks.get(i)];
+        place[i] = ((long) chainOf[u] << 32) | posOf[u];
       }
-      // sort by (chain, position); ranks of one chain ascend with position (a chain is a path of the graph)
-      Integer[] boxed = new Integer[rs.length];
-      for (int i = 0; i < rs.length; i++) {
-        boxed[i] = rs[i];
-      }
-      Arrays.sort(boxed, (a, b) -> {
-        int ua = nodeOfRank[a];
-        int ub = nodeOfRank[b];
-        return chainOf[ua] != chainOf[ub] ? Integer.compare(chainOf[ua], chainOf[ub])
-            : Integer.compare(posOf[ua], posOf[ub]);
-      });
+      Arrays.sort(place);
       Group gr = new Group();
-      gr.pos = new int[rs.length];
-      gr.rank = new int[rs.length];
+      gr.pos = new int[len];
+      gr.rank = new int[len];
       int distinct = 0;
-      for (int i = 0; i < rs.length; i++) {
-        int u = nodeOfRank[boxed[i]];
-        gr.pos[i] = posOf[u];
-        gr.rank[i] = boxed[i];
-        if (i == 0 || chainOf[u] != chainOf[nodeOfRank[boxed[i - 1]]]) {
+      for (int i = 0; i < len; i++) {
+        int ch = (int) (place[i] >>> 32);
+        int pos = (int) place[i];
+        gr.pos[i] = pos;
+        gr.rank[i] = rankOfNode[chainNodes[ch][pos]];
+        if (i == 0 || ch != (int) (place[i - 1] >>> 32)) {
           distinct++;
         }
       }
       gr.chains = new int[distinct];
       gr.start = new int[distinct + 1];
       int c = -1;
-      for (int i = 0; i < rs.length; i++) {
-        int ch = chainOf[nodeOfRank[boxed[i]]];
+      for (int i = 0; i < len; i++) {
+        int ch = (int) (place[i] >>> 32);
         if (c < 0 || gr.chains[c] != ch) {
           gr.chains[++c] = ch;
           gr.start[c] = i;
         }
       }
-      gr.start[distinct] = rs.length;
+      gr.start[distinct] = len;
       return gr;
     }
 
