@@ -65,6 +65,8 @@ abstract class CausalOrder {
   private final String key;
   /** Operation index of each node, ascending. */
   final int[] nodeOp;
+  /** Node of each operation index (-1: not in this order), for the order over all operations; null for a key's. */
+  final int[] nodeOfOp;
   final int[][] succ;
   final int[] sessionPred;
   final int[] rankOfNode;
@@ -110,6 +112,7 @@ abstract class CausalOrder {
     final HistoryModel m;
     final String key;
     final int[] nodeOp;
+    final int[] nodeOfOp;
     final int[][] succ;
     final int[] sessionPred;
     final int[] topo;
@@ -139,6 +142,15 @@ abstract class CausalOrder {
         }
       }
       int n = nodeOp.length;
+      if (key == null) { // the order over all operations looks nodes up by operation often: a direct index
+        nodeOfOp = new int[m.n];
+        Arrays.fill(nodeOfOp, -1);
+        for (int u = 0; u < n; u++) {
+          nodeOfOp[nodeOp[u]] = u;
+        }
+      } else {
+        nodeOfOp = null; // a key's order is small: binary search over its nodes is cheaper than an index of all
+      }
       // edges: session order (from the previous OK operation of the session) and reads-from
       Graphs.EdgeList edges = new Graphs.EdgeList();
       sessionPred = new int[n];
@@ -163,7 +175,7 @@ abstract class CausalOrder {
         if (rs != null) {
           for (HistoryModel.Read r : rs) {
             if (r.source() >= 0 && (key == null || key.equals(r.key()))) {
-              int src = node(nodeOp, r.source());
+              int src = node(nodeOp, nodeOfOp, r.source());
               if (src >= 0) {
                 edges.add(src, u);
               }
@@ -187,6 +199,14 @@ abstract class CausalOrder {
   }
 
   /** The node of operation {@code op} in an ascending {@code nodeOp}, or -1. */
+  /** As {@link #node(int[], int)}, through {@code nodeOfOp} (operation index to node, -1: none) if not null. */
+  static int node(int[] nodeOp, int[] nodeOfOp, int op) {
+    if (nodeOfOp == null) {
+      return node(nodeOp, op);
+    }
+    return op >= 0 && op < nodeOfOp.length ? nodeOfOp[op] : -1; // as the search: an index of no node is -1
+  }
+
   static int node(int[] nodeOp, int op) {
     int u = Arrays.binarySearch(nodeOp, op);
     return u < 0 ? -1 : u;
@@ -196,6 +216,7 @@ abstract class CausalOrder {
     this.m = g.m;
     this.key = g.key;
     this.nodeOp = g.nodeOp;
+    this.nodeOfOp = g.nodeOfOp;
     this.succ = g.succ;
     this.sessionPred = g.sessionPred;
     this.topo = g.topo;
@@ -290,7 +311,7 @@ abstract class CausalOrder {
       if (rs != null) {
         for (HistoryModel.Read r : rs) {
           if (r.source() >= 0 && (key == null || key.equals(r.key()))) {
-            int w = node(nodeOp, r.source());
+            int w = node(nodeOp, nodeOfOp, r.source());
             if (w >= 0) {
               union(past, pastOfRank(rankOfNode[w]));
             }
@@ -329,7 +350,7 @@ abstract class CausalOrder {
 
   /** Rank of a PUT in this order, or -1. */
   int rank(int op) {
-    int u = node(nodeOp, op);
+    int u = node(nodeOp, nodeOfOp, op);
     return u < 0 ? -1 : rankOfNode[u];
   }
 
@@ -372,8 +393,8 @@ abstract class CausalOrder {
    * not in loops over the whole history.
    */
   int[] chain(int from, int to) {
-    int a = node(nodeOp, from);
-    int b = node(nodeOp, to);
+    int a = node(nodeOp, nodeOfOp, from);
+    int b = node(nodeOp, nodeOfOp, to);
     if (a < 0 || b < 0) {
       return null;
     }
@@ -539,6 +560,8 @@ abstract class CausalOrder {
     private final int[] chainOf;
     private final int[] posOf;
     private final int chainCount;
+    /** The nodes of each chain by position. */
+    private final int[][] chainNodes;
     private VcPast[] pastOfRank;
     private final Map<String, Group> groups = new HashMap<>();
     private Group all;
@@ -573,6 +596,15 @@ abstract class CausalOrder {
         }
       }
       chainCount = chains;
+      chainNodes = new int[chains][];
+      for (int ch = 0; ch < chains; ch++) {
+        chainNodes[ch] = new int[length[ch]];
+      }
+      for (int u = 0; u < n; u++) {
+        if (chainOf[u] >= 0) {
+          chainNodes[chainOf[u]][posOf[u]] = u;
+        }
+      }
       pastOfRank = new VcPast[opOfRank.length];
       if (opOfRank.length > 0) {
         Map<String, List<Integer>> byKey = new HashMap<>();
@@ -596,44 +628,40 @@ abstract class CausalOrder {
     }
 
     private Group group(List<Integer> ranks) {
-      int[] rs = new int[ranks.size()];
-      for (int i = 0; i < rs.length; i++) {
-        rs[i] = ranks.get(i);
+      // sort by (chain, position); ranks of one chain ascend with position (a chain is a path of the graph).
+      // (chain, position) is unique per node, so sorting it packed in a long gives the same order as a comparator
+      // over boxed ranks, without the boxes; the rank comes back through the node at that place.
+      int len = ranks.size();
+      long[] place = new long[len];
+      for (int i = 0; i < len; i++) {
+        int u = nodeOfRank[ranks.get(i)];
+        place[i] = ((long) chainOf[u] << 32) | posOf[u];
       }
-      // sort by (chain, position); ranks of one chain ascend with position (a chain is a path of the graph)
-      Integer[] boxed = new Integer[rs.length];
-      for (int i = 0; i < rs.length; i++) {
-        boxed[i] = rs[i];
-      }
-      Arrays.sort(boxed, (a, b) -> {
-        int ua = nodeOfRank[a];
-        int ub = nodeOfRank[b];
-        return chainOf[ua] != chainOf[ub] ? Integer.compare(chainOf[ua], chainOf[ub])
-            : Integer.compare(posOf[ua], posOf[ub]);
-      });
+      Arrays.sort(place);
       Group gr = new Group();
-      gr.pos = new int[rs.length];
-      gr.rank = new int[rs.length];
+      gr.pos = new int[len];
+      gr.rank = new int[len];
       int distinct = 0;
-      for (int i = 0; i < rs.length; i++) {
-        int u = nodeOfRank[boxed[i]];
-        gr.pos[i] = posOf[u];
-        gr.rank[i] = boxed[i];
-        if (i == 0 || chainOf[u] != chainOf[nodeOfRank[boxed[i - 1]]]) {
+      for (int i = 0; i < len; i++) {
+        int ch = (int) (place[i] >>> 32);
+        int pos = (int) place[i];
+        gr.pos[i] = pos;
+        gr.rank[i] = rankOfNode[chainNodes[ch][pos]];
+        if (i == 0 || ch != (int) (place[i - 1] >>> 32)) {
           distinct++;
         }
       }
       gr.chains = new int[distinct];
       gr.start = new int[distinct + 1];
       int c = -1;
-      for (int i = 0; i < rs.length; i++) {
-        int ch = chainOf[nodeOfRank[boxed[i]]];
+      for (int i = 0; i < len; i++) {
+        int ch = (int) (place[i] >>> 32);
         if (c < 0 || gr.chains[c] != ch) {
           gr.chains[++c] = ch;
           gr.start[c] = i;
         }
       }
-      gr.start[distinct] = rs.length;
+      gr.start[distinct] = len;
       return gr;
     }
 
