@@ -226,12 +226,12 @@ class DeployLocalTest {
 
   /**
    * Makes {@code file} the workspace's cluster file, as opening it does. Every tab gets it, the Design tab too,
-   * which opens it and may ask first with a modal dialog: "Cannot open" for a file it cannot read, "Discard
-   * them?" when its design has unsaved changes. Such a dialog blocks the whole window (a click on Deploy goes
-   * nowhere) until a person answers it, and the property's set() does not return until then (so this does not
-   * wait on the FX thread: robot.interact would hang). {@code designAsks}: the start of the dialog's text
-   * expected, answered with OK as a person would before going on; null: no dialog may come. {@code mustAsk}: the
-   * dialog must come.
+   * which opens it and may ask first with a modal dialog: "Cannot open" for a file it cannot read, the unsaved-
+   * changes prompt (Save / Don't Save / Cancel) when its design has unsaved changes. Such a dialog blocks the whole
+   * window (a click on Deploy goes nowhere) until a person answers it, and the property's set() does not return
+   * until then (so this does not wait on the FX thread: robot.interact would hang). {@code designAsks}: the start of
+   * the dialog's text expected, answered as a person would before going on (OK, or Don't Save); null: no dialog may
+   * come. {@code mustAsk}: the dialog must come.
    */
   private void openClusterFile(FxRobot robot, Path file, String designAsks, boolean mustAsk) throws Exception {
     AtomicBoolean set = new AtomicBoolean();
@@ -244,7 +244,9 @@ class DeployLocalTest {
       javafx.scene.control.DialogPane dialog = robot.lookup(".dialog-pane").queryAs(javafx.scene.control.DialogPane.class);
       String said = onFx(dialog::getContentText);
       assertTrue(designAsks != null && said.startsWith(designAsks), "the Design tab asked: " + said);
-      robot.clickOn(dialog.lookupButton(javafx.scene.control.ButtonType.OK));
+      // an error is acknowledged with OK; the unsaved-changes prompt (Save / Don't Save / Cancel) with Don't Save
+      javafx.scene.Node ok = dialog.lookupButton(javafx.scene.control.ButtonType.OK);
+      robot.clickOn(ok != null ? ok : dialog.lookup("#unsaved-discard"));
       waitFor(robot, 30, set::get);
     } else {
       assertFalse(mustAsk, "the Design tab did not ask: " + designAsks);
@@ -259,14 +261,23 @@ class DeployLocalTest {
     assertTrue(robot.lookup("#deploy-button").queryAs(Button.class).isDisabled());
     assertTrue(text(robot, "#deploy-file-state").contains("save the design first"), text(robot, "#deploy-file-state"));
 
-    // a file that does not exist
+    // a file that does not exist: the Design tab cannot open it and says so, and every tab goes back to the
+    // design's file (none yet), so Deploy stays disabled
     Path missing = tmp.resolve("gone.yaml");
     openClusterFile(robot, missing, "Cannot open " + missing, true);
-    waitFor(robot, 30, () -> text(robot, "#deploy-file-state").contains("does not exist"));
+    waitFor(robot, 30, () -> text(robot, "#deploy-file-state").contains("save the design first"));
+    assertTrue(robot.lookup("#deploy-button").queryAs(Button.class).isDisabled());
+
+    // a file deleted after it was opened: Deploy finds it gone
+    Path deleted = clusterFile("designer-deleted", 1, 1);
+    openClusterFile(robot, deleted, null, false);
+    waitFor(robot, 30, () -> !robot.lookup("#deploy-button").queryAs(Button.class).isDisabled());
+    Files.delete(deleted);
     robot.clickOn("#deploy-button");
     waitFor(robot, 30, () -> !text(robot, "#deploy-message").isEmpty());
     String m = text(robot, "#deploy-message");
-    assertTrue(m.startsWith(missing + ": the cluster file does not exist") && m.contains("Fix: save the design again"), m);
+    assertTrue(m.startsWith(deleted + ": the cluster file does not exist") && m.contains("Fix: save the design again"),
+        m);
     assertNull(view.current(), "nothing was started");
     assertFalse(robot.lookup("#deploy-button").queryAs(Button.class).isDisabled(), "can try again after fixing it");
 
@@ -283,8 +294,9 @@ class DeployLocalTest {
 
     // SSH without a hosts file: the same, for the backend's input
     Path good = clusterFile("designer-ssh-input", 1, 1);
-    // (the Design tab counts the design it opened from bad.yaml as modified, so it may ask to discard it)
-    openClusterFile(robot, good, "The design has unsaved changes. Discard them?", false);
+    // (the Design tab counts the design it opened from bad.yaml as modified, so it may ask what to do with the
+    // changes: a person answers Don't Save)
+    openClusterFile(robot, good, "Your changes are lost if you don't save them.", false);
     robot.clickOn("#backend-ssh");
     WaitForAsyncUtils.waitForFxEvents();
     robot.clickOn("#deploy-button");
