@@ -119,6 +119,34 @@ public final class BenchView implements DesignerView {
     build();
     listExamples();
     results.refresh();
+    workspace.experimentFile().addListener((o, a, f) -> experimentFileSet(f));
+  }
+
+  /**
+   * Another tab made {@code f} the experiment file, or wrote it (the Design tab's client groups set the property
+   * again after each write): the editor shows what is on disk, unless it holds edits of its own, which are kept (a
+   * save here would otherwise write the old text back over the other tab's change).
+   */
+  private void experimentFileSet(Path f) {
+    if (f == null || loading || running.get()) {
+      return;
+    }
+    Path p = f.toAbsolutePath().normalize();
+    if (dirty.get()) {
+      status.setText((p.equals(file) ? "The experiment file changed on disk" : "Another tab chose " + p)
+          + "; your unsaved edits here are kept. Save them, or open the file again to see its text.");
+      return;
+    }
+    String onDisk;
+    try {
+      onDisk = Files.readString(p, StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      return; // open() would say why; a tab that sets a file it cannot read says so itself
+    }
+    if (p.equals(file) && onDisk.equals(editor.getText())) {
+      return; // already shown (also: open() below setting the property again)
+    }
+    open(p);
   }
 
   @Override

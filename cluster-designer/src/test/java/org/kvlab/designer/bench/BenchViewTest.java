@@ -197,6 +197,41 @@ class BenchViewTest {
   }
 
   @Test
+  void showsTheExperimentFileAnotherTabWroteAndKeepsUnsavedEdits(FxRobot robot) throws Exception {
+    Path file = home.resolve("experiments").resolve("shared.yaml");
+    Files.createDirectories(file.getParent());
+    Files.writeString(file, EXPERIMENT);
+    robot.clickOn("Benchmark");
+    robot.doubleClickOn("#bench-file").eraseText(60).write("experiments/shared.yaml").type(KeyCode.ENTER);
+    javafx.scene.control.TextArea editor = robot.lookup("#bench-editor").queryAs(javafx.scene.control.TextArea.class);
+    WaitForAsyncUtils.waitFor(20, TimeUnit.SECONDS, () -> EXPERIMENT.equals(editor.getText()));
+
+    // another tab writes the file and sets the property again, as the Design tab's client groups do
+    String changed = EXPERIMENT.replace("threads: 2", "threads: 3");
+    Files.writeString(file, changed);
+    robot.interact(() -> {
+      workspace.experimentFile().set(null);
+      workspace.experimentFile().set(file);
+    });
+    WaitForAsyncUtils.waitFor(20, TimeUnit.SECONDS, () -> changed.equals(editor.getText()));
+
+    // with edits of its own the editor keeps them, and says the file changed
+    robot.clickOn("#bench-editor").type(KeyCode.END).write("# mine\n");
+    WaitForAsyncUtils.waitForFxEvents();
+    String mine = editor.getText();
+    assertTrue(mine.contains("# mine"), mine);
+    Files.writeString(file, EXPERIMENT);
+    robot.interact(() -> {
+      workspace.experimentFile().set(null);
+      workspace.experimentFile().set(file);
+    });
+    assertEquals(mine, editor.getText());
+    String said = robot.lookup("#bench-status").queryAs(Label.class).getText();
+    assertTrue(said.startsWith("The experiment file changed on disk; your unsaved edits here are kept"), said);
+    assertEquals(EXPERIMENT, Files.readString(file), "nothing written over the other tab's file");
+  }
+
+  @Test
   void stopEndsARunningBenchmarkAndKeepsWhatItHas(FxRobot robot) throws Exception {
     Path file = home.resolve("long.yaml");
     Files.writeString(file, """
