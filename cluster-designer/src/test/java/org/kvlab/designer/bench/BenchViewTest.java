@@ -85,13 +85,19 @@ class BenchViewTest {
       warmup: 1s
       """;
 
-  @Test
-  void runsAShortBenchmarkFromTheGuiWithLiveCharts(FxRobot robot) throws Exception {
-    Path file = home.resolve("experiments").resolve("gui-bench.yaml");
+  /** Writes EXPERIMENT to experiments/{@code name} and opens it in the Benchmark tab by typing its path. */
+  private Path openByTyping(FxRobot robot, String name) throws Exception {
+    Path file = home.resolve("experiments").resolve(name);
     Files.createDirectories(file.getParent());
     Files.writeString(file, EXPERIMENT);
     robot.clickOn("Benchmark");
-    robot.doubleClickOn("#bench-file").eraseText(60).write("experiments/gui-bench.yaml").type(KeyCode.ENTER);
+    robot.doubleClickOn("#bench-file").eraseText(60).write("experiments/" + name).type(KeyCode.ENTER);
+    return file;
+  }
+
+  @Test
+  void runsAShortBenchmarkFromTheGuiWithLiveCharts(FxRobot robot) throws Exception {
+    Path file = openByTyping(robot, "gui-bench.yaml");
     Label validation = robot.lookup("#bench-validation").queryAs(Label.class);
     WaitForAsyncUtils.waitFor(20, TimeUnit.SECONDS, () -> validation.getText().startsWith("valid:"));
     assertEquals("valid: designer-gui-bench, 2 runs (eventual)", validation.getText());
@@ -198,11 +204,7 @@ class BenchViewTest {
 
   @Test
   void showsTheExperimentFileAnotherTabWroteAndKeepsUnsavedEdits(FxRobot robot) throws Exception {
-    Path file = home.resolve("experiments").resolve("shared.yaml");
-    Files.createDirectories(file.getParent());
-    Files.writeString(file, EXPERIMENT);
-    robot.clickOn("Benchmark");
-    robot.doubleClickOn("#bench-file").eraseText(60).write("experiments/shared.yaml").type(KeyCode.ENTER);
+    Path file = openByTyping(robot, "shared.yaml");
     javafx.scene.control.TextArea editor = robot.lookup("#bench-editor").queryAs(javafx.scene.control.TextArea.class);
     WaitForAsyncUtils.waitFor(20, TimeUnit.SECONDS, () -> EXPERIMENT.equals(editor.getText()));
 
