@@ -407,13 +407,18 @@ public final class DesignView implements DesignerView {
     return p != null && writeTo(p.toAbsolutePath());
   }
 
+  /** Writes {@code text} to a sibling temporary file and moves it over {@code path}: a reader never sees half. */
+  private static void writeAtomically(Path path, String text) throws IOException {
+    Path tmp = path.resolveSibling(path.getFileName() + ".tmp");
+    Files.writeString(tmp, text, StandardCharsets.UTF_8);
+    Files.move(tmp, path, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+  }
+
   private boolean writeTo(Path path) {
     commitEdit();
     String text = DesignYaml.write(design, original);
     try {
-      Path tmp = path.resolveSibling(path.getFileName() + ".tmp");
-      Files.writeString(tmp, text, StandardCharsets.UTF_8);
-      Files.move(tmp, path, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+      writeAtomically(path, text);
     } catch (IOException e) {
       showError.accept("Cannot write " + path + ": " + e.getMessage() + "\nFix: choose a directory you can write to.");
       return false;
@@ -797,9 +802,7 @@ public final class DesignView implements DesignerView {
       return;
     }
     try {
-      Path tmp = f.resolveSibling(f.getFileName() + ".tmp");
-      Files.writeString(tmp, text, StandardCharsets.UTF_8);
-      Files.move(tmp, f, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+      writeAtomically(f, text);
     } catch (IOException e) {
       showError.accept("Cannot write " + f + ": " + e.getMessage() + "\nFix: make the experiment file writable.");
       return;
