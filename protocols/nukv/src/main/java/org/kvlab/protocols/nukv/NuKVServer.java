@@ -21,6 +21,7 @@ import java.time.ZoneOffset;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Optional;
@@ -63,6 +64,12 @@ final class NuKVServer extends Server<Stored> {
   private final List<Pending> waiting = new ArrayList<>();
   /** Every user key this replica holds (a snapshot lists their newest versions); rebuilt by a restart's replay. */
   private final TreeSet<String> keys = new TreeSet<>();
+  /**
+   * Per key, the newest write of it made in this datacenter, as {origin log index, HLC time}, over what is applied
+   * (rebuilt on restart by the snapshot and the replay). A snapshot carries it beside each key's newest version, so
+   * that a forwarder's catch-up covers a key whose newest version came from a third datacenter (see applyCatchUp).
+   */
+  private final HashMap<String, long[]> lastLocal = new HashMap<>();
   /** The next snapshot installed is this replica's own, restored from its journal (else a leader's). */
   private boolean restoringSnapshot;
 
@@ -272,6 +279,7 @@ final class NuKVServer extends Server<Stored> {
       Version stored = v.toBuilder().setIdx(commitIndex).build();
       keys.add(op.getKey());
       store().put(op.getKey(), Stored.newBuilder().setVersion(stored).build());
+      lastLocal.put(op.getKey(), new long[] {commitIndex, v.getT()});
       long prev = sv[d]; // sv[d] is the index of the last local write (or 0): this write's predecessor
       sv[d] = commitIndex;
       if (self.replica() == FORWARDER && topology().datacenters() > 1) {
@@ -311,10 +319,19 @@ final class NuKVServer extends Server<Stored> {
   }
 
   /**
-   * A forwarded snapshot segment: the newest local version (at the origin) of every key written after {@code base}
-   * up to {@code upTo}. Applied as one step, and only if this replica holds every write of the origin up to base
-   * (else skipped, like a write whose predecessor is missing); then it holds every one up to upTo (each such write,
-   * or a newer version of its key), so sv[origin] = upTo.
+   * A forwarded snapshot segment: for every key the origin wrote after {@code base} up to {@code upTo}, the origin
+   * snapshot's newest version of the key, whatever datacenter it came from, and the origin's newest write of it
+   * (local_idx, local_t). Applied as one step, and only if this replica holds every write of the origin up to base
+   * (else skipped, like a write whose predecessor is missing); then sv[origin] = upTo, and the stable vector's promise
+   * holds and is checked per key: this replica holds a version at least as new as every write of the origin up to
+   * upTo (the origin's writes of one key have increasing timestamps, so its newest one up to upTo is the bar).
+   *
+   * <p>With three or more datacenters the snapshot's newest version of a key the origin wrote may be a third
+   * datacenter's (its write superseded the origin's before the snapshot), and this replica may not have it yet (that
+   * datacenter's forwarder lags). Shipping only the origin's versions (the earlier design) raised sv[origin] past
+   * the origin's write without this replica holding it or anything newer: a session that wrote or read that write
+   * read an older version here. The third datacenter's version is stored as it is (a committed version, the newest
+   * by (t, dc) wins, idempotent) without touching sv of its datacenter: its own forwarder's chain raises that.
    */
   private void applyCatchUp(CatchUp cu) {
     int origin = cu.getOrigin();
@@ -327,12 +344,31 @@ final class NuKVServer extends Server<Stored> {
     } else {
       for (Op o : cu.getOpsList()) {
         Version v = o.getVersion();
-        Invariants.check(v.getDc() == origin, "catch-up of datacenter %s holds a write of %s", origin, v.getDc());
-        if (v.getIdx() > have) {
-          keys.add(o.getKey());
-          store().put(o.getKey(), Stored.newBuilder().setVersion(v).build());
+        String key = o.getKey();
+        Invariants.check(v.getDc() >= 0 && v.getDc() < sv.length, "catch-up of datacenter %s holds a version of"
+            + " key %s from datacenter %s, outside the topology", origin, key, v.getDc());
+        long[] local = localWrite(o, origin);
+        // (An entry without local_idx, from a journal written before it existed, is the origin's own version, which
+        // could be newer than upTo: only its lower bound is checked.)
+        Invariants.check(local != null && local[0] > cu.getBase() && (o.getLocalIdx() == 0
+            || local[0] <= cu.getUpTo()), "catch-up of datacenter %s (%s..%s] ships key %s for its write at %s,"
+            + " outside it", origin, cu.getBase(), cu.getUpTo(), key, local == null ? "none" : local[0]);
+        Invariants.check(compare(v.getT(), v.getDc(), local[1], origin) >= 0, "catch-up of datacenter %s ships"
+            + " key %s at (%s, %s), older than its own write (%s, %s)", origin, key, v.getT(), v.getDc(), local[1],
+            origin);
+        Optional<Stored> mine = store().newest(key);
+        if (mine.isEmpty() || compare(mine.get().getVersion(), v) < 0) {
+          keys.add(key);
+          store().put(key, Stored.newBuilder().setVersion(v).build());
           hlc.update(v.getT());
+          if (v.getDc() != origin) {
+            metrics().count("nukv.forward.catchUpThirdOrigin");
+          }
         }
+        Version held = store().newest(key).orElseThrow().getVersion();
+        Invariants.check(compare(held.getT(), held.getDc(), local[1], origin) >= 0, "after a catch-up of datacenter"
+            + " %s up to %s, key %s is at (%s, %s), older than that datacenter's write (%s, %s) it covers", origin,
+            cu.getUpTo(), key, held.getT(), held.getDc(), local[1], origin);
       }
       sv[origin] = cu.getUpTo();
       metrics().count("nukv.forward.catchUpApplied");
@@ -341,6 +377,27 @@ final class NuKVServer extends Server<Stored> {
       }
     }
     recheck();
+  }
+
+  /**
+   * The newest write of {@code op}'s key made in datacenter {@code dc} that a snapshot or catch-up entry names, as
+   * {origin log index, HLC time}; an entry without one (local_idx 0) names its own version if that is dc's; else null.
+   */
+  private static long[] localWrite(Op op, int dc) {
+    if (op.getLocalIdx() > 0) {
+      return new long[] {op.getLocalIdx(), op.getLocalT()};
+    }
+    Version v = op.getVersion();
+    return v.getDc() == dc && v.getIdx() > 0 ? new long[] {v.getIdx(), v.getT()} : null;
+  }
+
+  /** The store's version order: (HLC timestamp, datacenter). */
+  private static int compare(long t1, int dc1, long t2, int dc2) {
+    return t1 != t2 ? Long.compare(t1, t2) : Integer.compare(dc1, dc2);
+  }
+
+  private static int compare(Version a, Version b) {
+    return compare(a.getT(), a.getDc(), b.getT(), b.getDc());
   }
 
   /**
@@ -358,7 +415,12 @@ final class NuKVServer extends Server<Stored> {
     for (String key : keys) {
       Optional<Stored> newest = store().newest(key);
       if (newest.isPresent()) {
-        part.addOps(Op.newBuilder().setKey(key).setVersion(newest.get().getVersion()));
+        Op.Builder op = Op.newBuilder().setKey(key).setVersion(newest.get().getVersion());
+        long[] local = lastLocal.get(key);
+        if (local != null) {
+          op.setLocalIdx(local[0]).setLocalT(local[1]); // what a catch-up made from this snapshot must cover
+        }
+        part.addOps(op);
       }
       if (part.getOpsCount() >= SNAPSHOT_CHUNK_KEYS) {
         chunks.accept(part.build());
@@ -383,7 +445,7 @@ final class NuKVServer extends Server<Stored> {
       return; // MicroRaft's initial (empty) snapshot
     }
     long[] at = null;
-    TreeMap<Long, Op> local = new TreeMap<>();
+    List<Op> written = new ArrayList<>(); // keys written in this datacenter, each with its newest version and write
     for (Object o : chunks) {
       SnapshotPart part = (SnapshotPart) o;
       if (part.getSvCount() > 0) {
@@ -400,8 +462,13 @@ final class NuKVServer extends Server<Stored> {
         keys.add(op.getKey());
         store().put(op.getKey(), Stored.newBuilder().setVersion(v).build());
         hlc.update(v.getT());
-        if (v.getDc() == d) {
-          local.put(v.getIdx(), op);
+        long[] w = localWrite(op, d);
+        if (w != null) {
+          Invariants.check(compare(v.getT(), v.getDc(), w[1], d) >= 0, "snapshot at %s has key %s at (%s, %s),"
+              + " older than its write (%s, %s) in this datacenter", commitIndex, op.getKey(), v.getT(), v.getDc(),
+              w[1], d);
+          lastLocal.merge(op.getKey(), w, (a, b) -> a[0] >= b[0] ? a : b);
+          written.add(op.toBuilder().setLocalIdx(w[0]).setLocalT(w[1]).build());
         }
       }
     }
@@ -413,11 +480,20 @@ final class NuKVServer extends Server<Stored> {
     }
     if (self.replica() == FORWARDER && topology().datacenters() > 1 && at[d] > 0) {
       // The log entries up to the snapshot are gone, and with them the chain of local writes up to at[d]: what the
-      // other datacenters may still lack of it is shipped as one CatchUp (the snapshot's local versions; a version
-      // with an index above at[d], stored by a replica re-applying its log, is newer and harmless to ship too).
+      // other datacenters may still lack of it is shipped as one CatchUp: each key written here up to at[d], by its
+      // last such write's index, with the snapshot's newest version of the key, whatever its origin (with three or
+      // more datacenters a third one's write may have superseded ours; see applyCatchUp). The newest version may be
+      // newer than at[d] (stored by a replica re-applying its log): newer, committed, harmless to ship. A key whose
+      // only local writes came after at[d] (such a store again) is not in it: the log after the snapshot has them.
       // The log entries after the snapshot continue the chain from at[d] (sv[d] is their first one's prev).
       catchUp.clear();
-      catchUp.putAll(local);
+      for (Op op : written) {
+        if (op.getLocalIdx() <= at[d]) {
+          Op before = catchUp.put(op.getLocalIdx(), op);
+          Invariants.check(before == null, "snapshot at %s names write %s of this datacenter for keys %s and %s",
+              commitIndex, op.getLocalIdx(), op.getKey(), before == null ? "" : before.getKey());
+        }
+      }
       catchUpTo = at[d];
       outbox.headMap(at[d], true).clear();
     }
