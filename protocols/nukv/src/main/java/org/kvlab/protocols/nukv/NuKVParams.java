@@ -23,6 +23,9 @@ final class NuKVParams {
         + " for the leader before electing another (MicroRaft's granularity is seconds)");
     DECLARED.put("forwardPeriod", "duration, default 1ms: how often a forwarder ships new committed writes");
     DECLARED.put("resendAfter", "duration, default 200ms: a forwarder resends writes not acknowledged by then");
+    DECLARED.put("retargetAfter", "duration, default 1s: a forwarder that has had no answer for this long from the"
+        + " replica it sends another datacenter's writes to (a crashed leader) sends them to the next replica of that"
+        + " group, which names its new leader once it has one");
     DECLARED.put("batch", "integer, default 256: most writes in one forwarded batch");
     DECLARED.put("waitMax", "duration, default 1500ms: a GET (or, without HLC, a PUT) that the replica cannot"
         + " serve by then fails (nothing happened; the client may retry elsewhere)");
@@ -40,6 +43,7 @@ final class NuKVParams {
   Duration heartbeatTimeout;
   Duration forwardPeriod;
   Duration resendAfter;
+  Duration retargetAfter;
   int batch;
   Duration waitMax;
   Duration retryAfter;
@@ -53,6 +57,12 @@ final class NuKVParams {
     heartbeatTimeout = params.duration("heartbeatTimeout", Duration.ofSeconds(2));
     forwardPeriod = params.duration("forwardPeriod", Duration.ofMillis(1));
     resendAfter = params.duration("resendAfter", Duration.ofMillis(200));
+    retargetAfter = params.duration("retargetAfter", Duration.ofSeconds(1));
+    if (retargetAfter.compareTo(resendAfter) <= 0) {
+      throw new IllegalArgumentException("params.retargetAfter must be longer than params.resendAfter (a forwarder"
+          + " resends to the same replica before it gives up on it), got " + retargetAfter.toMillis() + " ms and "
+          + resendAfter.toMillis() + " ms: raise retargetAfter");
+    }
     batch = params.intValue("batch", 256);
     waitMax = params.duration("waitMax", Duration.ofMillis(1500));
     retryAfter = params.duration("retryAfter", Duration.ofMillis(20));

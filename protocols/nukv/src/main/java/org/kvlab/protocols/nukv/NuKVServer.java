@@ -92,6 +92,12 @@ final class NuKVServer extends Server<Stored> {
   private long[] sentUpTo;
   private long[] lastSend;
   private int[] remoteLeader;
+  /** Since when (micros) the forwarder has sent each other datacenter something it has had no answer to (-1: none). */
+  private long[] unansweredSince;
+  /** Per other datacenter: the replica given up on as its leader (-1: none), whose name in hints is ignored until
+   * suspectUntil (micros) unless it answers itself (other replicas name a crashed leader until they elect another). */
+  private int[] suspect;
+  private long[] suspectUntil;
 
   // Receiving side (the leader): the origin index of the last write of each origin handed to Raft in the current term
   // (the end of the chain appended so far; lowered again when MicroRaft refuses an entry).
@@ -121,6 +127,11 @@ final class NuKVServer extends Server<Stored> {
     sentUpTo = new long[dcs];
     lastSend = new long[dcs];
     remoteLeader = new int[dcs];
+    unansweredSince = new long[dcs];
+    Arrays.fill(unansweredSince, -1);
+    suspect = new int[dcs];
+    Arrays.fill(suspect, -1);
+    suspectUntil = new long[dcs];
     appended = new long[dcs];
     heard = new boolean[dcs];
     hlc = new HybridLogicalClock(clock());
@@ -659,6 +670,9 @@ final class NuKVServer extends Server<Stored> {
       if (other == d) {
         continue;
       }
+      if (unansweredSince[other] >= 0 && now - unansweredSince[other] >= p.retargetAfter.toNanos() / 1000) {
+        retarget(other, now);
+      }
       boolean fresh = top > sentUpTo[other];
       boolean resend = acked[other] < sentUpTo[other] && now - lastSend[other] >= p.resendAfter.toNanos() / 1000;
       if (!fresh && !resend) {
@@ -697,7 +711,44 @@ final class NuKVServer extends Server<Stored> {
     }
   }
 
+  /**
+   * The replica of {@code other}'s group this forwarder sends to has not answered for {@code retargetAfter} (down,
+   * or cut off): send to the next replica from now on, and resend from what {@code other} acknowledged. A follower
+   * refuses (rewind) and names its leader; hints naming the replica given up on are ignored for heartbeatTimeout +
+   * electionTimeout (the group's followers name a crashed leader until they have elected another), unless that replica
+   * answers itself. So forwarding resumes once the group has a leader again, not once the old one restarts.
+   */
+  private void retarget(int other, long now) {
+    unansweredSince[other] = -1;
+    int replicas = topology().replicas();
+    if (replicas < 2) {
+      return; // nobody else to ask: the forwarder keeps resending to the only replica
+    }
+    int left = Math.max(0, remoteLeader[other]);
+    suspect[other] = left;
+    suspectUntil[other] = now + (p.heartbeatTimeout.toNanos() + p.electionTimeout.toNanos()) / 1000;
+    remoteLeader[other] = next(other, left, now);
+    sentUpTo[other] = acked[other]; // what the new target may lack: everything not acknowledged
+    lastSend[other] = 0; // send (or probe) at once
+    metrics().count("nukv.forward.retarget");
+    log().debug("{}: no answer from {} for {} ms, forwarding to datacenter {} through replica {}", self,
+        NodeId.of(other, partition(), left), p.retargetAfter.toMillis(), other, remoteLeader[other]);
+  }
+
+  /** The replica of {@code other}'s group after {@code replica}, skipping the one given up on while it is suspected. */
+  private int next(int other, int replica, long now) {
+    int n = topology().replicas();
+    int next = (replica + 1) % n;
+    if (next == suspect[other] && now < suspectUntil[other] && n > 2) {
+      next = (next + 1) % n;
+    }
+    return next;
+  }
+
   private boolean trySend(NodeId to, Replicate batch, int other, long now) {
+    if (unansweredSince[other] < 0) {
+      unansweredSince[other] = now; // a send that fails (unreachable) counts as unanswered too
+    }
     try {
       send(to, batch);
       lastSend[other] = now;
@@ -807,11 +858,17 @@ final class NuKVServer extends Server<Stored> {
       return;
     }
     heard[other] = true;
+    unansweredSince[other] = -1;
+    if (from.replica() == suspect[other]) {
+      suspect[other] = -1; // it answers: not down after all (a partition, a slow link)
+    }
     acked[other] = Math.max(acked[other], m.getCommitted());
     if (m.getLeader() >= 0 && m.getLeader() < topology().replicas()) {
-      remoteLeader[other] = m.getLeader();
+      if (m.getLeader() != suspect[other] || nowMicros() >= suspectUntil[other]) {
+        remoteLeader[other] = m.getLeader();
+      } // else a stale hint (the replica given up on): stay with this one until the group names another
     } else if (from.replica() == Math.max(0, remoteLeader[other])) {
-      remoteLeader[other] = (from.replica() + 1) % topology().replicas(); // no leader known there: try the next
+      remoteLeader[other] = next(other, from.replica(), nowMicros()); // no leader known there: try the next
     }
     if (m.getRewind() || sentUpTo[other] < acked[other]) {
       sentUpTo[other] = acked[other]; // not taken (not the ready leader, or out of order): send again from acked
