@@ -25,7 +25,6 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Optional;
 import java.util.TreeMap;
-import java.util.TreeSet;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -61,8 +60,11 @@ final class NuKVServer extends Server<Stored> {
   /** Without HLC: the last timestamp this leader issued (timestamps of one leader are unique). */
   private long lastIssued;
   private final List<Pending> waiting = new ArrayList<>();
-  /** Every user key this replica holds (a snapshot lists their newest versions); rebuilt by a restart's replay. */
-  private final TreeSet<String> keys = new TreeSet<>();
+  /**
+   * Every user key this replica holds (a snapshot lists their newest versions, re-reading only the keys changed since
+   * the last snapshot); rebuilt by a restart's replay.
+   */
+  private SnapshotSource keys;
   /** The next snapshot installed is this replica's own, restored from its journal (else a leader's). */
   private boolean restoringSnapshot;
 
@@ -129,6 +131,7 @@ final class NuKVServer extends Server<Stored> {
         .setLeaderHeartbeatTimeoutSecs(Math.max(2, p.heartbeatTimeout.toSeconds()))
         .setCommitCountToTakeSnapshot(p.snapshotEvery)
         .build();
+    keys = new SnapshotSource(store());
     JournalRaftStore journal = new JournalRaftStore(store());
     RestoredRaftState restored = journal.restored(models, codec);
     RaftNode.RaftNodeBuilder b = RaftNode.newBuilder().setGroupId(groupId()).setConfig(config)
@@ -345,31 +348,16 @@ final class NuKVServer extends Server<Stored> {
 
   /**
    * A snapshot at {@code commitIndex}: sv, then the newest version of every key, {@link #SNAPSHOT_CHUNK_KEYS} keys a
-   * chunk. MicroRaft takes it right after applying {@code commitIndex}, so sv is the state at that index; the store
-   * may hold versions committed later (a restarted replica re-applying its log), which are committed writes too, and
-   * a replica that installs them answers reads of them with their own index (see onGet).
+   * chunk (see {@link SnapshotSource}: only keys changed since the last snapshot are read from the store). MicroRaft
+   * takes it right after applying {@code commitIndex}, so sv is the state at that index; the store may hold versions
+   * committed later (a restarted replica re-applying its log), which are committed writes too, and a replica that
+   * installs them answers reads of them with their own index (see onGet).
    */
   private void snapshot(long commitIndex, Consumer<Object> chunks) {
-    SnapshotPart.Builder part = SnapshotPart.newBuilder();
-    for (long x : sv) {
-      part.addSv(x);
-    }
-    boolean emitted = false;
-    for (String key : keys) {
-      Optional<Stored> newest = store().newest(key);
-      if (newest.isPresent()) {
-        part.addOps(Op.newBuilder().setKey(key).setVersion(newest.get().getVersion()));
-      }
-      if (part.getOpsCount() >= SNAPSHOT_CHUNK_KEYS) {
-        chunks.accept(part.build());
-        emitted = true;
-        part = SnapshotPart.newBuilder();
-      }
-    }
-    if (!emitted || part.getOpsCount() > 0) {
-      chunks.accept(part.build());
-    }
+    keys.take(sv, SNAPSHOT_CHUNK_KEYS, chunks);
     metrics().count("nukv.snapshot.taken");
+    metrics().record("nukv.snapshot.keys", keys.size());
+    metrics().record("nukv.snapshot.keysRead", keys.lastReads()); // store reads on the event loop
   }
 
   /**
