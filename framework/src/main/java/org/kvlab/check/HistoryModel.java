@@ -77,6 +77,8 @@ final class HistoryModel {
   private final Map<String, Integer> keyIndex = new HashMap<>();
   /** The dense index of each operation's {@link Operation#key()}, -1 if it has none. */
   final int[] keyOf;
+  /** By key index (keys of PUTs only): whether two PUTs of the key wrote the same value (a DUPLICATE problem). */
+  private final boolean[] valueWrittenTwice;
   /** Filled by the constructor only (the model is shared by the checkers of a history: see {@link #of}). */
   final List<Problem> problems = new ArrayList<>();
 
@@ -144,6 +146,7 @@ final class HistoryModel {
 
     // (key, value) -> PUT; a PUT that did not FAIL wins over a FAILed one with the same value
     Map<String, Map<ByteString, Integer>> writer = new HashMap<>();
+    valueWrittenTwice = new boolean[keyIndex.size()];
     for (int i = 0; i < n; i++) {
       Operation op = ops.get(i);
       if (op.type() != Type.PUT || op.key() == null || op.value() == null) {
@@ -155,6 +158,7 @@ final class HistoryModel {
         byValue.put(op.value(), i);
       } else {
         Operation p = ops.get(prior);
+        valueWrittenTwice[keyOf[i]] = true;
         problems.add(new Problem(i, new Violation(DUPLICATE_KIND,
             describe(i) + " wrote the same value to " + op.key() + " as " + describe(prior)
                 + "; checkers assume every value is written once, so which write a read saw is ambiguous",
@@ -218,6 +222,15 @@ final class HistoryModel {
   /** The dense index of {@code key}, or -2 if no operation of the history names it (never -1: "all keys"). */
   int keyIdx(String key) {
     return keyIndex.getOrDefault(key, -2);
+  }
+
+  /**
+   * Whether no two PUTs of {@code key} with a value (OK, INFO or FAIL) wrote the same one: then a read's value
+   * names exactly the PUT it {@link Read#source() reads from}.
+   */
+  boolean valuesWrittenOnce(String key) {
+    int k = keyIdx(key);
+    return k < 0 || k >= valueWrittenTwice.length || !valueWrittenTwice[k];
   }
 
   /** Keys have indices 0 to this - 1. */
