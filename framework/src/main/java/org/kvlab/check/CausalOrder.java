@@ -167,14 +167,13 @@ abstract class CausalOrder {
       int okSessions = 0;
       int w = 0;
       for (int u = 0; u < n; u++) {
-        Operation op = m.op(nodeOp[u]);
         int s = m.sessionIdx[nodeOp[u]];
         int p = lastOk[s];
         sessionPred[u] = p;
         if (p >= 0) {
           edges.add(p, u);
         }
-        if (op.ok()) {
+        if (m.okAt[nodeOp[u]]) {
           okSessions += p < 0 ? 1 : 0;
           lastOk[s] = u;
         }
@@ -300,7 +299,7 @@ abstract class CausalOrder {
     // (there is no edge from the INFO PUT to it), so keep the predecessor's past for it explicitly
     boolean[] keepPast = new boolean[n];
     for (int u = 0; u < n; u++) {
-      if (!m.op(nodeOp[u]).ok() && sessionPred[u] >= 0) {
+      if (!m.okAt[nodeOp[u]] && sessionPred[u] >= 0) {
         keepPast[sessionPred[u]] = true;
       }
     }
@@ -309,9 +308,9 @@ abstract class CausalOrder {
     Past[] current = new Past[m.sessionCount]; // by dense session index: the past of its latest OK operation
     for (int u : topo) {
       int i = nodeOp[u];
-      Operation op = m.op(i);
+      boolean ok = m.okAt[i];
       Past sp;
-      if (op.ok()) {
+      if (ok) {
         Past c = current[m.sessionIdx[i]];
         sp = c == null ? none : c;
       } else {
@@ -336,7 +335,7 @@ abstract class CausalOrder {
       if (keepPast[u]) {
         kept[u] = past;
       }
-      if (op.ok()) {
+      if (ok) {
         current[m.sessionIdx[i]] = past;
       }
       if (visitor != null) {
@@ -603,9 +602,8 @@ abstract class CausalOrder {
       int[] length = new int[m.sessionCount]; // by chain
       int chains = 0;
       for (int u = 0; u < n; u++) {
-        Operation op = m.op(nodeOp[u]);
         int ch;
-        if (op.ok()) {
+        if (m.okAt[nodeOp[u]]) {
           int s = m.sessionIdx[nodeOp[u]];
           if (chainOfSession[s] < 0) {
             chainOfSession[s] = chains++;

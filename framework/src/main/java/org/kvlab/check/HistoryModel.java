@@ -77,6 +77,9 @@ final class HistoryModel {
   private final Map<String, Integer> keyIndex = new HashMap<>();
   /** The dense index of each operation's {@link Operation#key()}, -1 if it has none. */
   final int[] keyOf;
+  /** Per operation: {@link Operation#ok()}, and whether it is a PUT (the orders ask per node; no object is read). */
+  final boolean[] okAt;
+  final boolean[] putAt;
   /** By key index (keys of PUTs only): whether two PUTs of the key wrote the same value (a DUPLICATE problem). */
   private final boolean[] valueWrittenTwice;
   /** Filled by the constructor only (the model is shared by the checkers of a history: see {@link #of}). */
@@ -139,9 +142,14 @@ final class HistoryModel {
     }
     this.sessionCount = dense.size();
     this.keyOf = new int[n];
+    this.okAt = new boolean[n];
+    this.putAt = new boolean[n];
     for (int i = 0; i < n; i++) {
-      String k = sorted.get(i).key();
+      Operation op = sorted.get(i);
+      String k = op.key();
       keyOf[i] = k == null ? -1 : index(k);
+      okAt[i] = op.ok();
+      putAt[i] = op.type() == Type.PUT;
     }
 
     // (key, value) -> PUT; a PUT that did not FAIL wins over a FAILed one with the same value
@@ -274,7 +282,7 @@ final class HistoryModel {
   }
 
   boolean isWrite(int i) {
-    return ops.get(i).type() == Type.PUT;
+    return putAt[i];
   }
 
   boolean isRead(int i) {
