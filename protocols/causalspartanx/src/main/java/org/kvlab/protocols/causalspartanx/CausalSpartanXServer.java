@@ -200,7 +200,7 @@ final class CausalSpartanXServer extends Server<Record> {
       return true;
     }
     boolean selfStable = variant == Variant.PAPER_LITERAL_GET || d.getUt() <= dsv[d.getSr()];
-    return selfStable && d.getDsList().stream().allMatch(e -> e.getTime() <= dsv[e.getDc()]);
+    return selfStable && allAtMost(d.getDsList(), dsv);
   }
 
   /** PUT: Alg 5.2 lines 6–19. Wait-free: never waits on the physical clock. */
@@ -356,7 +356,18 @@ final class CausalSpartanXServer extends Server<Record> {
 
   /** Every ⟨i, h⟩ ∈ maxDS(d.ds, {⟨d.sr, d.ut⟩}) has h ≤ v[i] (local versions are not exempt). */
   private static boolean stableUnder(Record d, long[] v) {
-    return d.getUt() <= v[d.getSr()] && d.getDsList().stream().allMatch(e -> e.getTime() <= v[e.getDc()]);
+    return d.getUt() <= v[d.getSr()] && allAtMost(d.getDsList(), v);
+  }
+
+  /** Every entry ⟨i, h⟩ of ds has h ≤ v[i]. (A loop, not a stream: it runs for every version read or pruned.) */
+  private static boolean allAtMost(java.util.List<DcTime> ds, long[] v) {
+    for (int i = 0; i < ds.size(); i++) {
+      DcTime e = ds.get(i);
+      if (e.getTime() > v[e.getDc()]) {
+        return false;
+      }
+    }
+    return true;
   }
 
   // ---------------------------------------------------------------- garbage collection

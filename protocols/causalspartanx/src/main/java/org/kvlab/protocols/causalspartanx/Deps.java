@@ -34,8 +34,13 @@ final class Deps {
 
   /** Invariant (§5.2.1): a DS has at most one entry per datacenter. */
   static void checkOnePerDc(List<DcTime> ds, int datacenters) {
-    long distinct = ds.stream().mapToInt(DcTime::getDc).distinct().count();
-    Invariants.check(distinct == ds.size() && ds.size() <= datacenters,
+    boolean distinct = true; // a loop, not a stream: it runs for every request and record (a DS has few entries)
+    for (int i = 0; i < ds.size() && distinct; i++) {
+      for (int j = 0; j < i && distinct; j++) {
+        distinct = ds.get(i).getDc() != ds.get(j).getDc();
+      }
+    }
+    Invariants.check(distinct && ds.size() <= datacenters,
         "DS has more than one entry per datacenter or too many entries: %s", ds);
   }
 
