@@ -282,7 +282,11 @@ final class CausalSpartanXServer extends Server<Record> {
     for (int i = 0; i < pv.length; i++) {
       pv[i] = Math.max(pv[i], r.getVv(i));
     }
-    partitionDsv[from.partition()] = r.getDsvList().stream().mapToLong(Long::longValue).toArray(); // FIFO: latest
+    long[] reported = new long[r.getDsvCount()];
+    for (int i = 0; i < reported.length; i++) {
+      reported[i] = r.getDsv(i);
+    }
+    partitionDsv[from.partition()] = reported; // FIFO: latest
     pacer.engage(r.getActiveUntil());
   }
 

@@ -21,8 +21,13 @@ final class Deps {
   }
 
   static List<DcTime> toProto(TreeMap<Integer, Long> ds) {
-    return ds.entrySet().stream()
-        .map(e -> DcTime.newBuilder().setDc(e.getKey()).setTime(e.getValue()).build()).toList();
+    // loops, not streams, here and in toList: they run for every request, reply and record
+    DcTime[] out = new DcTime[ds.size()];
+    int i = 0;
+    for (java.util.Map.Entry<Integer, Long> e : ds.entrySet()) {
+      out[i++] = DcTime.newBuilder().setDc(e.getKey()).setTime(e.getValue()).build();
+    }
+    return List.of(out);
   }
 
   /** maxDS(d.ds, {⟨d.sr, d.ut⟩}): the dependencies a reader of d takes on (Alg 5.2 line 4, Alg 5.4 line 23). */
@@ -52,6 +57,10 @@ final class Deps {
   }
 
   static List<Long> toList(long[] v) {
-    return java.util.Arrays.stream(v).boxed().toList();
+    Long[] out = new Long[v.length];
+    for (int i = 0; i < v.length; i++) {
+      out[i] = v[i];
+    }
+    return List.of(out);
   }
 }
