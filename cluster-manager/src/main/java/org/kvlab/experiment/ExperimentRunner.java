@@ -373,8 +373,10 @@ public final class ExperimentRunner {
         phase(e, plan, cluster, runDir, true, label);
         awaitQuiet(cluster, label);
       }
+      Map<String, ServerMetrics.Sample> before = sampleServers(cluster, label);
       PhaseResult result = phase(e, plan, cluster, runDir, false, label);
-      return measured(e, run, plan, startedAt, t0, result);
+      List<Results.ServerMetric> serverMetrics = ServerMetrics.delta(before, sampleServers(cluster, label));
+      return measured(e, run, plan, startedAt, t0, result, serverMetrics);
     } catch (BackendException f) {
       boolean interrupted = f.cancelled() || stopRequested;
       return unmeasured(run, plan, e, startedAt, t0, interrupted ? Results.INTERRUPTED : Results.FAILED,
@@ -410,6 +412,16 @@ public final class ExperimentRunner {
         }
         deleteQuietly(runDir.resolve("data"));
       }
+    }
+  }
+
+  /** Every answering server's counters and histograms now (see {@link ServerMetrics}); none if asking fails. */
+  private Map<String, ServerMetrics.Sample> sampleServers(ClusterRef cluster, String label) {
+    try {
+      return ServerMetrics.sample(backend.status(cluster));
+    } catch (RuntimeException ex) {
+      options.log().println(label + ": server metrics not collected: " + ex.getMessage());
+      return Map.of();
     }
   }
 
@@ -659,7 +671,7 @@ public final class ExperimentRunner {
   }
 
   private Results.RunResult measured(Experiment e, Experiment.Run run, RunPlan plan, String startedAt, long t0,
-      PhaseResult r) throws RunFailure {
+      PhaseResult r, List<Results.ServerMetric> serverMetrics) throws RunFailure {
     Map<String, Histogram> merged = Aggregation.merge(r.windows().stream().map(Aggregation.ClientWindow::histograms).toList());
     if (merged.isEmpty()) {
       throw new RunFailure("no operation was measured after the warm-up (" + e.warmup().toSeconds()
@@ -674,7 +686,8 @@ public final class ExperimentRunner {
     long count = r.windows().stream().mapToLong(Aggregation.ClientWindow::operations).sum();
     return new Results.RunResult(run.index(), run.id(), run.protocol(), run.variation().values(), run.repeat(),
         Results.OK, null, startedAt, r.windows().size(), plan.threads(), (System.nanoTime() - t0) / 1e9, window,
-        Aggregation.throughput(r.windows(), null), count, ops, plan.properties(), Aggregation.perSecond(r.windows()));
+        Aggregation.throughput(r.windows(), null), count, ops, plan.properties(), Aggregation.perSecond(r.windows()),
+        serverMetrics);
   }
 
   private Results.RunResult unmeasured(Experiment.Run run, RunPlan plan, Experiment e, String startedAt, long t0,
@@ -682,7 +695,8 @@ public final class ExperimentRunner {
     int clients = plan == null ? 0 : plan.clientCount();
     return new Results.RunResult(run.index(), run.id(), run.protocol(), run.variation().values(), run.repeat(), status,
         reason, startedAt, clients, plan == null ? e.clients().threads() : plan.threads(),
-        (System.nanoTime() - t0) / 1e9, 0, 0, 0, List.of(), plan == null ? Map.of() : plan.properties(), List.of());
+        (System.nanoTime() - t0) / 1e9, 0, 0, 0, List.of(), plan == null ? Map.of() : plan.properties(), List.of(),
+        List.of());
   }
 
   // ---------------------------------------------------------------------------------------------

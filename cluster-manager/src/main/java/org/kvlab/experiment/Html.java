@@ -91,6 +91,33 @@ final class Html {
     }
     h.append("</table>\n");
 
+    if (r.runs().stream().anyMatch(run -> run.serverMetrics() != null && !run.serverMetrics().isEmpty())) {
+      h.append("<h2>Server metrics</h2>\n<p>What the servers counted and recorded over each run's run phase (the load")
+          .append(" phase left out), summed (counters) or merged (histograms) over every server: the protocol's own")
+          .append(" metrics (dotted names; a histogram's values are in the unit its name says, e.g. waitMicros) and the")
+          .append(" messages handled per type.</p>\n<table><tr><th>#</th><th class=\"l\">protocol</th>")
+          .append("<th class=\"l\">variation</th><th class=\"l\">metric</th><th>count</th><th>mean</th><th>p50</th>")
+          .append("<th>p99</th><th>max</th></tr>\n");
+      for (Results.RunResult run : r.runs()) {
+        if (run.serverMetrics() == null) {
+          continue;
+        }
+        for (Results.ServerMetric m : run.serverMetrics()) {
+          boolean hist = m.kind().equals("histogram");
+          h.append("<tr><td>").append(run.index()).append("</td><td class=\"l\">").append(esc(run.protocol()))
+              .append("</td><td class=\"l\">")
+              .append(esc(run.variation().isEmpty() ? "-" : new Experiment.Variation(run.variation()).label()))
+              .append("</td><td class=\"l\">").append(esc(m.name())).append("</td><td>")
+              .append(String.format(Locale.ROOT, "%,d", m.count())).append("</td><td>")
+              .append(hist ? String.format(Locale.ROOT, "%,.1f", m.mean()) : "").append("</td><td>")
+              .append(hist ? String.format(Locale.ROOT, "%,d", m.p50()) : "").append("</td><td>")
+              .append(hist ? String.format(Locale.ROOT, "%,d", m.p99()) : "").append("</td><td>")
+              .append(hist ? String.format(Locale.ROOT, "%,d", m.max()) : "").append("</td></tr>\n");
+        }
+      }
+      h.append("</table>\n");
+    }
+
     h.append("<h2>How it was run</h2>\n");
     Results.Environment env = r.environment();
     h.append("<pre>").append(esc("cd " + env.workingDirectory() + "\n" + env.command())).append("</pre>\n");

@@ -185,5 +185,19 @@ public final class Reports {
         out.println("     " + run.reason());
       }
     }
+    boolean header = false;
+    for (Results.RunResult run : r.runs()) {
+      List<Results.ServerMetric> own = run.serverMetrics() == null ? List.of()
+          : run.serverMetrics().stream().filter(ServerMetrics::isProtocolMetric).toList();
+      if (own.isEmpty()) {
+        continue;
+      }
+      if (!header) {
+        out.println("Server metrics over each run phase (all servers; histograms in the unit their name says):");
+        header = true;
+      }
+      out.println(String.format(Locale.ROOT, "%-4d %s", run.index(),
+          String.join("; ", own.stream().map(ServerMetrics::describe).toList())));
+    }
   }
 }

@@ -23,6 +23,18 @@ public final class Results {
       long max, Map<String, Long> returns, String histogram) {}
 
   /**
+   * What the servers counted or recorded over a run's run phase (the load phase left out): a protocol's
+   * {@code Metrics.count} counters and {@code Metrics.record} histograms (e.g. NuKV's {@code nukv.get.waitMicros}, how
+   * long a replica held a GET until its stable vector covered the session's), and the number of each message type the
+   * servers handled (named after it, e.g. {@code GetReq}). Counters are summed over every server and histograms merged.
+   *
+   * @param kind {@code counter} or {@code histogram}
+   * @param count the counter's value, or the number of values recorded
+   * @param mean for a histogram, in the unit the protocol recorded (its name says which); null for a counter
+   */
+  public record ServerMetric(String name, String kind, long count, Double mean, Long p50, Long p99, Long max) {}
+
+  /**
    * One run.
    *
    * @param index 1-based position in running order
@@ -41,11 +53,13 @@ public final class Results {
    * @param opsPerSecond operations per second in each second of the measured phase, warm-up included, summed over
    *     clients (element 0 is the first second of the earliest client); empty if not measured, null in results
    *     written before it was recorded
+   * @param serverMetrics the servers' counters and histograms over the run phase (see {@link ServerMetric}), in name
+   *     order; empty if no server answered, null in results written before they were collected
    */
   public record RunResult(int index, String id, String protocol, Map<String, String> variation, int repeat,
       String status, String reason, String startedAt, int clients, int threads, double seconds,
       double measuredSeconds, double throughput, long operations, List<OpStats> ops, Map<String, String> properties,
-      List<Double> opsPerSecond) {
+      List<Double> opsPerSecond, List<ServerMetric> serverMetrics) {
 
     @JsonIgnore
     public boolean ok() {
@@ -55,6 +69,12 @@ public final class Results {
     /** The statistics of {@code op}, or null. */
     public OpStats op(String op) {
       return ops.stream().filter(o -> o.op().equals(op)).findFirst().orElse(null);
+    }
+
+    /** The server metric {@code name} of this run, or null. */
+    public ServerMetric serverMetric(String name) {
+      return serverMetrics == null ? null
+          : serverMetrics.stream().filter(m -> m.name().equals(name)).findFirst().orElse(null);
     }
   }
 

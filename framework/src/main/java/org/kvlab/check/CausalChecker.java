@@ -124,7 +124,7 @@ public final class CausalChecker implements Checker {
         if (!r.resolved()) {
           continue;
         }
-        int[] max = co.maximalWritesOf(r.key(), past);
+        int[] max = co.maximalWritesOf(r.keyIdx(), past);
         if (r.source() == HistoryModel.INITIAL) {
           if (max.length > 0) {
             int w = co.opOfRank(max[0]);

@@ -61,8 +61,13 @@ abstract class CausalOrder {
 
   static volatile Representation forced;
 
+  /** The key index that means "all keys" (see {@link #maximal}). */
+  static final int ALL = -1;
+
   final HistoryModel m;
   private final String key;
+  /** {@link HistoryModel#keyIdx} of {@link #key}, or {@link #ALL}. */
+  final int keyIdx;
   /** Operation index of each node, ascending. */
   final int[] nodeOp;
   /** Node of each operation index (-1: not in this order), for the order over all operations; null for a key's. */
@@ -78,7 +83,8 @@ abstract class CausalOrder {
   /** The working arrays of {@link #chain}'s searches, made on the first. */
   private Graphs.Scratch scratch;
   private final List<int[]> cycles = new ArrayList<>();
-  private final Map<String, int[]> writeRanks = new HashMap<>();
+  /** By key index: ranks of the key's PUTs, ascending; null if none. */
+  private int[][] writeRanks = new int[0][];
 
   /** The causal order over all operations ({@code key == null}) or over those touching {@code key}. */
   static CausalOrder compute(HistoryModel m, String key, Visitor visitor) {
@@ -111,6 +117,7 @@ abstract class CausalOrder {
   private static final class Graph {
     final HistoryModel m;
     final String key;
+    final int keyIdx;
     final int[] nodeOp;
     final int[] nodeOfOp;
     final int[][] succ;
@@ -122,6 +129,7 @@ abstract class CausalOrder {
     Graph(HistoryModel m, String key) {
       this.m = m;
       this.key = key;
+      this.keyIdx = key == null ? ALL : m.keyIdx(key);
       if (key == null) {
         int count = 0;
         for (int i = 0; i < m.n; i++) {
@@ -159,14 +167,13 @@ abstract class CausalOrder {
       int okSessions = 0;
       int w = 0;
       for (int u = 0; u < n; u++) {
-        Operation op = m.op(nodeOp[u]);
         int s = m.sessionIdx[nodeOp[u]];
         int p = lastOk[s];
         sessionPred[u] = p;
         if (p >= 0) {
           edges.add(p, u);
         }
-        if (op.ok()) {
+        if (m.okAt[nodeOp[u]]) {
           okSessions += p < 0 ? 1 : 0;
           lastOk[s] = u;
         }
@@ -174,7 +181,7 @@ abstract class CausalOrder {
         HistoryModel.Read[] rs = m.reads[nodeOp[u]];
         if (rs != null) {
           for (HistoryModel.Read r : rs) {
-            if (r.source() >= 0 && (key == null || key.equals(r.key()))) {
+            if (r.source() >= 0 && (keyIdx == ALL || r.keyIdx() == keyIdx)) {
               int src = node(nodeOp, nodeOfOp, r.source());
               if (src >= 0) {
                 edges.add(src, u);
@@ -215,6 +222,7 @@ abstract class CausalOrder {
   CausalOrder(Graph g) {
     this.m = g.m;
     this.key = g.key;
+    this.keyIdx = g.keyIdx;
     this.nodeOp = g.nodeOp;
     this.nodeOfOp = g.nodeOfOp;
     this.succ = g.succ;
@@ -239,20 +247,22 @@ abstract class CausalOrder {
     }
     opOfRank = new int[writes];
     nodeOfRank = new int[writes];
-    Map<String, Integer> perKey = new HashMap<>();
+    int[] perKey = new int[m.keyCount()]; // by key index: PUTs of the key
     for (int u = 0; u < n; u++) {
       if (rankOfNode[u] >= 0) {
         opOfRank[rankOfNode[u]] = nodeOp[u];
         nodeOfRank[rankOfNode[u]] = u;
-        perKey.merge(m.op(nodeOp[u]).key(), 1, Integer::sum);
+        perKey[m.keyOf[nodeOp[u]]]++; // a PUT of the order has a key (HistoryModel.inGraph)
       }
     }
-    Map<String, Integer> fill = new HashMap<>();
-    perKey.forEach((k, c) -> writeRanks.put(k, new int[c]));
+    writeRanks = new int[perKey.length][];
+    for (int k = 0; k < perKey.length; k++) {
+      writeRanks[k] = perKey[k] == 0 ? null : new int[perKey[k]];
+    }
+    int[] fill = new int[perKey.length];
     for (int r = 0; r < writes; r++) {
-      String k = m.op(opOfRank[r]).key();
-      int at = fill.merge(k, 1, Integer::sum) - 1;
-      writeRanks.get(k)[at] = r;
+      int k = m.keyOf[opOfRank[r]];
+      writeRanks[k][fill[k]++] = r;
     }
   }
 
@@ -275,10 +285,10 @@ abstract class CausalOrder {
   abstract void setPastOfRank(int rank, Past p);
 
   /**
-   * The maximal PUTs (under happens-before) of key {@code k} (all keys if null) in {@code past}, except the PUT of rank
-   * {@code exclude} (-1: none), by rank, highest first.
+   * The maximal PUTs (under happens-before) of the key with index {@code k} (all keys if {@link #ALL}; none if no
+   * key has that index) in {@code past}, except the PUT of rank {@code exclude} (-1: none), by rank, highest first.
    */
-  abstract int[] maximal(String k, Past past, int exclude);
+  abstract int[] maximal(int k, Past past, int exclude);
 
   private void traverse(Visitor visitor) {
     if (topo == null) {
@@ -289,7 +299,7 @@ abstract class CausalOrder {
     // (there is no edge from the INFO PUT to it), so keep the predecessor's past for it explicitly
     boolean[] keepPast = new boolean[n];
     for (int u = 0; u < n; u++) {
-      if (!m.op(nodeOp[u]).ok() && sessionPred[u] >= 0) {
+      if (!m.okAt[nodeOp[u]] && sessionPred[u] >= 0) {
         keepPast[sessionPred[u]] = true;
       }
     }
@@ -298,9 +308,9 @@ abstract class CausalOrder {
     Past[] current = new Past[m.sessionCount]; // by dense session index: the past of its latest OK operation
     for (int u : topo) {
       int i = nodeOp[u];
-      Operation op = m.op(i);
+      boolean ok = m.okAt[i];
       Past sp;
-      if (op.ok()) {
+      if (ok) {
         Past c = current[m.sessionIdx[i]];
         sp = c == null ? none : c;
       } else {
@@ -310,7 +320,7 @@ abstract class CausalOrder {
       HistoryModel.Read[] rs = m.reads[i];
       if (rs != null) {
         for (HistoryModel.Read r : rs) {
-          if (r.source() >= 0 && (key == null || key.equals(r.key()))) {
+          if (r.source() >= 0 && (keyIdx == ALL || r.keyIdx() == keyIdx)) {
             int w = node(nodeOp, nodeOfOp, r.source());
             if (w >= 0) {
               union(past, pastOfRank(rankOfNode[w]));
@@ -325,7 +335,7 @@ abstract class CausalOrder {
       if (keepPast[u]) {
         kept[u] = past;
       }
-      if (op.ok()) {
+      if (ok) {
         current[m.sessionIdx[i]] = past;
       }
       if (visitor != null) {
@@ -365,7 +375,8 @@ abstract class CausalOrder {
 
   /** Ranks of the PUTs of a key, ascending (empty if none). Do not modify. */
   int[] writeRanksOf(String k) {
-    return writeRanks.getOrDefault(k, new int[0]);
+    int i = m.keyIdx(k);
+    return i >= 0 && i < writeRanks.length && writeRanks[i] != null ? writeRanks[i] : new int[0];
   }
 
   /** Whether PUT {@code a} happens before PUT {@code b} ({@code a ≠ b}). */
@@ -377,6 +388,11 @@ abstract class CausalOrder {
 
   /** The maximal PUTs of {@code k} in a causal past, by rank, highest first. */
   int[] maximalWritesOf(String k, Past past) {
+    return maximal(m.keyIdx(k), past, -1);
+  }
+
+  /** As {@link #maximalWritesOf(String, Past)}, for the key with index {@code k} ({@link HistoryModel#keyIdx}). */
+  int[] maximalWritesOf(int k, Past past) {
     return maximal(k, past, -1);
   }
 
@@ -385,7 +401,7 @@ abstract class CausalOrder {
    * ones in its past other than itself (the transitive reduction of happens-before), highest rank first.
    */
   int[] maximalBelow(int rank, String k) {
-    return maximal(k, pastOfRank(rank), rank);
+    return maximal(k == null ? ALL : m.keyIdx(k), pastOfRank(rank), rank);
   }
 
   /**
@@ -452,13 +468,19 @@ abstract class CausalOrder {
     }
 
     private BitPast[] pastOfRank = new BitPast[0];
-    private final Map<String, BitSet> writesOfKey = new HashMap<>();
+    /** By key index: the ranks of the key's PUTs; null if none. */
+    private final BitSet[] writesOfKey;
 
     Bits(Graph g) {
       super(g);
       pastOfRank = new BitPast[opOfRank.length];
+      writesOfKey = new BitSet[m.keyCount()];
       for (int r = 0; r < opOfRank.length; r++) {
-        writesOfKey.computeIfAbsent(m.op(opOfRank[r]).key(), k -> new BitSet()).set(r);
+        int k = m.keyOf[opOfRank[r]];
+        if (writesOfKey[k] == null) {
+          writesOfKey[k] = new BitSet();
+        }
+        writesOfKey[k].set(r);
       }
     }
 
@@ -495,10 +517,10 @@ abstract class CausalOrder {
     }
 
     @Override
-    int[] maximal(String k, Past past, int exclude) {
+    int[] maximal(int k, Past past, int exclude) {
       BitSet set = (BitSet) ((BitPast) past).clone();
-      if (k != null) {
-        set.and(writesOfKey.getOrDefault(k, new BitSet()));
+      if (k != ALL) {
+        set.and(k >= 0 && k < writesOfKey.length && writesOfKey[k] != null ? writesOfKey[k] : new BitSet());
       }
       if (exclude >= 0) {
         set.clear(exclude);
@@ -563,10 +585,11 @@ abstract class CausalOrder {
     /** The nodes of each chain by position. */
     private final int[][] chainNodes;
     private VcPast[] pastOfRank;
-    private final Map<String, Group> groups = new HashMap<>();
+    /** By key index; null if the key has no PUT on a chain. */
+    private final Group[] groups;
     private Group all;
-    /** Ranks of the INFO PUTs (on no chain), per key and all. */
-    private final Map<String, int[]> info = new HashMap<>();
+    /** Ranks of the INFO PUTs (on no chain), by key index (null: none) and all. */
+    private final int[][] info;
     private int[] allInfo = new int[0];
 
     Chains(Graph g) {
@@ -579,9 +602,8 @@ abstract class CausalOrder {
       int[] length = new int[m.sessionCount]; // by chain
       int chains = 0;
       for (int u = 0; u < n; u++) {
-        Operation op = m.op(nodeOp[u]);
         int ch;
-        if (op.ok()) {
+        if (m.okAt[nodeOp[u]]) {
           int s = m.sessionIdx[nodeOp[u]];
           if (chainOfSession[s] < 0) {
             chainOfSession[s] = chains++;
@@ -606,35 +628,61 @@ abstract class CausalOrder {
         }
       }
       pastOfRank = new VcPast[opOfRank.length];
+      int keys = m.keyCount();
+      groups = new Group[keys];
+      info = new int[keys][];
       if (opOfRank.length > 0) {
-        Map<String, List<Integer>> byKey = new HashMap<>();
-        List<Integer> every = new ArrayList<>();
-        Map<String, List<Integer>> infoByKey = new HashMap<>();
-        List<Integer> everyInfo = new ArrayList<>();
+        // by key index: how many PUTs on chains and INFO PUTs, then their ranks, ascending
+        int[] onChain = new int[keys];
+        int[] infoCount = new int[keys];
+        int every = 0;
+        int everyInfo = 0;
         for (int r = 0; r < opOfRank.length; r++) {
+          int k = m.keyOf[opOfRank[r]];
           if (chainOf[nodeOfRank[r]] >= 0) {
-            byKey.computeIfAbsent(m.op(opOfRank[r]).key(), k -> new ArrayList<>()).add(r);
-            every.add(r);
+            onChain[k]++;
+            every++;
           } else {
-            infoByKey.computeIfAbsent(m.op(opOfRank[r]).key(), k -> new ArrayList<>()).add(r);
-            everyInfo.add(r);
+            infoCount[k]++;
+            everyInfo++;
           }
         }
-        infoByKey.forEach((k, ranks) -> info.put(k, ranks.stream().mapToInt(Integer::intValue).toArray()));
-        allInfo = everyInfo.stream().mapToInt(Integer::intValue).toArray();
-        byKey.forEach((k, ranks) -> groups.put(k, group(ranks)));
-        all = group(every);
+        int[][] byKey = new int[keys][];
+        for (int k = 0; k < keys; k++) {
+          byKey[k] = onChain[k] == 0 ? null : new int[onChain[k]];
+          info[k] = infoCount[k] == 0 ? null : new int[infoCount[k]];
+        }
+        int[] allOnChain = new int[every];
+        allInfo = new int[everyInfo];
+        Arrays.fill(onChain, 0);
+        Arrays.fill(infoCount, 0);
+        every = 0;
+        everyInfo = 0;
+        for (int r = 0; r < opOfRank.length; r++) {
+          int k = m.keyOf[opOfRank[r]];
+          if (chainOf[nodeOfRank[r]] >= 0) {
+            byKey[k][onChain[k]++] = r;
+            allOnChain[every++] = r;
+          } else {
+            info[k][infoCount[k]++] = r;
+            allInfo[everyInfo++] = r;
+          }
+        }
+        for (int k = 0; k < keys; k++) {
+          groups[k] = byKey[k] == null ? null : group(byKey[k]);
+        }
+        all = group(allOnChain);
       }
     }
 
-    private Group group(List<Integer> ranks) {
+    private Group group(int[] ranks) {
       // sort by (chain, position); ranks of one chain ascend with position (a chain is a path of the graph).
       // (chain, position) is unique per node, so sorting it packed in a long gives the same order as a comparator
       // over boxed ranks, without the boxes; the rank comes back through the node at that place.
-      int len = ranks.size();
+      int len = ranks.length;
       long[] place = new long[len];
       for (int i = 0; i < len; i++) {
-        int u = nodeOfRank[ranks.get(i)];
+        int u = nodeOfRank[ranks[i]];
         place[i] = ((long) chainOf[u] << 32) | posOf[u];
       }
       Arrays.sort(place);
@@ -714,11 +762,12 @@ abstract class CausalOrder {
     }
 
     @Override
-    int[] maximal(String k, Past past, int exclude) {
+    int[] maximal(int k, Past past, int exclude) {
       VcPast v = (VcPast) past;
-      Group g = k == null ? all : groups.get(k);
+      boolean known = k >= 0 && k < groups.length;
+      Group g = k == ALL ? all : known ? groups[k] : null;
       int chains = g == null ? 0 : g.chains.length;
-      int[] infos = k == null ? allInfo : info.getOrDefault(k, new int[0]);
+      int[] infos = k == ALL ? allInfo : known && info[k] != null ? info[k] : new int[0];
       int[] cand = new int[chains + infos.length];
       int count = 0;
       // per chain, the latest PUT of the group in the past: every other one is in its past, so not maximal

@@ -39,6 +39,15 @@ public final class Checkers {
     return s.get();
   }
 
+  /**
+   * Frees what the checkers kept on this thread for {@code history} (the model they share): call it when every
+   * checker of a history has run, e.g. after each seed of a sweep. Results are not affected; checking the same
+   * history again only rebuilds the model.
+   */
+  public static void release(org.kvlab.history.History history) {
+    HistoryModel.release(history);
+  }
+
   /** One new instance of every registered checker. */
   public static List<Checker> all() {
     List<Checker> out = new ArrayList<>();

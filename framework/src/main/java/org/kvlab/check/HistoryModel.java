@@ -39,10 +39,11 @@ final class HistoryModel {
   /**
    * One key read by a GET or ROTX.
    *
+   * @param keyIdx the key's dense index ({@link #keyIdx(String)})
    * @param source index of the PUT it reads from, or {@link #INITIAL}, {@link #THIN_AIR}, {@link #FAILED}
    * @param failedPut for {@link #FAILED}: index of the failed PUT, else -1
    */
-  record Read(String key, Optional<ByteString> value, int source, int failedPut) {
+  record Read(String key, int keyIdx, Optional<ByteString> value, int source, int failedPut) {
     boolean resolved() {
       return source >= INITIAL;
     }
@@ -69,6 +70,18 @@ final class HistoryModel {
    */
   final int[] sessionIdx;
   final int sessionCount;
+  /**
+   * Each key the history names (of a PUT, GET or a ROTX's reads) as a dense index, 0 to {@link #keyCount()} - 1 in
+   * order of first appearance: the causal orders keep per-key state in arrays by it and compare keys as ints.
+   */
+  private final Map<String, Integer> keyIndex = new HashMap<>();
+  /** The dense index of each operation's {@link Operation#key()}, -1 if it has none. */
+  final int[] keyOf;
+  /** Per operation: {@link Operation#ok()}, and whether it is a PUT (the orders ask per node; no object is read). */
+  final boolean[] okAt;
+  final boolean[] putAt;
+  /** By key index (keys of PUTs only): whether two PUTs of the key wrote the same value (a DUPLICATE problem). */
+  private final boolean[] valueWrittenTwice;
   /** Filled by the constructor only (the model is shared by the checkers of a history: see {@link #of}). */
   final List<Problem> problems = new ArrayList<>();
 
@@ -90,6 +103,19 @@ final class HistoryModel {
     HistoryModel m = new HistoryModel(history);
     LAST.set(new Last(new java.lang.ref.WeakReference<>(history), m));
     return m;
+  }
+
+  /**
+   * Drops this thread's model if it is {@code history}'s: its checks are over. Otherwise the model (and the causal
+   * order it keeps, tens of MB for a simulated seed) stays reachable until the thread checks another history,
+   * and a sweep's garbage collector copies it while the next seed runs. A later check of {@code history} builds
+   * the same model again.
+   */
+  static void release(History history) {
+    Last last = LAST.get();
+    if (last != null && last.history().get() == history) {
+      LAST.remove();
+    }
   }
 
   /**
@@ -115,9 +141,20 @@ final class HistoryModel {
       sessionIdx[i] = d == null ? dense.size() - 1 : d;
     }
     this.sessionCount = dense.size();
+    this.keyOf = new int[n];
+    this.okAt = new boolean[n];
+    this.putAt = new boolean[n];
+    for (int i = 0; i < n; i++) {
+      Operation op = sorted.get(i);
+      String k = op.key();
+      keyOf[i] = k == null ? -1 : index(k);
+      okAt[i] = op.ok();
+      putAt[i] = op.type() == Type.PUT;
+    }
 
     // (key, value) -> PUT; a PUT that did not FAIL wins over a FAILed one with the same value
     Map<String, Map<ByteString, Integer>> writer = new HashMap<>();
+    valueWrittenTwice = new boolean[keyIndex.size()];
     for (int i = 0; i < n; i++) {
       Operation op = ops.get(i);
       if (op.type() != Type.PUT || op.key() == null || op.value() == null) {
@@ -129,6 +166,7 @@ final class HistoryModel {
         byValue.put(op.value(), i);
       } else {
         Operation p = ops.get(prior);
+        valueWrittenTwice[keyOf[i]] = true;
         problems.add(new Problem(i, new Violation(DUPLICATE_KIND,
             describe(i) + " wrote the same value to " + op.key() + " as " + describe(prior)
                 + "; checkers assume every value is written once, so which write a read saw is ambiguous",
@@ -184,9 +222,34 @@ final class HistoryModel {
     }
   }
 
+  private int index(String key) {
+    Integer k = keyIndex.putIfAbsent(key, keyIndex.size());
+    return k == null ? keyIndex.size() - 1 : k;
+  }
+
+  /** The dense index of {@code key}, or -2 if no operation of the history names it (never -1: "all keys"). */
+  int keyIdx(String key) {
+    return keyIndex.getOrDefault(key, -2);
+  }
+
+  /**
+   * Whether no two PUTs of {@code key} with a value (OK, INFO or FAIL) wrote the same one: then a read's value
+   * names exactly the PUT it {@link Read#source() reads from}.
+   */
+  boolean valuesWrittenOnce(String key) {
+    int k = keyIdx(key);
+    return k < 0 || k >= valueWrittenTwice.length || !valueWrittenTwice[k];
+  }
+
+  /** Keys have indices 0 to this - 1. */
+  int keyCount() {
+    return keyIndex.size();
+  }
+
   private Read resolve(int i, String key, Optional<ByteString> v, Map<String, Map<ByteString, Integer>> writer) {
+    int k = index(key);
     if (v.isEmpty()) {
-      return new Read(key, v, INITIAL, -1);
+      return new Read(key, k, v, INITIAL, -1);
     }
     Integer w = writer.getOrDefault(key, Map.of()).get(v.get());
     Operation op = ops.get(i);
@@ -194,16 +257,16 @@ final class HistoryModel {
       problems.add(new Problem(i, new Violation(THIN_AIR_KIND,
           describe(i) + " returned " + key + "=" + show(v) + ", a value no PUT of " + key + " ever wrote",
           List.of(op.id()))));
-      return new Read(key, v, THIN_AIR, -1);
+      return new Read(key, k, v, THIN_AIR, -1);
     }
     if (ops.get(w).outcome() == Outcome.FAIL) {
       problems.add(new Problem(i, new Violation(FAILED_WRITE_KIND,
           describe(i) + " returned " + key + "=" + show(v) + ", written only by " + describe(w)
               + ", which FAILED (so it must not have taken effect)",
           List.of(op.id(), ops.get(w).id()))));
-      return new Read(key, v, FAILED, w);
+      return new Read(key, k, v, FAILED, w);
     }
-    return new Read(key, v, w, -1);
+    return new Read(key, k, v, w, -1);
   }
 
   Operation op(int i) {
@@ -219,7 +282,7 @@ final class HistoryModel {
   }
 
   boolean isWrite(int i) {
-    return ops.get(i).type() == Type.PUT;
+    return putAt[i];
   }
 
   boolean isRead(int i) {

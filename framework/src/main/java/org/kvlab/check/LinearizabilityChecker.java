@@ -181,27 +181,29 @@ public final class LinearizabilityChecker implements Checker {
     Register(HistoryModel m, String key, List<Integer> candidates) {
       this.m = m;
       this.key = key;
-      List<Integer> ops = new ArrayList<>();
+      int[] ops = new int[candidates.size()];
+      int taken = 0;
+      boolean nullValue = false;
       for (int i : candidates) {
         Operation o = m.op(i);
         if (o.type() == Type.PUT) {
           if (o.ok() || o.outcome() == Outcome.INFO) {
-            ops.add(i);
+            ops[taken++] = i;
+            nullValue |= o.value() == null;
           }
         } else {
           HistoryModel.Read r = m.readOf(i, key);
           if (o.ok() && r != null && r.resolved()) {
-            ops.add(i);
+            ops[taken++] = i;
           }
         }
       }
-      count = ops.size();
-      op = new int[count];
+      count = taken;
+      op = Arrays.copyOf(ops, count);
       write = new boolean[count];
       reads = new int[count];
       boolean ascending = true; // the candidates come in id order: then an operation's local index is a binary search
       for (int j = 0; j < count; j++) {
-        op[j] = ops.get(j);
         write[j] = m.isWrite(op[j]);
         ascending &= j == 0 || op[j] > op[j - 1];
       }
@@ -213,6 +215,34 @@ public final class LinearizabilityChecker implements Checker {
         }
       }
       valueId = new int[count];
+      if (zones && !nullValue && m.valuesWrittenOnce(key)) {
+        // Every value of the key written once (the model saw no duplicate among all its PUTs): the zone algorithm
+        // applies, and it needs no value ids (only the search does). They are still the ones the map below gives:
+        // the writes' in order, and a read's that of the write it reads from, which is among these writes (an OK or
+        // INFO PUT of the key).
+        unique = true;
+        int next = 0;
+        for (int j = 0; j < count; j++) {
+          if (write[j]) {
+            valueId[j] = next++;
+          }
+        }
+        for (int j = 0; j < count; j++) {
+          if (!write[j]) {
+            HistoryModel.Read r = m.readOf(op[j], key);
+            if (r.source() == HistoryModel.INITIAL) {
+              reads[j] = -1;
+            } else if (local == null) {
+              int at = Arrays.binarySearch(op, r.source());
+              reads[j] = at >= 0 ? at : -2;
+            } else {
+              reads[j] = local.getOrDefault(r.source(), -2);
+            }
+            valueId[j] = r.value().isEmpty() ? -1 : reads[j] >= 0 ? valueId[reads[j]] : -2;
+          }
+        }
+        return;
+      }
       Map<com.google.protobuf.ByteString, Integer> ids = new HashMap<>();
       boolean distinct = true;
       for (int j = 0; j < count; j++) {

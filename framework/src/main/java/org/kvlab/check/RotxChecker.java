@@ -42,8 +42,14 @@ public final class RotxChecker implements Checker {
         out.add(p.violation());
       }
     }
-    CausalOrder co = CausalOrder.compute(m, null, (order, op, sessionPast, past) -> visit(m, order, op, sessionPast,
-        out));
+    boolean anyRotx = false;
+    for (int i = 0; i < m.n && !anyRotx; i++) {
+      anyRotx = m.reads[i] != null && m.op(i).type() == Type.ROTX;
+    }
+    // Without a completed ROTX the visitor would find nothing: only the order's cycles are needed, and the order
+    // an earlier checker of this history built is then taken as it is, not traversed again.
+    CausalOrder co = CausalOrder.compute(m, null, !anyRotx ? null
+        : (order, op, sessionPast, past) -> visit(m, order, op, sessionPast, out));
     for (int[] cycle : co.cycles()) {
       out.add(CausalChecker.cyclic(m, co, cycle, CYCLIC, "ROTX checks were skipped"));
     }
@@ -95,7 +101,7 @@ public final class RotxChecker implements Checker {
 
   /** A PUT of r's key in {@code past} that overwrites r's value (r's PUT happens before it, or r read nil), or -1. */
   private static int overwriter(CausalOrder co, HistoryModel.Read r, CausalOrder.Past past) {
-    int[] max = co.maximalWritesOf(r.key(), past);
+    int[] max = co.maximalWritesOf(r.keyIdx(), past);
     if (r.source() == HistoryModel.INITIAL) {
       return max.length == 0 ? -1 : co.opOfRank(max[0]);
     }

@@ -485,6 +485,7 @@ public final class Node implements AutoCloseable {
       }
     }
     metrics.counters().forEach(s::putOperations);
+    metrics.encodedHistograms().forEach((k, v) -> s.putHistograms(k, ByteString.copyFrom(v)));
     return s.build();
   }
 

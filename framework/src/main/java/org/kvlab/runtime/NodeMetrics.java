@@ -34,6 +34,24 @@ public final class NodeMetrics implements Metrics {
     return out;
   }
 
+  /** A sorted snapshot of the histograms (copies). */
+  public Map<String, Histogram> histograms() {
+    Map<String, Histogram> out = new TreeMap<>();
+    histograms.forEach((k, v) -> out.put(k, v.copy()));
+    return out;
+  }
+
+  /** {@link #histograms()}, each in HdrHistogram's compressed encoding ({@code Histogram.decodeFromCompressedByteBuffer}). */
+  public Map<String, byte[]> encodedHistograms() {
+    Map<String, byte[]> out = new TreeMap<>();
+    histograms().forEach((k, h) -> {
+      java.nio.ByteBuffer buf = java.nio.ByteBuffer.allocate(h.getNeededByteBufferCapacity());
+      int n = h.encodeIntoCompressedByteBuffer(buf);
+      out.put(k, java.util.Arrays.copyOf(buf.array(), n));
+    });
+    return out;
+  }
+
   public Histogram histogram(String name) {
     Histogram h = histograms.get(name);
     return h == null ? null : h.copy();

@@ -58,6 +58,7 @@ public final class SimRunner {
     for (Checker c : checkers(spec, checkerNames)) {
       checks.add(c.check(result.history()));
     }
+    Checkers.release(result.history()); // the checkers' shared model: not kept while the next seed runs
     return new SeedReport(seed, result, checks);
   }
 

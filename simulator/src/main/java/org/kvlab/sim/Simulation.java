@@ -75,6 +75,9 @@ public final class Simulation {
   private final Map<NodeId, SimNode> nodes = new TreeMap<>();
   private final long[][] lastDelivery;
   private final List<Fault> faults = new ArrayList<>();
+  /** The partitions and slow nodes among {@link #faults}, in its order (set once the faults are drawn). */
+  private Fault.Partition[] partitions = new Fault.Partition[0];
+  private Fault.Slow[] slows = new Fault.Slow[0];
   private final History.Recorder history = new History.Recorder();
   private final Trace trace;
   private final List<String> failures = new ArrayList<>();
@@ -239,6 +242,9 @@ public final class Simulation {
     }
     faults.addAll(FaultPlan.draw(spec, random));
     faults.addAll(spec.faults());
+    // every message asks which partitions and slow nodes delay it: keep them apart, in the same order
+    partitions = faults.stream().filter(f -> f instanceof Fault.Partition).toArray(Fault.Partition[]::new);
+    slows = faults.stream().filter(f -> f instanceof Fault.Slow).toArray(Fault.Slow[]::new);
     for (Fault f : faults) {
       if (f instanceof Fault.Skew s) {
         nodes.get(s.node()).skew(s);
@@ -371,8 +377,8 @@ public final class Simulation {
     boolean moved = true;
     while (moved) {
       moved = false;
-      for (Fault f : faults) {
-        if (f instanceof Fault.Partition p && fromDc != toDc
+      for (Fault.Partition p : partitions) {
+        if (fromDc != toDc
             && ((p.dcA() == fromDc && p.dcB() == toDc) || (p.dcA() == toDc && p.dcB() == fromDc))
             && p.startMicros() <= t && sendTime < p.endMicros() && t > p.startMicros() - latency) {
           long released = p.endMicros() + latency;
@@ -389,8 +395,8 @@ public final class Simulation {
   /** Extra delay of a message a slow server {@code from} sends at {@code time}. */
   private long slowExtra(NodeId from, long time) {
     long extra = 0;
-    for (Fault f : faults) {
-      if (f instanceof Fault.Slow s && s.node().equals(from) && s.startMicros() <= time && time < s.endMicros()) {
+    for (Fault.Slow s : slows) {
+      if (s.node().equals(from) && s.startMicros() <= time && time < s.endMicros()) {
         extra += s.delayMicros();
       }
     }

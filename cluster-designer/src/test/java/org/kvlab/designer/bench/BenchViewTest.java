@@ -329,7 +329,7 @@ class BenchViewTest {
       double t = throughput.get(protocol);
       Results.OpStats read = Aggregation.stats("READ", h, t, Map.of("OK", 1000L));
       runs.add(new Results.RunResult(i, String.format("%03d-%s-1", i, protocol), protocol, Map.of(), 1, Results.OK,
-          null, "2026-11-01T10:00:00Z", 1, 2, 10, 5, t, 1000, List.of(read), Map.of(), List.of()));
+          null, "2026-11-01T10:00:00Z", 1, 2, 10, 5, t, 1000, List.of(read), Map.of(), List.of(), List.of()));
       i++;
     }
     Results.ExperimentResult r = new Results.ExperimentResult(name, "experiments/" + name + ".yaml", Results.OK,

@@ -200,7 +200,7 @@ final class CausalSpartanXServer extends Server<Record> {
       return true;
     }
     boolean selfStable = variant == Variant.PAPER_LITERAL_GET || d.getUt() <= dsv[d.getSr()];
-    return selfStable && d.getDsList().stream().allMatch(e -> e.getTime() <= dsv[e.getDc()]);
+    return selfStable && allAtMost(d.getDsList(), dsv);
   }
 
   /** PUT: Alg 5.2 lines 6–19. Wait-free: never waits on the physical clock. */
@@ -282,7 +282,11 @@ final class CausalSpartanXServer extends Server<Record> {
     for (int i = 0; i < pv.length; i++) {
       pv[i] = Math.max(pv[i], r.getVv(i));
     }
-    partitionDsv[from.partition()] = r.getDsvList().stream().mapToLong(Long::longValue).toArray(); // FIFO: latest
+    long[] reported = new long[r.getDsvCount()];
+    for (int i = 0; i < reported.length; i++) {
+      reported[i] = r.getDsv(i);
+    }
+    partitionDsv[from.partition()] = reported; // FIFO: latest
     pacer.engage(r.getActiveUntil());
   }
 
@@ -356,7 +360,18 @@ final class CausalSpartanXServer extends Server<Record> {
 
   /** Every ⟨i, h⟩ ∈ maxDS(d.ds, {⟨d.sr, d.ut⟩}) has h ≤ v[i] (local versions are not exempt). */
   private static boolean stableUnder(Record d, long[] v) {
-    return d.getUt() <= v[d.getSr()] && d.getDsList().stream().allMatch(e -> e.getTime() <= v[e.getDc()]);
+    return d.getUt() <= v[d.getSr()] && allAtMost(d.getDsList(), v);
+  }
+
+  /** Every entry ⟨i, h⟩ of ds has h ≤ v[i]. (A loop, not a stream: it runs for every version read or pruned.) */
+  private static boolean allAtMost(java.util.List<DcTime> ds, long[] v) {
+    for (int i = 0; i < ds.size(); i++) {
+      DcTime e = ds.get(i);
+      if (e.getTime() > v[e.getDc()]) {
+        return false;
+      }
+    }
+    return true;
   }
 
   // ---------------------------------------------------------------- garbage collection

@@ -21,8 +21,13 @@ final class Deps {
   }
 
   static List<DcTime> toProto(TreeMap<Integer, Long> ds) {
-    return ds.entrySet().stream()
-        .map(e -> DcTime.newBuilder().setDc(e.getKey()).setTime(e.getValue()).build()).toList();
+    // loops, not streams, here and in toList: they run for every request, reply and record
+    DcTime[] out = new DcTime[ds.size()];
+    int i = 0;
+    for (java.util.Map.Entry<Integer, Long> e : ds.entrySet()) {
+      out[i++] = DcTime.newBuilder().setDc(e.getKey()).setTime(e.getValue()).build();
+    }
+    return List.of(out);
   }
 
   /** maxDS(d.ds, {⟨d.sr, d.ut⟩}): the dependencies a reader of d takes on (Alg 5.2 line 4, Alg 5.4 line 23). */
@@ -34,8 +39,13 @@ final class Deps {
 
   /** Invariant (§5.2.1): a DS has at most one entry per datacenter. */
   static void checkOnePerDc(List<DcTime> ds, int datacenters) {
-    long distinct = ds.stream().mapToInt(DcTime::getDc).distinct().count();
-    Invariants.check(distinct == ds.size() && ds.size() <= datacenters,
+    boolean distinct = true; // a loop, not a stream: it runs for every request and record (a DS has few entries)
+    for (int i = 0; i < ds.size() && distinct; i++) {
+      for (int j = 0; j < i && distinct; j++) {
+        distinct = ds.get(i).getDc() != ds.get(j).getDc();
+      }
+    }
+    Invariants.check(distinct && ds.size() <= datacenters,
         "DS has more than one entry per datacenter or too many entries: %s", ds);
   }
 
@@ -47,6 +57,10 @@ final class Deps {
   }
 
   static List<Long> toList(long[] v) {
-    return java.util.Arrays.stream(v).boxed().toList();
+    Long[] out = new Long[v.length];
+    for (int i = 0; i < v.length; i++) {
+      out[i] = v[i];
+    }
+    return List.of(out);
   }
 }

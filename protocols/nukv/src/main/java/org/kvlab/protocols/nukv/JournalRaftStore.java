@@ -25,13 +25,16 @@ import org.kvlab.store.VersionedStore;
  *
  * <p>Compaction: once every chunk of a snapshot is persisted (MicroRaft takes one every
  * {@code snapshotEvery} commits, or a lagging replica receives one from the leader), the journal restates its
- * whole meaning after the records it has: the endpoint, members and term, each chunk of that snapshot and each
- * log entry after it, one record each, and then prunes every record before the restatement. Each record of the
+ * whole meaning after the records it has: the endpoint, members and term and each log entry after the snapshot,
+ * one record each, and then prunes every record before the snapshot's first chunk record. Each record of the
  * restatement says again what the journal already means, so a replay that reads the old records and then a part
- * of the restatement (a crash while writing it) means the same as the old journal, and a replay of the
- * restatement alone means all of it. No record is larger than one snapshot chunk (at most
- * {@link NuKVServer#SNAPSHOT_CHUNK_KEYS} keys) or one log entry, however many keys the snapshot holds. The
- * journal thus holds at most about one snapshot and {@code snapshotEvery} entries.
+ * of the restatement (a crash while writing it) means the same as the old journal, and a replay from the
+ * snapshot's chunks on means all of it. The chunk records themselves stay where they were written and are not
+ * written again (a snapshot is written to the journal once); only if some of them were pruned already (an older
+ * snapshot completed while this one was arriving) are the chunks restated too, from memory, before the entries.
+ * No record is larger than one snapshot chunk (at most {@link NuKVServer#SNAPSHOT_CHUNK_KEYS} keys) or one log
+ * entry, however many keys the snapshot holds. The journal thus holds at most about one snapshot and
+ * {@code snapshotEvery} entries.
  */
 final class JournalRaftStore implements RaftStore {
   /** The reserved key; user keys cannot start with a NUL character through the client API's tools. */
@@ -40,14 +43,24 @@ final class JournalRaftStore implements RaftStore {
   private final VersionedStore<Stored> store;
   private final State state = new State();
   private long seq;
+  /** The journal's oldest record still in the store (records before it are pruned). */
+  private long oldest;
+  /** Compaction writes a complete snapshot's chunks again even if they are all still in the journal (benchmarks). */
+  private final boolean rewriteChunks;
 
   JournalRaftStore(VersionedStore<Stored> store) {
+    this(store, false);
+  }
+
+  JournalRaftStore(VersionedStore<Stored> store, boolean rewriteChunks) {
     this.store = store;
+    this.rewriteChunks = rewriteChunks;
     List<Stored> newestFirst = store.versions(KEY);
     for (int i = newestFirst.size() - 1; i >= 0; i--) {
-      state.apply(newestFirst.get(i).getJournal());
+      state.apply(newestFirst.get(i).getJournal(), newestFirst.get(i).getSeq());
     }
     this.seq = newestFirst.isEmpty() ? 0 : newestFirst.get(0).getSeq();
+    this.oldest = newestFirst.isEmpty() ? 1 : newestFirst.get(newestFirst.size() - 1).getSeq();
   }
 
   /** Journal records (versions of {@link #KEY}) in the store: tests check compaction with it. */
@@ -58,7 +71,7 @@ final class JournalRaftStore implements RaftStore {
   /** Appends a record and applies it to the in-memory mirror; true if it completed a snapshot. */
   private boolean record(JournalRecord r) {
     store.put(KEY, Stored.newBuilder().setSeq(++seq).setJournal(r).build());
-    return state.apply(r);
+    return state.apply(r, seq);
   }
 
   @Override
@@ -96,23 +109,34 @@ final class JournalRaftStore implements RaftStore {
     }
   }
 
-  /** Restates the journal record by record (see the class comment) and prunes everything before the restatement. */
+  /**
+   * Restates the journal record by record (see the class comment) and prunes everything before the snapshot's chunk
+   * records (or, if they are restated too, before the restatement).
+   */
   private void checkpoint() {
-    long from = seq + 1;
+    boolean inPlace = !rewriteChunks && state.snapshotFrom >= oldest; // every chunk record is still in the journal
+    long from = inPlace ? state.snapshotFrom : seq + 1;
     List<JournalRecord> restated = new ArrayList<>();
     for (JournalRecord r : new JournalRecord[] {state.endpoint, state.members, state.term}) {
       if (r != null) {
         restated.add(r);
       }
     }
-    restated.addAll(state.snapshot);
+    if (!inPlace) {
+      restated.addAll(state.snapshot);
+    }
     restated.addAll(state.log.values());
     for (JournalRecord r : restated) {
       boolean completed = record(r);
       Invariants.check(!completed, "restating snapshot %s completed a snapshot again", state.snapshotIndex);
     }
+    Invariants.check(from <= seq, "NuKV Raft journal compaction from %s past its last record %s", from, seq);
     store.prune(KEY, s -> s.getSeq() <= from);
+    oldest = from;
     checkpoints++;
+    if (inPlace) {
+      chunksKeptInPlace++;
+    }
   }
 
   /** Compactions so far (tests). */
@@ -120,6 +144,13 @@ final class JournalRaftStore implements RaftStore {
 
   int checkpoints() {
     return checkpoints;
+  }
+
+  /** Compactions that left the snapshot's chunk records where they were (tests). */
+  private int chunksKeptInPlace;
+
+  int chunksKeptInPlace() {
+    return chunksKeptInPlace;
   }
 
   @Override
@@ -193,11 +224,15 @@ final class JournalRaftStore implements RaftStore {
     /** The newest complete snapshot's chunk records, in chunk order (empty if none). */
     List<JournalRecord> snapshot = List.of();
     long snapshotIndex;
+    /** The journal position of the first record of the newest complete snapshot's chunks. */
+    long snapshotFrom;
     /** Chunks of snapshots being persisted, by snapshot index and chunk index. */
     final TreeMap<Long, TreeMap<Integer, JournalRecord>> pending = new TreeMap<>();
+    /** The journal position of the first chunk record of each snapshot being persisted. */
+    final TreeMap<Long, Long> pendingFrom = new TreeMap<>();
 
-    /** Applies one record; true if it completed a snapshot. */
-    boolean apply(JournalRecord r) {
+    /** Applies one record, at position {@code at} of the journal; true if it completed a snapshot. */
+    boolean apply(JournalRecord r, long at) {
       if (r.hasCheckpoint()) {
         // A journal compacted by an earlier version of this class, into one record: its whole state.
         endpoint = null;
@@ -206,9 +241,11 @@ final class JournalRaftStore implements RaftStore {
         log.clear();
         snapshot = List.of();
         snapshotIndex = 0;
+        snapshotFrom = 0;
         pending.clear();
+        pendingFrom.clear();
         for (JournalRecord inner : r.getCheckpoint().getRecordsList()) {
-          apply(inner);
+          apply(inner, at);
         }
         Invariants.check(snapshotIndex == r.getCheckpoint().getSnapshotIndex(),
             "NuKV Raft checkpoint restored snapshot %s, wrote %s", snapshotIndex, r.getCheckpoint().getSnapshotIndex());
@@ -220,16 +257,20 @@ final class JournalRaftStore implements RaftStore {
         }
         TreeMap<Integer, JournalRecord> chunks = pending.computeIfAbsent(c.getIndex(), i -> new TreeMap<>());
         chunks.put(c.getChunkIndex(), r);
+        pendingFrom.putIfAbsent(c.getIndex(), at);
         if (chunks.size() < c.getChunkCount()) {
           return false;
         }
         snapshot = List.copyOf(chunks.values());
         snapshotIndex = c.getIndex();
+        snapshotFrom = pendingFrom.get(snapshotIndex);
         pending.headMap(snapshotIndex, true).clear();
+        pendingFrom.headMap(snapshotIndex, true).clear();
         log.headMap(snapshotIndex, true).clear(); // what the snapshot covers
         return true;
       } else if (r.getDeleteChunks() > 0) {
         pending.remove(r.getDeleteChunks());
+        pendingFrom.remove(r.getDeleteChunks());
       } else if (r.hasEntry()) {
         log.put(r.getEntry().getIndex(), r);
       } else if (r.getTruncateFrom() > 0) {

@@ -30,8 +30,9 @@ final class NuKVParams {
     DECLARED.put("waitMax", "duration, default 1500ms: a GET (or, without HLC, a PUT) that the replica cannot"
         + " serve by then fails (nothing happened; the client may retry elsewhere)");
     DECLARED.put("snapshotEvery", "integer, default 50000: a group's replicas snapshot their state (the newest version"
-        + " of every key) every this many Raft commits and drop the log before it; a replica too far behind receives"
-        + " the leader's snapshot");
+        + " of every key) every this many Raft commits (local PUTs and forwarded writes alike) and drop the log before"
+        + " it; a replica too far behind receives the leader's snapshot. A snapshot pauses the replica while it is"
+        + " taken and written (docs/benchmarks/nukv.md)");
     DECLARED.put("retryAfter", "duration, default 20ms: a replica that knows no leader holds a PUT this long"
         + " before telling the client to retry");
   }

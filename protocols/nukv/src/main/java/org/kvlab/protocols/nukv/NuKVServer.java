@@ -26,7 +26,6 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Optional;
 import java.util.TreeMap;
-import java.util.TreeSet;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -62,12 +61,16 @@ final class NuKVServer extends Server<Stored> {
   /** Without HLC: the last timestamp this leader issued (timestamps of one leader are unique). */
   private long lastIssued;
   private final List<Pending> waiting = new ArrayList<>();
-  /** Every user key this replica holds (a snapshot lists their newest versions); rebuilt by a restart's replay. */
-  private final TreeSet<String> keys = new TreeSet<>();
+  /**
+   * Every user key this replica holds (a snapshot lists their newest versions, re-reading only the keys changed since
+   * the last snapshot); rebuilt by a restart's replay.
+   */
+  private SnapshotSource keys;
   /**
    * Per key, the newest write of it made in this datacenter, as {origin log index, HLC time}, over what is applied
    * (rebuilt on restart by the snapshot and the replay). A snapshot carries it beside each key's newest version, so
    * that a forwarder's catch-up covers a key whose newest version came from a third datacenter (see applyCatchUp).
+   * Every change of an entry comes with {@code keys.add(key)}, so the snapshot re-reads that key.
    */
   private final HashMap<String, long[]> lastLocal = new HashMap<>();
   /** The next snapshot installed is this replica's own, restored from its journal (else a leader's). */
@@ -147,6 +150,7 @@ final class NuKVServer extends Server<Stored> {
         .setLeaderHeartbeatTimeoutSecs(Math.max(2, p.heartbeatTimeout.toSeconds()))
         .setCommitCountToTakeSnapshot(p.snapshotEvery)
         .build();
+    keys = new SnapshotSource(store());
     JournalRaftStore journal = new JournalRaftStore(store());
     RestoredRaftState restored = journal.restored(models, codec);
     RaftNode.RaftNodeBuilder b = RaftNode.newBuilder().setGroupId(groupId()).setConfig(config)
@@ -413,36 +417,16 @@ final class NuKVServer extends Server<Stored> {
 
   /**
    * A snapshot at {@code commitIndex}: sv, then the newest version of every key, {@link #SNAPSHOT_CHUNK_KEYS} keys a
-   * chunk. MicroRaft takes it right after applying {@code commitIndex}, so sv is the state at that index; the store
-   * may hold versions committed later (a restarted replica re-applying its log), which are committed writes too, and
-   * a replica that installs them answers reads of them with their own index (see onGet).
+   * chunk (see {@link SnapshotSource}: only keys changed since the last snapshot are read from the store). MicroRaft
+   * takes it right after applying {@code commitIndex}, so sv is the state at that index; the store may hold versions
+   * committed later (a restarted replica re-applying its log), which are committed writes too, and a replica that
+   * installs them answers reads of them with their own index (see onGet).
    */
   private void snapshot(long commitIndex, Consumer<Object> chunks) {
-    SnapshotPart.Builder part = SnapshotPart.newBuilder();
-    for (long x : sv) {
-      part.addSv(x);
-    }
-    boolean emitted = false;
-    for (String key : keys) {
-      Optional<Stored> newest = store().newest(key);
-      if (newest.isPresent()) {
-        Op.Builder op = Op.newBuilder().setKey(key).setVersion(newest.get().getVersion());
-        long[] local = lastLocal.get(key);
-        if (local != null) {
-          op.setLocalIdx(local[0]).setLocalT(local[1]); // what a catch-up made from this snapshot must cover
-        }
-        part.addOps(op);
-      }
-      if (part.getOpsCount() >= SNAPSHOT_CHUNK_KEYS) {
-        chunks.accept(part.build());
-        emitted = true;
-        part = SnapshotPart.newBuilder();
-      }
-    }
-    if (!emitted || part.getOpsCount() > 0) {
-      chunks.accept(part.build());
-    }
+    keys.take(sv, SNAPSHOT_CHUNK_KEYS, lastLocal::get, chunks);
     metrics().count("nukv.snapshot.taken");
+    metrics().record("nukv.snapshot.keys", keys.size());
+    metrics().record("nukv.snapshot.keysRead", keys.lastReads()); // store reads on the event loop
   }
 
   /**

@@ -82,7 +82,7 @@ class JournalRaftStoreTest {
     journal.persistSnapshotChunk(chunk(100, 0, 2, "a", view));
     journal.truncateLogEntriesUntil(100);
     journal.persistLogEntries(List.of(entry(121, 1, "k121")));
-    // Compacted: the restatement (endpoint, members, term, the 2 chunks, entries 101-120) and the 2 records after it.
+    // Compacted: the 2 chunks, the restatement (endpoint, members, term, entries 101-120) and the 2 records after it.
     assertEquals(1, journal.checkpoints());
     assertEquals(3 + 2 + 20 + 2, journal.records(), "compaction replaced " + before + " records");
 
@@ -159,6 +159,105 @@ class JournalRaftStoreTest {
     assertEquals((long) chunks * perChunk, keys);
     assertEquals(java.util.stream.LongStream.rangeClosed(2_001, 2_010).boxed().toList(),
         r.getLogEntries().stream().map(LogEntry::getIndex).toList());
+  }
+
+  /**
+   * Issue 15: a snapshot is written to the journal once. The compaction restates the endpoint, members, term and the
+   * entries after the snapshot and prunes everything before the snapshot's first chunk, so the chunk records stay
+   * where MicroRaft persisted them; a restart restores the snapshot and the entries after it.
+   */
+  @Test
+  void when_aSnapshotCompletes_then_itsChunksAreNotWrittenAgainAndARestartRestoresIt() throws Exception {
+    InMemoryStore<Stored> store = new InMemoryStore<>(NuKV.RECORD);
+    var view = view();
+    JournalRaftStore journal = started(store, view);
+    for (long i = 1; i <= 60; i++) {
+      journal.persistLogEntries(List.of(entry(i, 1, "k" + i)));
+    }
+    for (int c = 0; c < 5; c++) {
+      journal.persistSnapshotChunk(bigChunk(50, c, 5, 10, view));
+    }
+    assertEquals(1, journal.checkpoints());
+    assertEquals(1, journal.chunksKeptInPlace());
+    List<Stored> records = store.versions(JournalRaftStore.KEY);
+    assertEquals(5, records.stream().filter(r -> r.getJournal().hasChunk()).count(), "each chunk once");
+    // The chunks, then the restatement: endpoint, members, term, entries 51-60.
+    assertEquals(5 + 3 + 10, records.size());
+    assertTrue(records.get(records.size() - 1).getJournal().hasChunk(), "the oldest record is the first chunk");
+
+    RestoredRaftState r = JournalRaftStore.restore(store, models, codec);
+    assertEquals(50, r.getSnapshotEntry().getIndex());
+    @SuppressWarnings("unchecked")
+    List<io.microraft.model.log.SnapshotChunk> chunks =
+        (List<io.microraft.model.log.SnapshotChunk>) r.getSnapshotEntry().getOperation();
+    assertEquals(5, chunks.size());
+    assertEquals(java.util.stream.LongStream.rangeClosed(51, 60).boxed().toList(),
+        r.getLogEntries().stream().map(LogEntry::getIndex).toList());
+    assertEquals(NodeId.of(0, 0, 0), r.getLocalEndpointPersistentState().getLocalEndpoint().getId());
+    assertEquals(1, r.getTermPersistentState().getTerm());
+
+    // The next snapshot, in a journal reopened from the store, prunes this one's chunks.
+    JournalRaftStore reopened = new JournalRaftStore(store);
+    for (long i = 61; i <= 110; i++) {
+      reopened.persistLogEntries(List.of(entry(i, 1, "k" + i)));
+    }
+    for (int c = 0; c < 5; c++) {
+      reopened.persistSnapshotChunk(bigChunk(100, c, 5, 10, view));
+    }
+    assertEquals(1, reopened.chunksKeptInPlace());
+    assertEquals(5 + 3 + 10, store.versions(JournalRaftStore.KEY).size());
+    assertEquals(100, JournalRaftStore.restore(store, models, codec).getSnapshotEntry().getIndex());
+  }
+
+  /**
+   * A snapshot being received (chunk 0 of the snapshot at 200) while an older one completes (at 100): that compaction
+   * prunes the received chunk's record. When the snapshot at 200 completes, its chunks are restated from memory, so a
+   * restart still restores it whole.
+   */
+  @Test
+  void when_aCompactionPrunedAChunkOfASnapshotStillArriving_then_itsCompletionRestatesTheChunks() throws Exception {
+    InMemoryStore<Stored> store = new InMemoryStore<>(NuKV.RECORD);
+    var view = view();
+    JournalRaftStore journal = started(store, view);
+    for (long i = 1; i <= 120; i++) {
+      journal.persistLogEntries(List.of(entry(i, 1, "k" + i)));
+    }
+    journal.persistSnapshotChunk(bigChunk(200, 0, 2, 3, view));
+    journal.persistSnapshotChunk(bigChunk(100, 0, 2, 3, view));
+    journal.persistSnapshotChunk(bigChunk(100, 1, 2, 3, view));
+    assertEquals(1, journal.chunksKeptInPlace());
+    assertEquals(0, store.versions(JournalRaftStore.KEY).stream()
+        .filter(r -> r.getJournal().hasChunk() && r.getJournal().getChunk().getIndex() == 200).count(),
+        "the compaction at 100 pruned the chunk of 200 written before it");
+    journal.persistSnapshotChunk(bigChunk(200, 1, 2, 3, view));
+    assertEquals(2, journal.checkpoints());
+    assertEquals(1, journal.chunksKeptInPlace(), "the second compaction restated the chunks");
+
+    RestoredRaftState r = JournalRaftStore.restore(store, models, codec);
+    assertEquals(200, r.getSnapshotEntry().getIndex());
+    @SuppressWarnings("unchecked")
+    List<io.microraft.model.log.SnapshotChunk> chunks =
+        (List<io.microraft.model.log.SnapshotChunk>) r.getSnapshotEntry().getOperation();
+    assertEquals(List.of("200/0/0", "200/1/0"), chunks.stream()
+        .map(c -> ((SnapshotPart) c.getOperation()).getOps(0).getKey()).toList());
+    assertTrue(r.getLogEntries().isEmpty(), "every entry is below the snapshot: " + r.getLogEntries());
+  }
+
+  private io.microraft.model.log.RaftGroupMembersView view() {
+    List<io.microraft.RaftEndpoint> members = List.of(new RaftCodec.Endpoint(NodeId.of(0, 0, 0)),
+        new RaftCodec.Endpoint(NodeId.of(0, 0, 1)), new RaftCodec.Endpoint(NodeId.of(0, 0, 2)));
+    return models.createRaftGroupMembersViewBuilder().setLogIndex(0).setMembers(members).setVotingMembers(members)
+        .build();
+  }
+
+  private JournalRaftStore started(InMemoryStore<Stored> store, io.microraft.model.log.RaftGroupMembersView view) {
+    RaftCodec.Endpoint self = new RaftCodec.Endpoint(NodeId.of(0, 0, 0));
+    JournalRaftStore journal = new JournalRaftStore(store);
+    journal.persistAndFlushLocalEndpoint(models.createRaftEndpointPersistentStateBuilder().setLocalEndpoint(self)
+        .setVoting(true).build());
+    journal.persistAndFlushInitialGroupMembers(view);
+    journal.persistAndFlushTerm(models.createRaftTermPersistentStateBuilder().setTerm(1).setVotedFor(self).build());
+    return journal;
   }
 
   private io.microraft.model.log.SnapshotChunk bigChunk(long index, int chunk, int count, int keys,
