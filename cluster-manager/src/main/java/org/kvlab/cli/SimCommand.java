@@ -77,6 +77,17 @@ final class SimCommand implements Callable<Integer> {
             + ". Fix: remove it or use one the protocol declares. " + Protocols.describeParameters(p));
       }
     }
+    if (datacenters >= 1 && partitions >= 1) { // spec() refuses the others
+      try { // the values, as the cluster-file loader checks them, before any seed runs
+        p.checkParameters(new Params(params), new org.kvlab.api.Topology(datacenters, partitions));
+      } catch (org.kvlab.api.ParameterException e) {
+        throw new Main.CliException(Main.USAGE, "--param " + e.parameter() + ": " + e.problem() + ". Fix: "
+            + org.kvlab.config.YamlReader.fixWithSuggestion(params.get(e.parameter()), e.choices(), e.fix()));
+      } catch (IllegalArgumentException e) {
+        throw new Main.CliException(Main.USAGE, "--param: protocol " + p.name() + " refuses the parameters: "
+            + e.getMessage());
+      }
+    }
     SimSpec spec = spec();
     List<Long> seedList = parseSeeds(seeds);
     System.out.printf("simulating %s: %d datacenters x %d partitions, %d sessions/dc, %s per seed, faults: %s, checks: %s%n",
