@@ -211,6 +211,12 @@ public final class ExperimentLoader extends YamlReader {
         throw error(wanNode, "an emulated WAN needs at least 2 datacenters, and this cluster has 1",
             "remove 'wan', or use more datacenters.");
       }
+      if (template != null) {
+        // docs/bench.md: for a template, cluster.wan replaces the template's round-trip times (every pair of
+        // datacenters gets it; 0 removes them); the template's clock skew is kept
+        template = template.withEmulation(new ClusterConfig.EmulationSpec(RunPlan.uniform(template.topology(), wan),
+            template.emulation().skewMillis()));
+      }
     }
     String jvm = c.get("jvm") == null ? org.kvlab.cluster.local.LocalClusterProcesses.DEFAULT_JVM_OPTIONS
         : text(c.get("jvm"), "jvm: -Xmx512m -XX:+UseSerialGC");
