@@ -67,9 +67,13 @@ final class SimCommand implements Callable<Integer> {
     Protocol p;
     try {
       checks = Checkers.validate(checks); // canonical names, before any seed runs
-      p = Protocols.byName(protocol);
     } catch (IllegalArgumentException e) {
       throw new Main.CliException(Main.USAGE, e.getMessage());
+    }
+    try {
+      p = Protocols.byName(protocol);
+    } catch (IllegalArgumentException e) {
+      throw new Main.CliException(Main.USAGE, "--protocol: " + Clusters.notInstalled(protocol));
     }
     for (String name : params.keySet()) { // as a cluster file's params: a misspelt one must not fall back silently
       if (!p.parameters().containsKey(name)) {
