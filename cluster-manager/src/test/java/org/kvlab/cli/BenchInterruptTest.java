@@ -52,7 +52,7 @@ class BenchInterruptTest {
     List<String> cmd = List.of(ProcessHandle.current().info().command().orElse("java"), "-Xmx256m", "-XX:+UseSerialGC",
         "-cp", System.getProperty("java.class.path"), "org.kvlab.cli.Main", "bench", file.toString(),
         "--output", out.toString());
-    bench = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(dir.resolve("bench.log").toFile()).start();
+    bench = new ProcessBuilder(ServerProcesses.withDefaultSigint(cmd)).redirectErrorStream(true).redirectOutput(dir.resolve("bench.log").toFile()).start();
 
     // the marker: a YCSB status line ("... sec: N operations; ...") of the first run's run phase
     boolean running = false;
@@ -70,7 +70,7 @@ class BenchInterruptTest {
     assertTrue(children.size() >= 2, "a server and a client JVM are running: " + children);
 
     new ProcessBuilder("kill", "-INT", Long.toString(bench.pid())).start().waitFor();
-    assertTrue(bench.waitFor(60, TimeUnit.SECONDS), "bench did not stop after SIGINT");
+    assertTrue(bench.waitFor(60, TimeUnit.SECONDS), () -> "bench did not stop after SIGINT:\n" + read(dir.resolve("bench.log")));
     String log = Files.readString(dir.resolve("bench.log"));
     assertEquals(130, bench.exitValue(), log);
     for (ProcessHandle child : children) {
@@ -87,6 +87,14 @@ class BenchInterruptTest {
     assertTrue(r.get("runs").get(0).get("reason").asText().contains("Ctrl-C"));
     assertTrue(Files.readString(out.resolve("interrupted/latest/report.html")).contains("interrupted"));
     assertTrue(log.contains("report: "), log);
+  }
+
+  private static String read(Path file) {
+    try {
+      return Files.readString(file);
+    } catch (java.io.IOException e) {
+      return "(" + e + ")";
+    }
   }
 
   private static Path find(Path root, String name, String within) throws Exception {

@@ -49,7 +49,7 @@ class LocalLifecycleTest {
     List<String> cmd = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"), "-Xmx128m",
         "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"), "org.kvlab.cli.Main"));
     cmd.addAll(List.of(args));
-    Process p = new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true)
+    Process p = new ProcessBuilder(ServerProcesses.withDefaultSigint(cmd)).directory(dir.toFile()).redirectErrorStream(true)
         .redirectOutput(dir.resolve(log).toFile()).start();
     commands.add(p);
     return p;
@@ -167,10 +167,14 @@ class LocalLifecycleTest {
     }
   }
 
-  /** Waits until the command's output has {@code text} (bounded) or the command exits. */
+  /** Waits until the command's output has {@code text}; fails if it exits first or after a generous bound. */
   private void awaitOutput(Process command, String log, String text) throws Exception {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-    while (command.isAlive() && System.nanoTime() < deadline && !Files.readString(dir.resolve(log)).contains(text)) {
+    while (!Files.readString(dir.resolve(log)).contains(text)) {
+      if (!command.isAlive() || System.nanoTime() > deadline) {
+        throw new AssertionError("no '" + text + "' from local up after SIGINT (" + (command.isAlive() ? "still running"
+            : "exited with " + command.exitValue()) + "): " + Files.readString(dir.resolve(log)));
+      }
       Thread.sleep(20);
     }
   }
