@@ -125,7 +125,9 @@ final class BenchCommand implements Callable<Integer> {
       throw new Main.CliException(Main.USAGE, "no experiment file. Fix: ./kvlab bench experiments/smoke.yaml (see docs/bench.md)");
     }
     if (!Files.exists(file)) {
-      throw new Main.CliException(Main.USAGE, "experiment file " + file + " does not exist. Fix: check the path "
+      String near = Clusters.nearestFile(file);
+      throw new Main.CliException(Main.USAGE, "experiment file " + file + " does not exist. Fix: "
+          + (near != null ? "did you mean " + near + "? " : "check the path ")
           + "(examples are in experiments/, e.g. experiments/smoke.yaml)");
     }
     try {

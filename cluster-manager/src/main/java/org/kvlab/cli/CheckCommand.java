@@ -43,7 +43,8 @@ final class CheckCommand implements Callable<Integer> {
       throw new Main.CliException(Main.USAGE, e.getMessage());
     }
     if (!Files.isRegularFile(file)) {
-      throw new Main.CliException(Main.USAGE, "history file " + file + " does not exist. Fix: check the path");
+      throw new Main.CliException(Main.USAGE, "history file " + file + " does not exist. Fix: check the path, or"
+          + " record a history first: ./kvlab shell <cluster.yaml> --history " + file + " (docs/checkers.md)");
     }
     History history;
     try {

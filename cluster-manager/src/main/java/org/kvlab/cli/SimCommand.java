@@ -67,14 +67,29 @@ final class SimCommand implements Callable<Integer> {
     Protocol p;
     try {
       checks = Checkers.validate(checks); // canonical names, before any seed runs
-      p = Protocols.byName(protocol);
     } catch (IllegalArgumentException e) {
       throw new Main.CliException(Main.USAGE, e.getMessage());
+    }
+    try {
+      p = Protocols.byName(protocol);
+    } catch (IllegalArgumentException e) {
+      throw new Main.CliException(Main.USAGE, "--protocol: " + Clusters.notInstalled(protocol));
     }
     for (String name : params.keySet()) { // as a cluster file's params: a misspelt one must not fall back silently
       if (!p.parameters().containsKey(name)) {
         throw new Main.CliException(Main.USAGE, "--param " + name + ": not a parameter of protocol " + p.name()
             + ". Fix: remove it or use one the protocol declares. " + Protocols.describeParameters(p));
+      }
+    }
+    if (datacenters >= 1 && partitions >= 1) { // spec() refuses the others
+      try { // the values, as the cluster-file loader checks them, before any seed runs
+        p.checkParameters(new Params(params), new org.kvlab.api.Topology(datacenters, partitions));
+      } catch (org.kvlab.api.ParameterException e) {
+        throw new Main.CliException(Main.USAGE, "--param " + e.parameter() + ": " + e.problem() + ". Fix: "
+            + org.kvlab.config.YamlReader.fixWithSuggestion(params.get(e.parameter()), e.choices(), e.fix()));
+      } catch (IllegalArgumentException e) {
+        throw new Main.CliException(Main.USAGE, "--param: protocol " + p.name() + " refuses the parameters: "
+            + e.getMessage());
       }
     }
     SimSpec spec = spec();

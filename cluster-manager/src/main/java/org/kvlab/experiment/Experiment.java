@@ -64,13 +64,15 @@ public record Experiment(
    * The cluster of each run.
    *
    * @param template a cluster file used as a template (its protocol, ports, storage directory and
-   *     emulation are set per run), or null for a generated local topology
+   *     emulation are set per run; the loader has already put {@code cluster.wan}, if given, in place of its
+   *     round-trip times), or null for a generated local topology
    * @param datacenters datacenters of a generated cluster (the template's otherwise)
    * @param partitions partitions per datacenter of a generated cluster (the template's otherwise)
    * @param engine storage engine
    * @param durability storage durability
    * @param wanRttMillis round-trip time between datacenters when the emulated WAN is on (sweep value
-   *     {@code on}); 0 for none. The template's own {@code emulation.rtt} when a template gives one.
+   *     {@code on}); 0 for none. With a template: {@code cluster.wan} if given, else the largest of the
+   *     template's own {@code emulation.rtt}.
    * @param serverJvmOptions options of each server JVM
    * @param singleJvm all servers in one JVM (one JIT for all; less CPU on few cores) instead of one JVM each
    */

@@ -120,6 +120,7 @@ public final class ExperimentLoader extends YamlReader {
     Map<String, String> workload = workload(root.get("workload"));
     Experiment.Clients clients = clients(root.get("clients"), cluster.datacenters());
     List<Experiment.Sweep> sweeps = sweeps(root.get("sweep"), workload, cluster, protocols);
+    checkProtocolParams(root, sweeps, cluster, protocols);
     long records = root.get("recordcount") == null ? 1000 : intIn(root.get("recordcount"), 1, Integer.MAX_VALUE);
     YamlNode opsNode = root.get("operationcount");
     YamlNode durationNode = root.get("duration");
@@ -209,6 +210,12 @@ public final class ExperimentLoader extends YamlReader {
       if (datacenters < 2 && wan > 0) {
         throw error(wanNode, "an emulated WAN needs at least 2 datacenters, and this cluster has 1",
             "remove 'wan', or use more datacenters.");
+      }
+      if (template != null) {
+        // docs/bench.md: for a template, cluster.wan replaces the template's round-trip times (every pair of
+        // datacenters gets it; 0 removes them); the template's clock skew is kept
+        template = template.withEmulation(new ClusterConfig.EmulationSpec(RunPlan.uniform(template.topology(), wan),
+            template.emulation().skewMillis()));
       }
     }
     String jvm = c.get("jvm") == null ? org.kvlab.cluster.local.LocalClusterProcesses.DEFAULT_JVM_OPTIONS
@@ -497,6 +504,107 @@ public final class ExperimentLoader extends YamlReader {
       values.add(v);
     }
     return new Experiment.Sweep(key, values);
+  }
+
+  /**
+   * Lets every protocol of the experiment check the parameters each of its runs will have
+   * ({@link org.kvlab.api.Protocol#checkParameters}): the template's that it declares, with every combination of the
+   * swept {@code cluster.params.<name>} values, on the runs' topology. So a value a protocol refuses ({@code mode: foo})
+   * stops the experiment before its first cluster starts, at the line and column of the value.
+   */
+  private void checkProtocolParams(YamlNode root, List<Experiment.Sweep> sweeps, Experiment.ClusterSpec cluster,
+      List<String> protocols) throws ConfigException {
+    List<Experiment.Sweep> swept = sweeps.stream().filter(s -> isClusterParam(s.name())).toList();
+    List<Map<String, String>> points = new ArrayList<>();
+    points.add(new LinkedHashMap<>());
+    for (Experiment.Sweep s : swept) {
+      List<Map<String, String>> next = new ArrayList<>();
+      for (Map<String, String> p : points) {
+        for (String v : s.values()) {
+          Map<String, String> q = new LinkedHashMap<>(p);
+          q.put(s.name(), v);
+          next.add(q);
+        }
+      }
+      points = next;
+    }
+    ClusterConfig template = cluster.template();
+    org.kvlab.api.Topology topology = new org.kvlab.api.Topology(cluster.datacenters(), cluster.partitions(),
+        template != null ? template.topology().replicas() : 1);
+    YamlNode sweepNode = root.get("sweep");
+    for (String protocolName : protocols) {
+      org.kvlab.api.Protocol protocol = org.kvlab.api.Protocols.all().stream()
+          .filter(p -> p.name().equalsIgnoreCase(protocolName)).findFirst().orElse(null);
+      if (protocol == null) {
+        continue; // not installed here: only the CLI's protocol check refuses it
+      }
+      Map<String, String> base = new java.util.TreeMap<>(template == null ? Map.of()
+          : RunPlan.declaredParams(template.params(), protocol.name()).asMap());
+      for (Map<String, String> point : points) {
+        Map<String, String> values = new java.util.TreeMap<>(base);
+        point.forEach((k, v) -> values.put(clusterParam(k), v));
+        try {
+          protocol.checkParameters(new Params(values), topology);
+        } catch (org.kvlab.api.ParameterException e) {
+          throw refusal(protocol.name(), e.parameter(), e.problem(), e.fix(), e.choices(), values, point, sweepNode,
+              root);
+        } catch (IllegalArgumentException e) {
+          throw refusal(protocol.name(), null, e.getMessage(), "correct the value it names. "
+              + org.kvlab.api.Protocols.describeParameters(protocol), List.of(), values, point, sweepNode, root);
+        }
+      }
+    }
+  }
+
+  /**
+   * A protocol's refusal of a run's parameters, at the swept value of {@code parameter} if it is swept, else at the
+   * first swept value of the run, else at the template ({@code cluster.file}).
+   */
+  private ConfigException refusal(String protocol, String parameter, String problem, String fix, List<String> choices,
+      Map<String, String> values, Map<String, String> point, YamlNode sweepNode, YamlNode root) {
+    String variable = parameter == null ? null : CLUSTER_PARAMS + parameter;
+    String given = parameter == null ? null : values.get(parameter);
+    String withFix = fixWithSuggestion(given, choices, fix);
+    if (variable != null && point.containsKey(variable) && sweepNode != null) {
+      YamlNode item = itemOf(sweepNode.get(variable), point.get(variable));
+      if (item != null) {
+        String others = point.size() > 1 ? " (with " + label(point, variable) + ")" : "";
+        return error(item, "protocol " + protocol + " refuses " + parameter + " '" + given + "'" + others + ": "
+            + problem, withFix);
+      }
+    }
+    String what = parameter == null ? "its parameters" : "params." + parameter
+        + (values.containsKey(parameter) ? " '" + values.get(parameter) + "'" : " (not given: its default)");
+    if (!point.isEmpty() && sweepNode != null) {
+      String first = point.keySet().iterator().next();
+      YamlNode item = itemOf(sweepNode.get(first), point.get(first));
+      if (item != null) {
+        return error(item, "protocol " + protocol + " refuses " + what + " in the runs with " + label(point, null)
+            + ": " + problem, withFix);
+      }
+    }
+    YamlNode at = root.get("cluster") != null && root.get("cluster").kind == Kind.MAPPING
+        && root.get("cluster").get("file") != null ? root.get("cluster").get("file") : root.get("cluster");
+    return error(at, "protocol " + protocol + " refuses " + what + " of the cluster file "
+        + (at.isScalar() ? at.text : "") + ": " + problem, withFix);
+  }
+
+  private static YamlNode itemOf(YamlNode list, String value) {
+    if (list == null || list.kind != Kind.LIST) {
+      return null;
+    }
+    return list.items.stream().filter(i -> value.equals(i.text)).findFirst().orElse(null);
+  }
+
+  /** {@code cluster.params.a=x cluster.params.b=y}, without {@code except}. */
+  private static String label(Map<String, String> point, String except) {
+    List<String> parts = new ArrayList<>();
+    point.forEach((k, v) -> {
+      if (!k.equals(except)) {
+        parts.add(k + "=" + v);
+      }
+    });
+    return String.join(" ", parts);
   }
 
   private static String exampleValues(String key) {

@@ -17,14 +17,15 @@ import org.kvlab.runtime.LoopbackPorts;
 
 /**
  * Goal: {@code kvlab local up} and {@code down} leave nothing behind and lose no logs (issue 11, item 5):
- * a failed up stops the servers it started; SIGINT to the up process alone stops them too (exit 130); a
+ * a failed up stops the servers it started; SIGINT to the up process alone, while it waits for the cluster, stops
+ * them too (exit 130); a
  * down sent while the servers are still starting reaches every one of them (retried until they listen);
  * earlier server logs are kept (rotated); a protocol parameter the protocol does not declare is refused.
  * Method: {@code kvlab local up|down} as child JVMs working in a temporary directory (their state in its
  * .kvlab/local), on a 2-datacenter x 1-partition Eventual cluster on free loopback ports; the server
  * processes are found by their pid files and must all have exited.
  */
-@Timeout(value = 150, unit = TimeUnit.SECONDS)
+@Timeout(value = 240, unit = TimeUnit.SECONDS)
 class LocalLifecycleTest {
   @TempDir Path dir;
   private final List<Process> commands = new ArrayList<>();
@@ -48,7 +49,7 @@ class LocalLifecycleTest {
     List<String> cmd = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"), "-Xmx128m",
         "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"), "org.kvlab.cli.Main"));
     cmd.addAll(List.of(args));
-    Process p = new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true)
+    Process p = new ProcessBuilder(ServerProcesses.withDefaultSigint(cmd)).directory(dir.toFile()).redirectErrorStream(true)
         .redirectOutput(dir.resolve(log).toFile()).start();
     commands.add(p);
     return p;
@@ -122,23 +123,60 @@ class LocalLifecycleTest {
     assertTrue(Files.exists(state.resolve("0_0.log")));
   }
 
+  /**
+   * The servers' JVMs are held at their start (HotSpot's {@code -XX:+PauseAtStartup}: each waits, before running any
+   * Java code, until the test deletes its {@code vm.paused.<pid>} file), so the cluster cannot come up before the
+   * signal, however fast or slow the machine: {@code local up} is certainly still waiting when SIGINT arrives. The
+   * servers are let go once {@code local up} says it is stopping them, so they start and get its shutdown request
+   * (or, if they are slower than its grace period, are killed: either way none is left).
+   */
   @Test
   void when_upGetsSigintBeforeTheClusterIsUp_then_itStopsEveryServerAndExits130() throws Exception {
     Path file = clusterFile("lc-int", "{ engine: memory }");
-    Process up = kvlab("up.log", "local", "up", file.toString(), "--wait", "60s");
+    Process up = kvlab("up.log", "local", "up", file.toString(), "--wait", "120s", "--jvm-options",
+        org.kvlab.cluster.local.LocalClusterProcesses.DEFAULT_JVM_OPTIONS
+            + " -XX:+UnlockDiagnosticVMOptions -XX:+PauseAtStartup");
     List<ProcessHandle> started = awaitPids("lc-int");
+    List<Path> pauses = started.stream().map(h -> dir.resolve("vm.paused." + h.pid())).toList();
+    awaitFiles(pauses, up, "up.log"); // every server JVM is held: the cluster cannot be up
+    assertTrue(up.isAlive(), "local up is waiting for the held servers: " + Files.readString(dir.resolve("up.log")));
     // to this process alone, as a parent script or an IDE does (not to its process group as a terminal does)
     Process kill = new ProcessBuilder("kill", "-INT", Long.toString(up.pid())).start();
     assertTrue(kill.waitFor(10, TimeUnit.SECONDS));
+    awaitOutput(up, "up.log", "interrupted: stopping the servers");
+    for (Path pause : pauses) {
+      Files.deleteIfExists(pause); // let the servers start: they meet the shutdown request local up keeps sending
+    }
     int code = finish(up, "up.log");
     String out = Files.readString(dir.resolve("up.log"));
-    if (out.contains("is up;")) {
-      // the cluster came up before the signal: nothing of the interrupt path was exercised
-      throw new AssertionError("the cluster was up before SIGINT arrived; the test needs a slower start:\n" + out);
-    }
+    assertFalse(out.contains("is up;"), "the cluster came up although its servers were held: " + out);
     assertEquals(LocalCommand.INTERRUPTED, code, out);
     assertTrue(out.contains("interrupted: stopping the servers"), out);
     assertAllExit(started, "after SIGINT to local up");
+  }
+
+  /** Waits until every file exists (bounded), failing with the command's output if it exits first. */
+  private void awaitFiles(List<Path> files, Process command, String log) throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (!files.stream().allMatch(Files::exists)) {
+      if (System.nanoTime() > deadline || !command.isAlive()) {
+        throw new AssertionError("the servers never held at their start (" + files + "); output: "
+            + Files.readString(dir.resolve(log)));
+      }
+      Thread.sleep(20);
+    }
+  }
+
+  /** Waits until the command's output has {@code text}; fails if it exits first or after a generous bound. */
+  private void awaitOutput(Process command, String log, String text) throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (!Files.readString(dir.resolve(log)).contains(text)) {
+      if (!command.isAlive() || System.nanoTime() > deadline) {
+        throw new AssertionError("no '" + text + "' from local up after SIGINT (" + (command.isAlive() ? "still running"
+            : "exited with " + command.exitValue()) + "): " + Files.readString(dir.resolve(log)));
+      }
+      Thread.sleep(20);
+    }
   }
 
   @Test

@@ -66,6 +66,45 @@ class RunPlanTest {
     assertEquals(List.of(1), RunPlan.of(one, one.runs().get(0), dir, null).clientDatacenters());
   }
 
+  /** docs/bench.md: with a template, {@code cluster.wan} replaces the template's round-trip times. */
+  @Test
+  void when_aTemplateAndClusterWanAreGiven_then_theRunsHaveTheWanNotTheTemplatesRtt(@TempDir Path dir) throws Exception {
+    Path template = dir.resolve("t.yaml");
+    java.nio.file.Files.writeString(template, """
+        name: t
+        protocol: eventual
+        datacenters: 3
+        partitions: 1
+        local: { basePort: 7150 }
+        emulation:
+          rtt:
+            - [0, 40ms, 60ms]
+            - [40ms, 0, 80ms]
+            - [60ms, 80ms, 0]
+          skew: { 1_0: 5ms }
+        """);
+    String head = "name: w\nprotocols: [eventual]\nduration: 1s\ncluster: { file: " + template;
+    Experiment wan = ExperimentLoaderTest.parse(head + ", wan: 100ms }\n");
+    assertEquals(100, wan.cluster().wanRttMillis());
+    ClusterConfig c = RunPlan.of(wan, wan.runs().get(0), dir.resolve("a"), null).cluster();
+    assertArrayEquals(new long[][] {{0, 100, 100}, {100, 0, 100}, {100, 100, 0}}, c.emulation().rttMillis());
+    assertEquals(Map.of(new NodeId(1, 0), 5L), c.emulation().skewMillis(), "the template's clock skew is kept");
+
+    // the wan sweep's 'on' is cluster.wan; 'off' and a time as without a template
+    Experiment swept = ExperimentLoaderTest.parse(head + ", wan: 100ms }\nsweep: { wan: [on, off, 7ms] }\n");
+    assertEquals(100, RunPlan.of(swept, swept.runs().get(0), dir.resolve("b"), null).cluster().emulation().rttMillis()[2][0]);
+    assertNull(RunPlan.of(swept, swept.runs().get(1), dir.resolve("c"), null).cluster().emulation().rttMillis());
+    assertEquals(7, RunPlan.of(swept, swept.runs().get(2), dir.resolve("d"), null).cluster().emulation().rttMillis()[0][2]);
+
+    // wan: 0ms removes the template's WAN; without cluster.wan the template's own times are kept
+    Experiment none = ExperimentLoaderTest.parse(head + ", wan: 0ms }\n");
+    assertNull(RunPlan.of(none, none.runs().get(0), dir.resolve("e"), null).cluster().emulation().rttMillis());
+    Experiment kept = ExperimentLoaderTest.parse(head + " }\n");
+    assertEquals(80, kept.cluster().wanRttMillis());
+    assertArrayEquals(new long[][] {{0, 40, 60}, {40, 0, 80}, {60, 80, 0}},
+        RunPlan.of(kept, kept.runs().get(0), dir.resolve("f"), null).cluster().emulation().rttMillis());
+  }
+
   @Test
   void when_theGetShareIsSet_then_updatesTakeTheRest() {
     assertEquals("0.95", RunPlan.updateShare(Map.of(), "0.05"));

@@ -6,7 +6,7 @@ import java.util.TreeMap;
 
 /**
  * A protocol's parameters from the cluster file (top-level {@code params}), with typed accessors that
- * fail with a message naming the parameter, the bad value and the expected form.
+ * fail with a {@link ParameterException} naming the parameter, the bad value and the expected form.
  * Durations are written like {@code 10ms}, {@code 2s}, {@code 1m} (a bare number means milliseconds).
  */
 public final class Params {
@@ -40,12 +40,17 @@ public final class Params {
     try {
       return Long.parseLong(v.trim());
     } catch (NumberFormatException e) {
-      throw new IllegalArgumentException("protocol parameter '" + name + "' = '" + v + "' is not an integer");
+      throw new ParameterException(name, "'" + v + "' is not a whole number", "write a whole number, e.g. " + fallback);
     }
   }
 
   public int intValue(String name, int fallback) {
-    return Math.toIntExact(longValue(name, fallback));
+    long v = longValue(name, fallback);
+    if (v < Integer.MIN_VALUE || v > Integer.MAX_VALUE) {
+      throw new ParameterException(name, "'" + values.get(name) + "' is out of range", "write a number from "
+          + Integer.MIN_VALUE + " to " + Integer.MAX_VALUE);
+    }
+    return (int) v;
   }
 
   public boolean bool(String name, boolean fallback) {
@@ -56,12 +61,21 @@ public final class Params {
     if (v.equalsIgnoreCase("true") || v.equalsIgnoreCase("false")) {
       return Boolean.parseBoolean(v);
     }
-    throw new IllegalArgumentException("protocol parameter '" + name + "' = '" + v + "' is not true or false");
+    throw new ParameterException(name, "'" + v + "' is not true or false", "write true or false",
+        java.util.List.of("true", "false"));
   }
 
   public Duration duration(String name, Duration fallback) {
     String v = values.get(name);
-    return v == null ? fallback : parseDuration(v, "protocol parameter '" + name + "'");
+    if (v == null) {
+      return fallback;
+    }
+    try {
+      return parseDuration(v, "protocol parameter '" + name + "'");
+    } catch (IllegalArgumentException | ArithmeticException e) {
+      throw new ParameterException(name, "'" + v + "' is not a duration",
+          "write e.g. 10ms, 2s or 1m (units us, ms, s, m, h; a bare number is milliseconds)");
+    }
   }
 
   /** Parses {@code 250us}, {@code 10ms}, {@code 2s}, {@code 1m}, {@code 1h}, or a bare number of milliseconds. */

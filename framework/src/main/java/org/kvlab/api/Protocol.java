@@ -36,4 +36,23 @@ public interface Protocol {
   default Map<String, String> parameters() {
     return Map.of();
   }
+
+  /**
+   * Checks the values of the cluster file's {@code params} before anything starts: the cluster-file loader calls it
+   * for every cluster file (so {@code kvlab local up}, {@code shell}, the designer... refuse a bad value with the file,
+   * line and column of the value), and {@code kvlab bench} for every protocol and every swept value of
+   * {@code cluster.params.<name>} before its first cluster starts. Without it a bad value is only found when the
+   * servers start. Every name in {@code params} is one that {@link #parameters()} declares (the loader refuses the
+   * others first); a parameter not given takes its default.
+   *
+   * <p>Throw a {@link ParameterException} naming the parameter, what is wrong and the fix, with the accepted values
+   * when they are few ({@link ParameterException#notOneOf}); {@link Params}' typed accessors already throw one for a
+   * value of the wrong form. Check only what the values and the topology decide; no I/O. The default accepts any
+   * values.
+   *
+   * @param params the parameters as the cluster file gives them
+   * @param topology the cluster's datacenters, partitions and replicas (some values name servers or partitions)
+   */
+  default void checkParameters(Params params, Topology topology) {
+  }
 }

@@ -111,6 +111,7 @@ final class ConfigLoader extends YamlReader {
     YamlNode replicasNode = root.get("replicas");
     int replicas = replicasNode == null || replicasNode.kind == Kind.NULL ? 1 : intIn(replicasNode, 1, REPLICAS_MAX);
     Topology topology = new Topology(datacenters, partitions, replicas);
+    checkParamValues(root.get("params"), protocol, params, topology);
     List<ServerSpec> servers = servers(root, topology);
     StorageSpec storage = storage(root.get("storage"));
     EmulationSpec emulation = emulation(root.get("emulation"), topology);
@@ -183,6 +184,40 @@ final class ConfigLoader extends YamlReader {
           "params: '" + e.getKey() + "' is not a parameter of protocol " + protocol.name(),
           (suggestion == null ? "remove it. " : "did you mean '" + suggestion + "'? ") + knownParameters(protocol));
     }
+  }
+
+  /**
+   * Lets the protocol check the parameters' values ({@link Protocol#checkParameters}); a refusal is reported at the
+   * value of the parameter it names, with the nearest accepted value when the protocol lists them.
+   */
+  private void checkParamValues(YamlNode value, String protocolName, Params params, Topology topology)
+      throws ConfigException {
+    Protocol protocol = installed(protocolName);
+    if (protocol == null) {
+      return;
+    }
+    try {
+      protocol.checkParameters(params, topology);
+    } catch (org.kvlab.api.ParameterException e) {
+      YamlNode at = value != null && value.kind == Kind.MAPPING ? value.get(e.parameter()) : null;
+      String given = params.string(e.parameter(), null);
+      String problem = "params." + e.parameter() + ": " + e.problem() + (at == null ? " (not given: its default)" : "");
+      String fix = fixWithSuggestion(given, e.choices(), e.fix());
+      if (at != null) {
+        throw new ConfigException(source, at.line, at.column, problem, fix);
+      }
+      throw new ConfigException(source, value != null ? value.keyLine : 0, value != null ? value.keyColumn : 0,
+          problem, fix);
+    } catch (IllegalArgumentException e) {
+      int line = value != null ? value.keyLine : 0;
+      int column = value != null ? value.keyColumn : 0;
+      throw new ConfigException(source, line, column, "params: protocol " + protocol.name() + " refuses them: "
+          + e.getMessage(), "correct the value it names. " + knownParameters(protocol));
+    }
+  }
+
+  private static Protocol installed(String protocolName) {
+    return Protocols.all().stream().filter(p -> p.name().equalsIgnoreCase(protocolName)).findFirst().orElse(null);
   }
 
   static String knownParameters(Protocol protocol) {

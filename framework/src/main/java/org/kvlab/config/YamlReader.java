@@ -319,6 +319,19 @@ public class YamlReader {
     }
   }
 
+  /**
+   * {@code fix}, after "did you mean 'x'? " when {@code given} is not one of {@code choices} but close to one (the fix
+   * then capitalised): "did you mean 'tom'? Use pb, tom or camu".
+   */
+  public static String fixWithSuggestion(String given, List<String> choices, String fix) {
+    String near = given == null || choices.isEmpty() || choices.contains(given) ? null : closest(given, choices);
+    if (near == null) {
+      return fix;
+    }
+    String suggestion = "did you mean '" + near + "'?";
+    return fix.isEmpty() ? suggestion : suggestion + " " + Character.toUpperCase(fix.charAt(0)) + fix.substring(1);
+  }
+
   /** The known key nearest to {@code key} in edit distance, if near enough to be a likely typo. */
   public static String closest(String key, List<String> known) {
     String best = null;

@@ -21,7 +21,10 @@ public final class ${ProtocolName} extends BaseProtocol {
         MESSAGES, RECORD, ${ProtocolName}Server::new, ${ProtocolName}Client::new);
   }
 
-  /** Every parameter the server or client reads from the cluster file's params: section (others are refused). */
+  /**
+   * Every parameter the server or client reads from the cluster file's params: section (others are refused). Check
+   * their values by overriding checkParameters(Params, Topology) too (docs/writing-a-protocol.md, "Parameters").
+   */
   @Override
   public Map<String, String> parameters() {
     return Map.of(); // TODO e.g. "heartbeat", "duration, default 10ms: ..."

@@ -1,9 +1,13 @@
 package org.kvlab.protocols.accf;
 
+import java.time.Duration;
 import java.util.Map;
 import org.kvlab.api.BaseProtocol;
 import org.kvlab.api.MessageTypes;
+import org.kvlab.api.ParameterException;
+import org.kvlab.api.Params;
 import org.kvlab.api.RecordType;
+import org.kvlab.api.Topology;
 import org.kvlab.api.VersionKey;
 
 /**
@@ -36,5 +40,20 @@ public final class Accf extends BaseProtocol {
         "heartbeat", "duration, default 10ms: a server with nothing to replicate sends its clock to its peers this often",
         "svvInterval", "duration, default 5ms: how often the servers of a checking group share their version vectors",
         "pruneLag", "duration, default 1s: versions older than the stable vectors minus this are pruned");
+  }
+
+  /** The timers' periods, the groups (as the servers build them) and the client's checking group. */
+  @Override
+  public void checkParameters(Params params, Topology topology) {
+    ParameterException.requireDuration(params, "heartbeat", Duration.ofMillis(10), false);
+    ParameterException.requireDuration(params, "svvInterval", Duration.ofMillis(5), false);
+    ParameterException.requireDuration(params, "pruneLag", Duration.ofSeconds(1), true);
+    Groups groups = new Groups(topology, params);
+    String cg = params.string("checkingGroup", "");
+    if (!cg.isEmpty() && groups.checkingIndex(cg) < 0) {
+      throw new ParameterException("checkingGroup", "no checking group '" + cg + "' in this cluster",
+          "name one of the groups of the 'checking' parameter: " + String.join(", ", groups.checkingNames())
+              + ", or leave it out", groups.checkingNames());
+    }
   }
 }

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
 import org.kvlab.api.NodeId;
+import org.kvlab.api.ParameterException;
 import org.kvlab.api.Params;
 import org.kvlab.api.Topology;
 
@@ -29,6 +30,7 @@ import org.kvlab.api.Topology;
 final class Groups {
   static final String TRACKING = "tracking";
   static final String CHECKING = "checking";
+  static final List<String> MODES = List.of("datacenter", "server", "system");
 
   private final Topology topology;
   private final List<String> trackingNames;
@@ -48,8 +50,8 @@ final class Groups {
     for (NodeId node : topology.allNodes()) {
       List<String> tg = t.get(node);
       if (tg.size() != 1) {
-        throw new IllegalArgumentException("parameter tracking: server " + label(node) + " is given " + tg.size()
-            + " tracking groups (" + String.join("+", tg) + "); ACCF puts every server in exactly one: give it one name");
+        throw new ParameterException(TRACKING, "server " + label(node) + " is given " + tg.size()
+            + " tracking groups (" + String.join("+", tg) + "); ACCF puts every server in exactly one", "give it one name");
       }
       tracking[index(node)] = trackingNames.indexOf(tg.get(0));
       checking[index(node)] = c.get(node).stream().mapToInt(checkingNames::indexOf).sorted().distinct().toArray();
@@ -66,6 +68,11 @@ final class Groups {
 
   int trackingCount() {
     return trackingNames.size();
+  }
+
+  /** The checking groups' names, sorted (a client's {@code checkingGroup} names one). */
+  List<String> checkingNames() {
+    return checkingNames;
   }
 
   int checkingCount() {
@@ -122,33 +129,36 @@ final class Groups {
     String fix = "use datacenter, server, system or explicit entries DC.P=GROUP for every server, e.g. "
         + "\"0.0=a 0.1=b 1.0=a 1.1=b\"";
     if (text.isEmpty()) {
-      throw new IllegalArgumentException("parameter " + param + " is empty: " + fix);
+      throw new ParameterException(param, "is empty", fix);
+    }
+    if (!text.contains("=")) { // a mode name, misspelt
+      throw new ParameterException(param, "'" + text + "' is neither a mode nor DC.P=GROUP entries", fix, MODES);
     }
     for (String entry : text.split("[\\s,;]+")) {
       String[] kv = entry.split("=", -1);
       String[] server = kv[0].split("[._]", -1);
       if (kv.length != 2 || server.length != 2 || kv[1].isBlank()) {
-        throw new IllegalArgumentException("parameter " + param + ": cannot read \"" + entry + "\": " + fix);
+        throw new ParameterException(param, "cannot read \"" + entry + "\"", fix);
       }
       NodeId node;
       try {
         node = new NodeId(Integer.parseInt(server[0]), Integer.parseInt(server[1]));
       } catch (NumberFormatException e) {
-        throw new IllegalArgumentException("parameter " + param + ": \"" + kv[0] + "\" is not a server DC.P: " + fix);
+        throw new ParameterException(param, "\"" + kv[0] + "\" is not a server DC.P", fix);
       }
       if (node.dc() < 0 || node.dc() >= topology.datacenters() || node.partition() < 0
           || node.partition() >= topology.partitions()) {
-        throw new IllegalArgumentException("parameter " + param + ": server " + kv[0] + " is not in the cluster ("
-            + topology.datacenters() + " datacenters x " + topology.partitions() + " partitions): fix the entry");
+        throw new ParameterException(param, "server " + kv[0] + " is not in the cluster (" + topology.datacenters()
+            + " datacenters x " + topology.partitions() + " partitions)", "name servers 0.0 to "
+            + (topology.datacenters() - 1) + "." + (topology.partitions() - 1));
       }
       if (out.put(node, List.of(kv[1].split("\\+"))) != null) {
-        throw new IllegalArgumentException("parameter " + param + ": server " + kv[0] + " is assigned twice: keep one entry");
+        throw new ParameterException(param, "server " + kv[0] + " is assigned twice", "keep one entry");
       }
     }
     for (NodeId node : topology.allNodes()) {
       if (!out.containsKey(node)) {
-        throw new IllegalArgumentException("parameter " + param + ": server " + label(node) + " has no group: add "
-            + label(node) + "=GROUP");
+        throw new ParameterException(param, "server " + label(node) + " has no group", "add " + label(node) + "=GROUP");
       }
     }
   }

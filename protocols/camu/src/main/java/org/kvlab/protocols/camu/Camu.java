@@ -1,10 +1,15 @@
 package org.kvlab.protocols.camu;
 
+import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import org.kvlab.api.BaseProtocol;
 import org.kvlab.api.MessageTypes;
+import org.kvlab.api.ParameterException;
+import org.kvlab.api.Params;
 import org.kvlab.api.RecordType;
+import org.kvlab.api.Topology;
 import org.kvlab.api.VersionKey;
 
 /**
@@ -39,6 +44,83 @@ public final class Camu extends BaseProtocol {
     p.put("switches", "list 'round:a-b:pb|tom;...', default empty: scripted link switches (initiated by the lower"
         + " partition at that round)");
     return p;
+  }
+
+  static final List<String> MODES = List.of("pb", "tom", "camu");
+  static final List<String> MUTANTS = List.of("none", "execute-before-mec-gate");
+
+  /** The same rules as {@link CamuServer#onStart}, checked before any server starts. */
+  @Override
+  public void checkParameters(Params params, Topology topology) {
+    String mode = params.string("mode", "camu");
+    if (!MODES.contains(mode)) {
+      throw ParameterException.notOneOf("mode", mode, MODES);
+    }
+    String mutant = params.string("mutant", "none");
+    if (!MUTANTS.contains(mutant)) {
+      throw ParameterException.notOneOf("mutant", mutant, MUTANTS);
+    }
+    ParameterException.requireDuration(params, "round", Duration.ofMillis(5), false);
+    params.bool("adaptive", false);
+    params.bool("durableState", true);
+    int window = params.intValue("adaptiveWindow", 10);
+    if (window < 1) {
+      throw new ParameterException("adaptiveWindow", window + " is less than 1", "write e.g. 10 (rounds per decision)");
+    }
+    int high = params.intValue("adaptiveHigh", 75);
+    int low = params.intValue("adaptiveLow", 25);
+    if (high < 1 || high > 100) {
+      throw new ParameterException("adaptiveHigh", high + " is not a percentage from 1 to 100", "write e.g. 75");
+    }
+    if (low < 0 || low >= high) {
+      throw new ParameterException("adaptiveLow", low + " is not from 0 to below adaptiveHigh (" + high + ")",
+          "write a percentage from 0 to " + (high - 1) + " (a PB link touched in fewer of the window's rounds switches"
+              + " to TOM), or raise adaptiveHigh");
+    }
+    if (params.intValue("pbPartners", 2) < 0) {
+      throw new ParameterException("pbPartners", "'" + params.string("pbPartners", "") + "' is negative",
+          "write 0 or more, e.g. 2");
+    }
+    int n = topology.partitions();
+    for (String link : params.string("pbLinks", "").split(";")) {
+      if (!link.isBlank() && partitionPair(link.trim(), n) == null) {
+        throw new ParameterException("pbLinks", "cannot read the link '" + link.trim() + "'",
+            "write 'a-b;...' with two different partitions below " + n + " (the cluster's partitions), e.g. 0-1");
+      }
+    }
+    for (String s : params.string("switches", "").split(";")) {
+      if (s.isBlank()) {
+        continue;
+      }
+      String[] p = s.trim().split(":");
+      boolean ok = p.length == 3 && (p[2].equals("pb") || p[2].equals("tom")) && p[1].matches("\\d+-\\d+")
+          && partitionPair(p[1], n) != null;
+      try {
+        ok = ok && Long.parseLong(p[0]) >= 0;
+      } catch (NumberFormatException e) {
+        ok = false;
+      }
+      if (!ok) {
+        throw new ParameterException("switches", "cannot read the switch '" + s.trim() + "'",
+            "write 'round:a-b:pb|tom;...' with a round number and two different partitions below " + n
+                + ", e.g. 20:0-1:pb;60:0-1:tom");
+      }
+    }
+  }
+
+  /** "a-b" with two different partitions below n, or null. */
+  private static int[] partitionPair(String text, int n) {
+    String[] ab = text.split("-");
+    if (ab.length != 2) {
+      return null;
+    }
+    try {
+      int a = Integer.parseInt(ab[0].trim());
+      int b = Integer.parseInt(ab[1].trim());
+      return a == b || a < 0 || b < 0 || a >= n || b >= n ? null : new int[] {a, b};
+    } catch (NumberFormatException e) {
+      return null;
+    }
   }
 
   /** Parameters of every mode. */

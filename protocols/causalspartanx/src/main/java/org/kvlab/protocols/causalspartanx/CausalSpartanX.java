@@ -1,9 +1,13 @@
 package org.kvlab.protocols.causalspartanx;
 
+import java.time.Duration;
 import java.util.Map;
 import org.kvlab.api.MessageTypes;
+import org.kvlab.api.ParameterException;
+import org.kvlab.api.Params;
 import org.kvlab.api.BaseProtocol;
 import org.kvlab.api.RecordType;
+import org.kvlab.api.Topology;
 import org.kvlab.api.VersionKey;
 
 /**
@@ -35,5 +39,15 @@ public final class CausalSpartanX extends BaseProtocol {
             + " cluster), heartbeats and the DSV computation slow down to idleInterval",
         "idleInterval", "duration, default 1s: the heartbeat and DSV period of an idle cluster (the first client"
             + " request restores heartbeat and dsvInterval at once); set it to the heartbeat to turn the back-off off");
+  }
+
+  /** Periods and timeouts must be more than 0 (the server's timers), lags and margins 0 or more. */
+  @Override
+  public void checkParameters(Params params, Topology topology) {
+    ParameterException.requireDuration(params, "heartbeat", Duration.ofMillis(10), false);
+    ParameterException.requireDuration(params, "dsvInterval", Duration.ofMillis(5), false);
+    ParameterException.requireDuration(params, "pruneLag", Duration.ofSeconds(1), true);
+    ParameterException.requireDuration(params, "idleAfter", Duration.ofSeconds(1), true);
+    ParameterException.requireDuration(params, "idleInterval", Duration.ofSeconds(1), false);
   }
 }

@@ -1,9 +1,13 @@
 package org.kvlab.protocols.cops;
 
+import java.time.Duration;
 import java.util.Map;
 import org.kvlab.api.BaseProtocol;
 import org.kvlab.api.MessageTypes;
+import org.kvlab.api.ParameterException;
+import org.kvlab.api.Params;
 import org.kvlab.api.RecordType;
+import org.kvlab.api.Topology;
 import org.kvlab.api.VersionKey;
 
 /** The COPS plug-in: causal+ consistency with explicit dependency tracking and checking, dependencies garbage-collected. */
@@ -26,5 +30,11 @@ public final class Cops extends BaseProtocol {
   public Map<String, String> parameters() {
     return Map.of("depRetry", "duration, default 500ms: a dependency check not answered in this time is sent again"
         + " (the checked server may have restarted and forgotten it)");
+  }
+
+  /** Periods and timeouts must be more than 0 (the server's timers), lags and margins 0 or more. */
+  @Override
+  public void checkParameters(Params params, Topology topology) {
+    ParameterException.requireDuration(params, "depRetry", Duration.ofMillis(500), false);
   }
 }

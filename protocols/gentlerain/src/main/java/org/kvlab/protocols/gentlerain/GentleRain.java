@@ -1,9 +1,13 @@
 package org.kvlab.protocols.gentlerain;
 
+import java.time.Duration;
 import java.util.Map;
 import org.kvlab.api.MessageTypes;
+import org.kvlab.api.ParameterException;
+import org.kvlab.api.Params;
 import org.kvlab.api.BaseProtocol;
 import org.kvlab.api.RecordType;
+import org.kvlab.api.Topology;
 import org.kvlab.api.VersionKey;
 
 /** The GentleRain plug-in (Du et al., SoCC 2014): causal consistency with a scalar Global Stable Time. */
@@ -32,5 +36,16 @@ public final class GentleRain extends BaseProtocol {
             + " request restores heartbeat and gstInterval at once); set it to the heartbeat to turn the back-off off",
         "recoveryMargin", "duration, default 250ms: after a restart with data, the server's version vector starts"
             + " this far ahead of its clock");
+  }
+
+  /** Periods and timeouts must be more than 0 (the server's timers), lags and margins 0 or more. */
+  @Override
+  public void checkParameters(Params params, Topology topology) {
+    ParameterException.requireDuration(params, "heartbeat", Duration.ofMillis(10), false);
+    ParameterException.requireDuration(params, "gstInterval", Duration.ofMillis(5), false);
+    ParameterException.requireDuration(params, "pruneLag", Duration.ofSeconds(1), true);
+    ParameterException.requireDuration(params, "idleAfter", Duration.ofSeconds(1), true);
+    ParameterException.requireDuration(params, "idleInterval", Duration.ofSeconds(1), false);
+    ParameterException.requireDuration(params, "recoveryMargin", Duration.ofMillis(250), true);
   }
 }

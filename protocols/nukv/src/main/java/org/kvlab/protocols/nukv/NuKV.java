@@ -1,9 +1,14 @@
 package org.kvlab.protocols.nukv;
 
+import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import org.kvlab.api.BaseProtocol;
 import org.kvlab.api.MessageTypes;
+import org.kvlab.api.ParameterException;
+import org.kvlab.api.Params;
 import org.kvlab.api.RecordType;
+import org.kvlab.api.Topology;
 import org.kvlab.api.VersionKey;
 
 /**
@@ -28,5 +33,37 @@ public final class NuKV extends BaseProtocol {
   @Override
   public Map<String, String> parameters() {
     return NuKVParams.DECLARED;
+  }
+
+  /**
+   * Each parameter given is read on its own, as the servers read it ({@link NuKVParams#read}), so a refusal names
+   * it; then the durations the servers' timers need positive.
+   */
+  @Override
+  public void checkParameters(Params params, Topology topology) {
+    for (Map.Entry<String, String> e : params.asMap().entrySet()) {
+      try {
+        new NuKVParams().read(new Params(Map.of(e.getKey(), e.getValue())));
+      } catch (ParameterException x) {
+        throw x;
+      } catch (IllegalArgumentException x) {
+        List<String> choices = switch (e.getKey()) {
+          case "readLevel" -> List.of("eventual", "mr", "ryw", "mr+ryw");
+          case "writeLevel" -> List.of("eventual", "mw", "wfr", "mw+wfr");
+          default -> List.of();
+        };
+        String problem = x.getMessage().replaceFirst("^params\\." + e.getKey() + " ", "");
+        int use = problem.indexOf(": use ");
+        String fix = use >= 0 ? problem.substring(use + 2)
+            : "write a value as its description says: " + NuKVParams.DECLARED.get(e.getKey());
+        throw new ParameterException(e.getKey(), use >= 0 ? problem.substring(0, use) : problem, fix, choices);
+      }
+    }
+    ParameterException.requireDuration(params, "electionTimeout", Duration.ofMillis(500), false);
+    ParameterException.requireDuration(params, "heartbeatTimeout", Duration.ofSeconds(2), false);
+    ParameterException.requireDuration(params, "forwardPeriod", Duration.ofMillis(1), false);
+    ParameterException.requireDuration(params, "resendAfter", Duration.ofMillis(200), true);
+    ParameterException.requireDuration(params, "waitMax", Duration.ofMillis(1500), true);
+    ParameterException.requireDuration(params, "retryAfter", Duration.ofMillis(20), true);
   }
 }
