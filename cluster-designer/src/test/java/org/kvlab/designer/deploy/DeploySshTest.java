@@ -199,8 +199,10 @@ class DeploySshTest {
   }
 
   private void deployAndExpectFailure(FxRobot robot, String... said) throws Exception {
+    Deployment before = view.current(); // the previous attempt, already finished: wait for this click's own
     robot.clickOn("#deploy-button");
-    waitFor(robot, 90, "the deploy to fail", () -> view.current() != null && view.current().finished());
+    waitFor(robot, 90, "the deploy to fail",
+        () -> view.current() != null && view.current() != before && view.current().finished());
     WaitForAsyncUtils.waitForFxEvents();
     assertEquals(Deployment.Phase.FAILED, view.current().phase());
     String m = text(robot, "#deploy-message");
