@@ -16,7 +16,7 @@ secs = t1 - t0
 # Operations in the window, interpolated from YCSB's status lines (one a second).
 STATUS = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d):(\d{3}) (\d+) sec: (\d+) operations;")
 points = []
-for f in glob.glob(f"{out}/bench/**/run/dc0-c0/stderr.txt", recursive=True):
+for f in sorted(glob.glob(f"{out}/bench/*/2*/runs/*/run/dc0-c0/stderr.txt"))[:1]:
     for line in open(f, errors="replace"):
         m = STATUS.match(line)
         if m:
@@ -26,10 +26,12 @@ points.sort()
 
 
 def ops_at(t):
+    if points and t <= points[0][0]:
+        return points[0][1]
     for (a, x), (b, y) in zip(points, points[1:]):
         if a <= t <= b:
             return x + (y - x) * (t - a) / (b - a) if b > a else y
-    return None
+    return points[-1][1] if points else None
 
 
 ops = None
@@ -90,6 +92,17 @@ for s, g in list(per_server.items()) + [("all", totals)]:
     print(f"| {s} | " + " | ".join(cell(g[x]) for x in groups) + f" | {cell(sum(g.values()))} |")
 print()
 
+def event_time(s):
+    """Epoch seconds of a JFR timestamp as jfr print --json writes it (ISO 8601, maybe with nanoseconds)."""
+    if not isinstance(s, str):
+        return None
+    m = re.match(r"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.(\d+))?(Z|[+-]\d\d:\d\d)?", s)
+    if not m:
+        return None
+    base = datetime.datetime.fromisoformat(m.group(1) + (m.group(3) or "Z").replace("Z", "+00:00")).timestamp()
+    return base + (float("0." + m.group(2)) if m.group(2) else 0.0)
+
+
 samples = []  # (thread name, frames top first as "Class.method")
 alloc = []  # (weight, class, frames)
 gcs = []
@@ -103,6 +116,9 @@ for s in servers:
         continue
     for e in events:
         v = e["values"]
+        ts = event_time(v.get("startTime"))
+        if ts is not None and not (t0 <= ts <= t1):
+            continue  # the recording covers the whole run; only the window counts
         st = v.get("stackTrace") or {}
         frames = []
         for fr in st.get("frames", []) or []:
