@@ -18,6 +18,7 @@ import org.slf4j.Logger;
  */
 public abstract class Server<R extends Message> {
   private ServerContext context;
+  private List<NodeId> peers; // the topology of a server never changes: computed once
 
   /** Declares the protocol's requests, messages and periodic tasks. Called once, before any event. */
   protected abstract void register(Handlers on);
@@ -61,7 +62,10 @@ public abstract class Server<R extends Message> {
 
   /** The replicas of this partition in the other datacenters. */
   protected final List<NodeId> peers() {
-    return context.topology().peersOf(context.self());
+    if (peers == null) {
+      peers = List.copyOf(context.topology().peersOf(context.self()));
+    }
+    return peers;
   }
 
   protected final Params params() {

@@ -16,7 +16,6 @@ import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.timeout.IdleStateEvent;
-import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.net.BindException;
@@ -606,7 +605,8 @@ public final class Node implements AutoCloseable {
 
     @Override
     public void reply(Message reply) {
-      answer(Reply.newBuilder().setId(requestId).setType(types.idOf(reply.getClass())).setBody(reply.toByteString()));
+      // Encoded as Frame{reply: Reply{id, type, body}} with the body serialized straight into the socket's buffer.
+      send(new Wire.ReplyFrame(requestId, types.idOf(reply.getClass()), reply));
     }
 
     @Override
@@ -625,10 +625,18 @@ public final class Node implements AutoCloseable {
     }
 
     private void answer(Reply.Builder reply) {
-      Invariants.check(loop.inEventLoop(), "request %s answered off the event loop", typeName);
-      Invariants.check(!answered, "request %s answered twice", typeName);
+      send(Frame.newBuilder().setReply(reply).build());
+    }
+
+    /** Writes the reply frame (a Frame or a Wire.ReplyFrame); under durability sync, once what it follows is durable. */
+    private void send(Object frame) {
+      if (!loop.inEventLoop()) {
+        Invariants.check(false, "request %s answered off the event loop", typeName);
+      }
+      if (answered) {
+        Invariants.check(false, "request %s answered twice", typeName);
+      }
       answered = true;
-      Frame frame = Frame.newBuilder().setReply(reply).build();
       if (sync == null) {
         channel.writeAndFlush(frame, channel.voidPromise());
       } else {
@@ -822,7 +830,7 @@ public final class Node implements AutoCloseable {
         clients.add(ctx.channel());
         int idle = config.limits().clientIdleSeconds();
         if (idle > 0) {
-          ctx.pipeline().addFirst("idle", new IdleStateHandler(0, 0, idle, TimeUnit.SECONDS));
+          ctx.pipeline().addFirst("idle", new ClientIdle(idle, TimeUnit.SECONDS));
         }
       }
       Frame answer = Frame.newBuilder().setWelcome(welcome).build();

@@ -1,17 +1,22 @@
 package org.kvlab.runtime;
 
+import com.google.protobuf.CodedInputStream;
+import com.google.protobuf.CodedOutputStream;
+import com.google.protobuf.MessageLite;
+import com.google.protobuf.WireFormat;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPipeline;
 import io.netty.handler.codec.ByteToMessageDecoder;
-import io.netty.handler.codec.LengthFieldPrepender;
+import io.netty.handler.codec.MessageToByteEncoder;
 import io.netty.handler.codec.TooLongFrameException;
-import io.netty.handler.codec.protobuf.ProtobufDecoder;
-import io.netty.handler.codec.protobuf.ProtobufEncoder;
 import io.netty.handler.flush.FlushConsolidationHandler;
+import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.function.Consumer;
 import org.kvlab.wire.Frame;
+import org.kvlab.wire.Reply;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -51,9 +56,7 @@ final class Wire {
     FrameDecoder decoder = new FrameDecoder(frameBytesMax, owner, events);
     pipeline.addLast("flush", new FlushConsolidationHandler(256, true));
     pipeline.addLast("frameDecoder", decoder);
-    pipeline.addLast("protobufDecoder", new ProtobufDecoder(Frame.getDefaultInstance()));
-    pipeline.addLast("frameEncoder", new LengthFieldPrepender(LENGTH_BYTES));
-    pipeline.addLast("protobufEncoder", new ProtobufEncoder());
+    pipeline.addLast("frameEncoder", new FrameEncoder());
     return decoder;
   }
 
@@ -114,10 +117,134 @@ final class Wire {
   }
 
   /**
-   * Splits the byte stream into frame bodies. Unlike Netty's length-field decoder its limit is on the
+   * Something the {@link FrameEncoder} can write besides a protobuf message: its encoding must be exactly that
+   * of a {@link Frame} (the other side parses it as one).
+   */
+  interface Encodable {
+    /** The encoded size in bytes (without the length prefix). */
+    int serializedSize();
+
+    /** Writes exactly {@link #serializedSize()} bytes. */
+    void writeTo(CodedOutputStream out) throws IOException;
+  }
+
+  /**
+   * A {@link Frame} holding a {@link Reply} whose body is a protocol message, encoded as the generated code would
+   * encode {@code Frame{reply: Reply{id, type, body: body.toByteString()}}} (proto3: fields at their default
+   * value are left out), with the body serialized straight into the frame's buffer: no intermediate byte string
+   * and none of the four builder and message objects per reply.
+   */
+  static final class ReplyFrame implements Encodable {
+    private static final int FRAME_REPLY = Frame.REPLY_FIELD_NUMBER;
+    private final long id;
+    private final int type;
+    private final MessageLite body;
+    private int bodySize;
+    private int replySize;
+    private int size = -1;
+
+    ReplyFrame(long id, int type, MessageLite body) {
+      this.id = id;
+      this.type = type;
+      this.body = body;
+    }
+
+    @Override
+    public int serializedSize() {
+      if (size < 0) {
+        bodySize = body.getSerializedSize();
+        replySize = (id != 0 ? CodedOutputStream.computeUInt64Size(Reply.ID_FIELD_NUMBER, id) : 0)
+            + (type != 0 ? CodedOutputStream.computeUInt32Size(Reply.TYPE_FIELD_NUMBER, type) : 0)
+            + (bodySize != 0 ? CodedOutputStream.computeTagSize(Reply.BODY_FIELD_NUMBER)
+                + CodedOutputStream.computeUInt32SizeNoTag(bodySize) + bodySize : 0);
+        size = CodedOutputStream.computeTagSize(FRAME_REPLY) + CodedOutputStream.computeUInt32SizeNoTag(replySize)
+            + replySize;
+      }
+      return size;
+    }
+
+    @Override
+    public void writeTo(CodedOutputStream out) throws IOException {
+      serializedSize();
+      out.writeTag(FRAME_REPLY, WireFormat.WIRETYPE_LENGTH_DELIMITED);
+      out.writeUInt32NoTag(replySize);
+      if (id != 0) {
+        out.writeUInt64(Reply.ID_FIELD_NUMBER, id);
+      }
+      if (type != 0) {
+        out.writeUInt32(Reply.TYPE_FIELD_NUMBER, type);
+      }
+      if (bodySize != 0) {
+        out.writeTag(Reply.BODY_FIELD_NUMBER, WireFormat.WIRETYPE_LENGTH_DELIMITED);
+        out.writeUInt32NoTag(bodySize);
+        body.writeTo(out);
+      }
+    }
+
+    /** The same frame built with the generated classes (tests compare the encodings). */
+    Frame toFrame() {
+      return Frame.newBuilder().setReply(Reply.newBuilder().setId(id).setType(type).setBody(body.toByteString())).build();
+    }
+  }
+
+  /**
+   * Writes a {@link Frame} (or an {@link Encodable}) as its 4-byte length and its bytes, serialized straight into
+   * one pooled buffer of the exact size: no intermediate byte array and one buffer per frame, where Netty's
+   * ProtobufEncoder and LengthFieldPrepender made a byte array, a copy of it and a separate 4-byte header
+   * buffer (two buffers, so twice the entries, per frame in the socket's gathering write).
+   */
+  static final class FrameEncoder extends MessageToByteEncoder<Object> {
+    FrameEncoder() {
+      super(Object.class, true);
+    }
+
+    @Override
+    public boolean acceptOutboundMessage(Object msg) {
+      return msg instanceof MessageLite || msg instanceof Encodable;
+    }
+
+    private static int sizeOf(Object msg) {
+      return msg instanceof MessageLite m ? m.getSerializedSize() : ((Encodable) msg).serializedSize();
+    }
+
+    @Override
+    protected ByteBuf allocateBuffer(ChannelHandlerContext ctx, Object msg, boolean preferDirect) {
+      return ctx.alloc().ioBuffer(LENGTH_BYTES + sizeOf(msg)); // the size is memoized by the message
+    }
+
+    @Override
+    protected void encode(ChannelHandlerContext ctx, Object msg, ByteBuf out) throws IOException {
+      int size = sizeOf(msg);
+      out.ensureWritable(LENGTH_BYTES + size);
+      out.writeInt(size);
+      int start = out.writerIndex();
+      boolean direct = out.nioBufferCount() == 1; // an ioBuffer is one memory region
+      byte[] array = direct ? null : new byte[size];
+      CodedOutputStream cos = direct ? CodedOutputStream.newInstance(out.internalNioBuffer(start, size))
+          : CodedOutputStream.newInstance(array);
+      if (msg instanceof MessageLite m) {
+        m.writeTo(cos);
+      } else {
+        ((Encodable) msg).writeTo(cos);
+      }
+      cos.flush();
+      cos.checkNoSpaceLeft(); // exactly the size announced
+      if (direct) {
+        out.writerIndex(start + size);
+      } else {
+        out.writeBytes(array);
+      }
+    }
+  }
+
+  /**
+   * Splits the byte stream into frames and parses each as a {@link Frame}, straight from the received
+   * buffer (no copy of the frame into a byte array first; bytes fields of the frame are copied out, so
+   * nothing refers to the buffer afterwards). Unlike Netty's length-field decoder its limit is on the
    * body (what {@code limits.frameBytesMax} says) and can change: accepted connections start with the
    * small handshake limit. A length above the limit (or above 2^31-1) fails at once, before anything of
-   * the body is buffered. A connection that ends in the middle of a frame is logged.
+   * the body is buffered. A frame that is not a valid Frame closes the connection (malformed frame). A
+   * connection that ends in the middle of a frame is logged.
    */
   static final class FrameDecoder extends ByteToMessageDecoder {
     private final String owner;
@@ -162,8 +289,33 @@ final class Wire {
           return;
         }
         in.skipBytes(LENGTH_BYTES);
-        out.add(in.readRetainedSlice((int) length));
+        int start = in.readerIndex();
+        in.skipBytes((int) length);
+        try {
+          out.add(parse(in, start, (int) length));
+        } catch (IOException e) {
+          failed = true;
+          in.skipBytes(in.readableBytes());
+          throw new io.netty.handler.codec.DecoderException(e);
+        }
       }
+    }
+
+    private static Frame parse(ByteBuf in, int start, int length) throws IOException {
+      CodedInputStream cis;
+      if (in.hasArray()) {
+        cis = CodedInputStream.newInstance(in.array(), in.arrayOffset() + start, length);
+      } else if (in.nioBufferCount() == 1) {
+        cis = CodedInputStream.newInstance(in.internalNioBuffer(start, length));
+      } else {
+        byte[] copy = new byte[length];
+        in.getBytes(start, copy);
+        cis = CodedInputStream.newInstance(copy);
+      }
+      // No aliasing (the default): bytes and string fields are copied, the buffer is reused after this.
+      Frame frame = Frame.parser().parseFrom(cis);
+      cis.checkLastTagWas(0);
+      return frame;
     }
 
     @Override
