@@ -40,7 +40,11 @@ public final class RawEchoServer implements AutoCloseable {
     this.listener = listener;
   }
 
-  /** The pipeline both echo ends use: the same handlers, in the same order, as kvlab's {@code Wire.install}. */
+  /**
+   * The pipeline both echo ends use: flush consolidation and 4-byte length framing, with Netty's stock codecs. The
+   * runtime's {@code Wire.install} has the same framing and flush consolidation but since 2026-11-25 its own frame
+   * encoder (one pooled buffer per frame, docs/runtime.md), so this floor is Netty's stock path, not kvlab's.
+   */
   static void installFraming(ChannelPipeline p) {
     p.addLast("flush", new FlushConsolidationHandler(256, true));
     p.addLast("frameDecoder", new LengthFieldBasedFrameDecoder(FRAME_BYTES_MAX, 0, 4, 0, 4, true));
