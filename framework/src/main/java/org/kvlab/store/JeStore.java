@@ -21,9 +21,12 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Predicate;
 import org.kvlab.api.RecordType;
 
@@ -68,11 +71,11 @@ public final class JeStore<R extends Message> implements VersionedStore<R> {
   static final int CACHE_PERCENT = 25;
   static final int LOG_FILE_MB = 64;
   /**
-   * Durability none: how often a background thread writes JE's log buffer to the file (no fsync), so that a
-   * killed process (kill -9) loses at most the writes of about this long; the OS has the rest.
+   * Durability none: how long after a put or delete a background thread writes JE's log buffer to the file (no
+   * fsync), so that a killed process (kill -9) loses at most the writes of about this long; the OS has the rest.
    */
   public static final Duration BACKGROUND_WRITE_INTERVAL = Duration.ofMillis(200);
-  /** Durability none: how often the background thread also fsyncs, bounding what an OS crash or power loss loses. */
+  /** Durability none: how long after a background write the thread fsyncs, bounding what an OS crash or power loss loses. */
   public static final Duration BACKGROUND_FSYNC_INTERVAL = Duration.ofSeconds(10);
 
   private final RecordType<R> type;
@@ -84,14 +87,19 @@ public final class JeStore<R extends Message> implements VersionedStore<R> {
   private volatile boolean closed;
   private JeChannelLog channelLog; // opened on first use (durability sync only), guarded by lifecycle
   private final ScheduledExecutorService flusher; // durability none only; null otherwise
+  /** Durability none: a background write is scheduled (set by the writer thread, cleared by the flusher). */
+  private final AtomicBoolean writeArmed = new AtomicBoolean();
+  private boolean fsyncScheduled; // flusher thread only
+  private final AtomicLong backgroundWrites = new AtomicLong(); // background writes (not fsyncs) so far, for tests
 
   /**
    * Opens (creating if needed) the store in {@code dir}.
    *
    * @param durability under {@code sync} the runtime decides when to call {@link #sync()}; under
-   *     {@code none} a background thread writes the log buffer every {@link #BACKGROUND_WRITE_INTERVAL}
-   *     and fsyncs it every {@link #BACKGROUND_FSYNC_INTERVAL} (without it, a kill -9 could lose every
-   *     write still in JE's buffers, back to the server's start when little was written)
+   *     {@code none} a background thread writes the log buffer at most {@link #BACKGROUND_WRITE_INTERVAL}
+   *     after a put or delete and fsyncs it at most {@link #BACKGROUND_FSYNC_INTERVAL} after that, and does
+   *     nothing while nothing is written (without it, a kill -9 could lose every write still in JE's
+   *     buffers, back to the server's start when little was written)
    */
   public JeStore(RecordType<R> type, Path dir, Durability durability) {
     this.type = Objects.requireNonNull(type, "type");
@@ -130,22 +138,62 @@ public final class JeStore<R extends Message> implements VersionedStore<R> {
   }
 
   private ScheduledExecutorService startFlusher(Path dir) {
-    ScheduledExecutorService ex = Executors.newSingleThreadScheduledExecutor(r -> {
+    ScheduledThreadPoolExecutor ex = new ScheduledThreadPoolExecutor(1, r -> {
       Thread t = new Thread(r, "kvlab-je-flush-" + dir.getFileName());
       t.setDaemon(true);
       return t;
     });
-    long writeMillis = BACKGROUND_WRITE_INTERVAL.toMillis();
-    long fsyncEvery = Math.max(1, BACKGROUND_FSYNC_INTERVAL.toMillis() / writeMillis);
-    long[] ticks = {0};
-    ex.scheduleWithFixedDelay(() -> {
-      try {
-        backgroundFlush(++ticks[0] % fsyncEvery == 0);
-      } catch (RuntimeException e) {
-        // JE invalidated the environment (disk full, I/O error): the event loop's next write reports it
-      }
-    }, writeMillis, writeMillis, TimeUnit.MILLISECONDS);
+    ex.setRemoveOnCancelPolicy(true);
     return ex;
+  }
+
+  /**
+   * Durability none, after a put or delete: makes sure a background write is scheduled. The flusher only runs
+   * when something was written: the first write after a background write schedules the next one
+   * {@link #BACKGROUND_WRITE_INTERVAL} later (so no write waits longer than that to reach the file), and the first
+   * background write after an fsync schedules the next fsync {@link #BACKGROUND_FSYNC_INTERVAL} later. An idle
+   * store's flusher never wakes (it used to, five times a second per server: docs/benchmarks/idle-cost.md). Costs
+   * the writer one volatile read per write while a background write is pending (always, under load).
+   */
+  private void written() {
+    if (flusher != null && !writeArmed.get() && writeArmed.compareAndSet(false, true)) {
+      try {
+        flusher.schedule(this::backgroundWrite, BACKGROUND_WRITE_INTERVAL.toMillis(), TimeUnit.MILLISECONDS);
+      } catch (RejectedExecutionException e) {
+        // closed: close() checkpointed and fsynced everything
+      }
+    }
+  }
+
+  private void backgroundWrite() {
+    // Cleared before the write: a put that lands in JE's buffer after this write took it sees the flag clear
+    // (JE's log latch orders the two) and schedules the next write.
+    writeArmed.set(false);
+    try {
+      backgroundFlush(false);
+      backgroundWrites.incrementAndGet();
+      if (!fsyncScheduled) {
+        fsyncScheduled = true;
+        flusher.schedule(this::backgroundFsync, BACKGROUND_FSYNC_INTERVAL.toMillis(), TimeUnit.MILLISECONDS);
+      }
+    } catch (RuntimeException e) {
+      // JE invalidated the environment (disk full, I/O error): the event loop's next write reports it; or the
+      // executor shut down by close(), which checkpointed and fsynced everything
+    }
+  }
+
+  private void backgroundFsync() {
+    fsyncScheduled = false;
+    try {
+      backgroundFlush(true);
+    } catch (RuntimeException e) {
+      // as in backgroundWrite
+    }
+  }
+
+  /** How many times the background flusher wrote JE's log buffer (durability none; fsyncs not counted; for tests). */
+  long backgroundWrites() {
+    return backgroundWrites.get();
   }
 
   /** Writes JE's log buffer to the file system, and fsyncs it if {@code fsync}. No-op after close. */
@@ -168,6 +216,7 @@ public final class JeStore<R extends Message> implements VersionedStore<R> {
     DatabaseEntry k = new DatabaseEntry(jeKey);
     byte[] bytes = record.toByteArray();
     if (db.putNoOverwrite(null, k, new DatabaseEntry(bytes)) == OperationStatus.SUCCESS) {
+      written();
       return;
     }
     // The version key exists: a replay of the same record is fine, anything else is a conflict.
@@ -241,6 +290,9 @@ public final class JeStore<R extends Message> implements VersionedStore<R> {
         }
         removed++;
         c.getNext(k, noData, null);
+      }
+      if (removed > 0) {
+        written();
       }
       return removed;
     }
