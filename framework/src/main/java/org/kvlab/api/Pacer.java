@@ -6,7 +6,8 @@ import java.util.function.LongConsumer;
 /**
  * A periodic step with an idle back-off, for protocols whose servers exchange timer messages (heartbeats,
  * stable-time reports): the step runs every {@code fast} period while the server is <i>engaged</i> and every
- * {@code idle} period otherwise. A server is engaged for {@code idleAfter} after its last own work ({@link #busy()})
+ * {@code idle} period otherwise (at multiples of it on the server's clock, so an idle cluster's servers step
+ * together). A server is engaged for {@code idleAfter} after its last own work ({@link #busy()})
  * and until any lease it heard from a peer ({@link #engage(long)}); timer messages carry {@link #lease()} so one
  * client operation anywhere wakes the whole cluster within a few message delays. An idle server that becomes
  * engaged runs its step at once. Uses only the server's context (time and timers), so the simulator replays it;
@@ -53,7 +54,22 @@ public final class Pacer {
   private void tick() {
     long now = now();
     step.accept(now);
-    timer = context.after(engaged(now) ? fast : idle, this::tick);
+    timer = context.after(engaged(now) ? fast : untilNextIdleTick(now), this::tick);
+  }
+
+  /**
+   * Idle steps land on multiples of the idle period on the server's clock, so the servers of an idle cluster
+   * step at about the same moment: the timer messages a server receives arrive together with its own step and
+   * are read, handled and acknowledged in one or two event-loop turns instead of one each (idle cost,
+   * docs/benchmarks/idle-cost.md). At least one fast period from now, so going idle never steps twice in a row.
+   */
+  private Duration untilNextIdleTick(long nowMicros) {
+    long period = idle.toNanos() / 1000;
+    long wait = period - Math.floorMod(nowMicros, period);
+    if (wait < fast.toNanos() / 1000) {
+      wait += period;
+    }
+    return Duration.ofNanos(wait * 1000);
   }
 
   /** Whether the server is engaged at clock reading {@code nowMicros}. */

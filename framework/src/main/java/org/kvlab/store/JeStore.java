@@ -21,9 +21,12 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Predicate;
 import org.kvlab.api.RecordType;
 
@@ -54,8 +57,10 @@ import org.kvlab.api.RecordType;
  * would overcommit the heap with a few servers). Log files are {@value #LOG_FILE_MB} MB (JE's default is
  * 10 MB): fewer files and file switches for benchmark-sized logs; the cleaner still reclaims space file
  * by file. JE's statistics capture and its daily verifier are off (background work that would land in idle-cost
- * and benchmark measurements). Any JE parameter can be overridden with a {@code je.properties} file in the store
- * directory.
+ * and benchmark measurements), and so are its log flusher timer and its once-a-second check for deleted log files
+ * (wakeups of every idle server; docs/benchmarks/idle-cost.md). The cleaner, checkpointer, IN compressor and
+ * evictor run as JE configures them: they keep the log's size and the cache bounded, and cost six idle servers
+ * together under half a millisecond of CPU a second. Any JE parameter can be overridden with a {@code je.properties} file in the store directory.
  *
  * <p><b>Threading.</b> Called from one event loop thread, except {@link #sync()}, which may run
  * concurrently on the group-commit thread (JE supports this; no lock is taken around reads or puts).
@@ -68,11 +73,11 @@ public final class JeStore<R extends Message> implements VersionedStore<R> {
   static final int CACHE_PERCENT = 25;
   static final int LOG_FILE_MB = 64;
   /**
-   * Durability none: how often a background thread writes JE's log buffer to the file (no fsync), so that a
-   * killed process (kill -9) loses at most the writes of about this long; the OS has the rest.
+   * Durability none: how long after a put or delete a background thread writes JE's log buffer to the file (no
+   * fsync), so that a killed process (kill -9) loses at most the writes of about this long; the OS has the rest.
    */
   public static final Duration BACKGROUND_WRITE_INTERVAL = Duration.ofMillis(200);
-  /** Durability none: how often the background thread also fsyncs, bounding what an OS crash or power loss loses. */
+  /** Durability none: how long after a background write the thread fsyncs, bounding what an OS crash or power loss loses. */
   public static final Duration BACKGROUND_FSYNC_INTERVAL = Duration.ofSeconds(10);
 
   private final RecordType<R> type;
@@ -84,14 +89,19 @@ public final class JeStore<R extends Message> implements VersionedStore<R> {
   private volatile boolean closed;
   private JeChannelLog channelLog; // opened on first use (durability sync only), guarded by lifecycle
   private final ScheduledExecutorService flusher; // durability none only; null otherwise
+  /** Durability none: a background write is scheduled (set by the writer thread, cleared by the flusher). */
+  private final AtomicBoolean writeArmed = new AtomicBoolean();
+  private boolean fsyncScheduled; // flusher thread only
+  private final AtomicLong backgroundWrites = new AtomicLong(); // background writes (not fsyncs) so far, for tests
 
   /**
    * Opens (creating if needed) the store in {@code dir}.
    *
    * @param durability under {@code sync} the runtime decides when to call {@link #sync()}; under
-   *     {@code none} a background thread writes the log buffer every {@link #BACKGROUND_WRITE_INTERVAL}
-   *     and fsyncs it every {@link #BACKGROUND_FSYNC_INTERVAL} (without it, a kill -9 could lose every
-   *     write still in JE's buffers, back to the server's start when little was written)
+   *     {@code none} a background thread writes the log buffer at most {@link #BACKGROUND_WRITE_INTERVAL}
+   *     after a put or delete and fsyncs it at most {@link #BACKGROUND_FSYNC_INTERVAL} after that, and does
+   *     nothing while nothing is written (without it, a kill -9 could lose every write still in JE's
+   *     buffers, back to the server's start when little was written)
    */
   public JeStore(RecordType<R> type, Path dir, Durability durability) {
     this.type = Objects.requireNonNull(type, "type");
@@ -111,7 +121,14 @@ public final class JeStore<R extends Message> implements VersionedStore<R> {
         // no statistics thread (it wakes every idle server and writes je.stat.csv files nobody reads), and no
         // daily B-tree verifier (it starts at midnight, in the middle of whatever benchmark runs then)
         .setConfigParam(EnvironmentConfig.STATS_COLLECT, "false")
-        .setConfigParam(EnvironmentConfig.ENV_RUN_VERIFIER, "false");
+        .setConfigParam(EnvironmentConfig.ENV_RUN_VERIFIER, "false")
+        // no JE log flusher timer (a write every 5 s, an fsync every 20 s): under durability none this store's
+        // own flusher writes within 200 ms and fsyncs within 10 s of a write, under sync the runtime fsyncs
+        .setConfigParam(EnvironmentConfig.LOG_FLUSH_NO_SYNC_INTERVAL, "0")
+        .setConfigParam(EnvironmentConfig.LOG_FLUSH_SYNC_INTERVAL, "0")
+        // no timer that polls once a second for log files deleted behind JE's back (a JE file removed by hand
+        // from a running server's directory is then found missing when JE next reads it, not within a second)
+        .setConfigParam(EnvironmentConfig.LOG_DETECT_FILE_DELETE, "false");
     Environment environment = new Environment(dir.toFile(), envConfig);
     try {
       DatabaseConfig dbConfig = new DatabaseConfig()
@@ -130,22 +147,62 @@ public final class JeStore<R extends Message> implements VersionedStore<R> {
   }
 
   private ScheduledExecutorService startFlusher(Path dir) {
-    ScheduledExecutorService ex = Executors.newSingleThreadScheduledExecutor(r -> {
+    ScheduledThreadPoolExecutor ex = new ScheduledThreadPoolExecutor(1, r -> {
       Thread t = new Thread(r, "kvlab-je-flush-" + dir.getFileName());
       t.setDaemon(true);
       return t;
     });
-    long writeMillis = BACKGROUND_WRITE_INTERVAL.toMillis();
-    long fsyncEvery = Math.max(1, BACKGROUND_FSYNC_INTERVAL.toMillis() / writeMillis);
-    long[] ticks = {0};
-    ex.scheduleWithFixedDelay(() -> {
-      try {
-        backgroundFlush(++ticks[0] % fsyncEvery == 0);
-      } catch (RuntimeException e) {
-        // JE invalidated the environment (disk full, I/O error): the event loop's next write reports it
-      }
-    }, writeMillis, writeMillis, TimeUnit.MILLISECONDS);
+    ex.setRemoveOnCancelPolicy(true);
     return ex;
+  }
+
+  /**
+   * Durability none, after a put or delete: makes sure a background write is scheduled. The flusher only runs
+   * when something was written: the first write after a background write schedules the next one
+   * {@link #BACKGROUND_WRITE_INTERVAL} later (so no write waits longer than that to reach the file), and the first
+   * background write after an fsync schedules the next fsync {@link #BACKGROUND_FSYNC_INTERVAL} later. An idle
+   * store's flusher never wakes (it used to, five times a second per server: docs/benchmarks/idle-cost.md). Costs
+   * the writer one volatile read per write while a background write is pending (always, under load).
+   */
+  private void written() {
+    if (flusher != null && !writeArmed.get() && writeArmed.compareAndSet(false, true)) {
+      try {
+        flusher.schedule(this::backgroundWrite, BACKGROUND_WRITE_INTERVAL.toMillis(), TimeUnit.MILLISECONDS);
+      } catch (RejectedExecutionException e) {
+        // closed: close() checkpointed and fsynced everything
+      }
+    }
+  }
+
+  private void backgroundWrite() {
+    // Cleared before the write: a put that lands in JE's buffer after this write took it sees the flag clear
+    // (JE's log latch orders the two) and schedules the next write.
+    writeArmed.set(false);
+    try {
+      backgroundFlush(false);
+      backgroundWrites.incrementAndGet();
+      if (!fsyncScheduled) {
+        fsyncScheduled = true;
+        flusher.schedule(this::backgroundFsync, BACKGROUND_FSYNC_INTERVAL.toMillis(), TimeUnit.MILLISECONDS);
+      }
+    } catch (RuntimeException e) {
+      // JE invalidated the environment (disk full, I/O error): the event loop's next write reports it; or the
+      // executor shut down by close(), which checkpointed and fsynced everything
+    }
+  }
+
+  private void backgroundFsync() {
+    fsyncScheduled = false;
+    try {
+      backgroundFlush(true);
+    } catch (RuntimeException e) {
+      // as in backgroundWrite
+    }
+  }
+
+  /** How many times the background flusher wrote JE's log buffer (durability none; fsyncs not counted; for tests). */
+  long backgroundWrites() {
+    return backgroundWrites.get();
   }
 
   /** Writes JE's log buffer to the file system, and fsyncs it if {@code fsync}. No-op after close. */
@@ -168,6 +225,7 @@ public final class JeStore<R extends Message> implements VersionedStore<R> {
     DatabaseEntry k = new DatabaseEntry(jeKey);
     byte[] bytes = record.toByteArray();
     if (db.putNoOverwrite(null, k, new DatabaseEntry(bytes)) == OperationStatus.SUCCESS) {
+      written();
       return;
     }
     // The version key exists: a replay of the same record is fine, anything else is a conflict.
@@ -241,6 +299,9 @@ public final class JeStore<R extends Message> implements VersionedStore<R> {
         }
         removed++;
         c.getNext(k, noData, null);
+      }
+      if (removed > 0) {
+        written();
       }
       return removed;
     }

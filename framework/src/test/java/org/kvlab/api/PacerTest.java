@@ -74,6 +74,27 @@ class PacerTest {
   }
 
   @Test
+  void when_idle_then_stepsLandOnMultiplesOfTheIdlePeriodOfTheClock() {
+    VirtualTime vt = new VirtualTime();
+    vt.nowMicros = 12_345_678; // started at an arbitrary moment
+    List<Long> steps = new ArrayList<>();
+    Pacer pacer = new Pacer(vt.context(), Duration.ofMillis(10), Duration.ofSeconds(1), Duration.ofSeconds(1), steps::add);
+    pacer.start();
+    vt.runUntil(20_000 * MS);
+    List<Long> idle = steps.stream().filter(t -> t > 12_345_678 + 1_000 * MS).toList();
+    assertTrue(idle.size() >= 5, "idle steps: " + idle);
+    for (long t : idle) {
+      assertEquals(0, t % (1_000 * MS), "idle step at a multiple of 1 s: " + idle);
+    }
+    for (int i = 1; i < idle.size(); i++) {
+      assertEquals(1_000 * MS, idle.get(i) - idle.get(i - 1), "one idle period apart: " + idle);
+    }
+    // the last fast step and the first idle step are at least one fast period apart
+    long lastFast = steps.stream().filter(t -> t <= 12_345_678 + 1_000 * MS).mapToLong(Long::longValue).max().orElseThrow();
+    assertTrue(idle.get(0) - lastFast >= 10 * MS, "first idle step " + idle.get(0) + " after last fast step " + lastFast);
+  }
+
+  @Test
   void when_busyOrAPeersLeaseArrives_then_anIdleServerStepsAtOnceAndFastUntilTheLeaseEnds() {
     VirtualTime vt = new VirtualTime();
     List<Long> steps = new ArrayList<>();

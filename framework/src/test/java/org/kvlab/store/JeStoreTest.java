@@ -174,6 +174,41 @@ class JeStoreTest extends VersionedStoreContract {
     }
   }
 
+  /**
+   * Durability none: the background flusher works only after writes (an idle cluster's six servers used to wake
+   * it 30 times a second for nothing): no write, no background write; a put or a pruning delete schedules one.
+   */
+  @Test
+  void when_a_durability_none_store_is_not_written_then_its_background_flusher_does_nothing() throws Exception {
+    JeStore<TestRecord> s = (JeStore<TestRecord>) store;
+    long interval = JeStore.BACKGROUND_WRITE_INTERVAL.toMillis();
+    Thread.sleep(3 * interval);
+    assertEquals(0, s.backgroundWrites(), "no write yet");
+
+    s.put("k", rec(1, 0));
+    s.put("k", rec(2, 0));
+    awaitBackgroundWrites(s, 1);
+    Thread.sleep(3 * interval);
+    long afterPuts = s.backgroundWrites();
+    Thread.sleep(3 * interval);
+    assertEquals(afterPuts, s.backgroundWrites(), "nothing written since");
+
+    s.put("k", rec(1, 0)); // a replay of an existing version writes nothing
+    Thread.sleep(3 * interval);
+    assertEquals(afterPuts, s.backgroundWrites(), "a replayed put writes nothing");
+
+    assertEquals(1, s.prune("k", r -> r.getUt() <= 2));
+    awaitBackgroundWrites(s, afterPuts + 1);
+  }
+
+  private static void awaitBackgroundWrites(JeStore<TestRecord> s, long atLeast) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    while (s.backgroundWrites() < atLeast) {
+      assertTrue(System.nanoTime() < deadline, "no background write within 30 s of a write");
+      Thread.sleep(20);
+    }
+  }
+
   @Test
   void when_random_operations_run_then_je_answers_like_the_in_memory_store() {
     InMemoryStore<TestRecord> model = new InMemoryStore<>(TYPE);
