@@ -1,11 +1,10 @@
 package org.kvlab.cli;
 
+import org.kvlab.cli.InProcessCli.Run;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
@@ -16,23 +15,8 @@ class CheckCommandTest {
   @TempDir
   Path dir;
 
-  private record Run(int code, String out, String err) {}
-
   private static Run run(String... args) {
-    PrintStream stdout = System.out;
-    PrintStream stderr = System.err;
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int code;
-    try {
-      System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
-      System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
-      code = Main.run(args);
-    } finally {
-      System.setOut(stdout);
-      System.setErr(stderr);
-    }
-    return new Run(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    return InProcessCli.run(args);
   }
 
   private static String line(long id, int session, int dc, String rest, long invoke, long complete) {

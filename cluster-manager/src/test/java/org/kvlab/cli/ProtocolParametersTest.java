@@ -1,13 +1,12 @@
 package org.kvlab.cli;
 
+import org.kvlab.cli.InProcessCli.Run;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -141,23 +140,8 @@ class ProtocolParametersTest {
         + " heartbeat '0s': '0s' must be more than 0. Fix: write e.g. 10ms"), e.getMessage());
   }
 
-  private record Run(int code, String out, String err) {}
-
   private static Run kvlab(String... args) {
-    PrintStream stdout = System.out;
-    PrintStream stderr = System.err;
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int code;
-    try {
-      System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
-      System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
-      code = Main.run(args);
-    } finally {
-      System.setOut(stdout);
-      System.setErr(stderr);
-    }
-    return new Run(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    return InProcessCli.run(args);
   }
 
   @Test
