@@ -230,14 +230,7 @@ public final class LinearizabilityChecker implements Checker {
         for (int j = 0; j < count; j++) {
           if (!write[j]) {
             HistoryModel.Read r = m.readOf(op[j], key);
-            if (r.source() == HistoryModel.INITIAL) {
-              reads[j] = -1;
-            } else if (local == null) {
-              int at = Arrays.binarySearch(op, r.source());
-              reads[j] = at >= 0 ? at : -2;
-            } else {
-              reads[j] = local.getOrDefault(r.source(), -2);
-            }
+            reads[j] = sourceIndex(r, local);
             valueId[j] = r.value().isEmpty() ? -1 : reads[j] >= 0 ? valueId[reads[j]] : -2;
           }
         }
@@ -256,17 +249,25 @@ public final class LinearizabilityChecker implements Checker {
       for (int j = 0; j < count; j++) {
         if (!write[j]) {
           HistoryModel.Read r = m.readOf(op[j], key);
-          if (r.source() == HistoryModel.INITIAL) {
-            reads[j] = -1;
-          } else if (local == null) {
-            int at = Arrays.binarySearch(op, r.source());
-            reads[j] = at >= 0 ? at : -2;
-          } else {
-            reads[j] = local.getOrDefault(r.source(), -2);
-          }
+          reads[j] = sourceIndex(r, local);
           valueId[j] = r.value().isEmpty() ? -1 : ids.getOrDefault(r.value().get(), -2);
         }
       }
+    }
+
+    /**
+     * The local index of the write {@code r} reads from: -1 for the initial value, -2 if that write is not among this
+     * key's operations; a binary search when the operations are in id order ({@code local} null), else the map.
+     */
+    private int sourceIndex(HistoryModel.Read r, Map<Integer, Integer> local) {
+      if (r.source() == HistoryModel.INITIAL) {
+        return -1;
+      }
+      if (local == null) {
+        int at = Arrays.binarySearch(op, r.source());
+        return at >= 0 ? at : -2;
+      }
+      return local.getOrDefault(r.source(), -2);
     }
 
     Violation check() {
