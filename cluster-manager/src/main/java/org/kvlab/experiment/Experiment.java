@@ -138,6 +138,11 @@ public record Experiment(
 
   /** Every variation: the cross product of the sweeps, the first sweep varying slowest. */
   public List<Variation> variations() {
+    return crossProduct(sweeps).stream().map(Variation::new).toList();
+  }
+
+  /** The cross product of {@code sweeps}' values, name to value, the first sweep varying slowest. */
+  static List<Map<String, String>> crossProduct(List<Sweep> sweeps) {
     List<Map<String, String>> points = new ArrayList<>();
     points.add(new LinkedHashMap<>());
     for (Sweep s : sweeps) {
@@ -151,7 +156,7 @@ public record Experiment(
       }
       points = next;
     }
-    return points.stream().map(Variation::new).toList();
+    return points;
   }
 
   /**

@@ -515,19 +515,7 @@ public final class ExperimentLoader extends YamlReader {
   private void checkProtocolParams(YamlNode root, List<Experiment.Sweep> sweeps, Experiment.ClusterSpec cluster,
       List<String> protocols) throws ConfigException {
     List<Experiment.Sweep> swept = sweeps.stream().filter(s -> isClusterParam(s.name())).toList();
-    List<Map<String, String>> points = new ArrayList<>();
-    points.add(new LinkedHashMap<>());
-    for (Experiment.Sweep s : swept) {
-      List<Map<String, String>> next = new ArrayList<>();
-      for (Map<String, String> p : points) {
-        for (String v : s.values()) {
-          Map<String, String> q = new LinkedHashMap<>(p);
-          q.put(s.name(), v);
-          next.add(q);
-        }
-      }
-      points = next;
-    }
+    List<Map<String, String>> points = Experiment.crossProduct(swept);
     ClusterConfig template = cluster.template();
     org.kvlab.api.Topology topology = new org.kvlab.api.Topology(cluster.datacenters(), cluster.partitions(),
         template != null ? template.topology().replicas() : 1);
