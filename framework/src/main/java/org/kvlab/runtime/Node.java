@@ -1124,12 +1124,11 @@ public final class Node implements AutoCloseable {
   }
 
   /** Store wrapper that tells the sync barrier about writes. */
-  private static final class CountingStore implements VersionedStore<Message> {
-    private final VersionedStore<Message> inner;
+  private static final class CountingStore extends org.kvlab.store.ForwardingStore<Message> {
     private final SyncBarrier sync;
 
     CountingStore(VersionedStore<Message> inner, SyncBarrier sync) {
-      this.inner = inner;
+      super(inner);
       this.sync = sync;
     }
 
@@ -1137,36 +1136,6 @@ public final class Node implements AutoCloseable {
     public void put(String key, Message record) {
       inner.put(key, record);
       sync.onWrite();
-    }
-
-    @Override
-    public java.util.Optional<Message> newest(String key, Predicate<? super Message> filter) {
-      return inner.newest(key, filter);
-    }
-
-    @Override
-    public List<Message> versions(String key) {
-      return inner.versions(key);
-    }
-
-    @Override
-    public int prune(String key, Predicate<? super Message> stable) {
-      return inner.prune(key, stable);
-    }
-
-    @Override
-    public long keyCount() {
-      return inner.keyCount();
-    }
-
-    @Override
-    public void sync() {
-      inner.sync();
-    }
-
-    @Override
-    public void close() {
-      inner.close();
     }
   }
 

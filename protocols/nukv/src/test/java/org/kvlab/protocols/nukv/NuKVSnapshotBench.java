@@ -278,12 +278,11 @@ public final class NuKVSnapshotBench {
   }
 
   /** A store that counts the bytes of journal records put into it. */
-  private static final class CountingStore implements VersionedStore<Stored> {
-    final VersionedStore<Stored> inner;
+  private static final class CountingStore extends org.kvlab.store.ForwardingStore<Stored> {
     long journalBytes;
 
     CountingStore(VersionedStore<Stored> inner) {
-      this.inner = inner;
+      super(inner);
     }
 
     @Override
@@ -292,36 +291,6 @@ public final class NuKVSnapshotBench {
         journalBytes += record.getSerializedSize();
       }
       inner.put(key, record);
-    }
-
-    @Override
-    public Optional<Stored> newest(String key, Predicate<? super Stored> filter) {
-      return inner.newest(key, filter);
-    }
-
-    @Override
-    public List<Stored> versions(String key) {
-      return inner.versions(key);
-    }
-
-    @Override
-    public int prune(String key, Predicate<? super Stored> stable) {
-      return inner.prune(key, stable);
-    }
-
-    @Override
-    public long keyCount() {
-      return inner.keyCount();
-    }
-
-    @Override
-    public void sync() {
-      inner.sync();
-    }
-
-    @Override
-    public void close() {
-      inner.close();
     }
   }
 }
