@@ -51,14 +51,14 @@ class NuKVRestartedFollowersTest {
   static final long BOUND_MICROS = 7_000_000;
   static final long END_MICROS = 50_000_000;
 
-  static SimResult run(long seed) {
+  static SimResult run(long seed, Map<String, String> extra) {
     List<Fault> faults = List.of(new Fault.Slow(NodeId.of(1, 0, 1), 1_000_000, 0, 3_000_000),
         new Fault.Slow(NodeId.of(1, 0, 2), 1_000_000, 0, 3_000_000),
         new Fault.Crash(NodeId.of(1, 0, 1), 4_000_000, 16_000_000),
         new Fault.Crash(NodeId.of(1, 0, 2), 18_000_000, 30_000_000),
         new Fault.Crash(NodeId.of(1, 0, 0), LEADER_CRASH_MICROS, LEADER_BACK_MICROS));
     SimSpec spec = SimSpec.defaults().withTopology(2, 1, 3).withFaults(faults).withDuration(END_MICROS)
-        .withSettle(6_000_000).withParams(new Params(Map.of("readLevel", "mr+ryw", "writeLevel", "mw+wfr")));
+        .withSettle(6_000_000).withParams(new Params(params(extra)));
     Script writer = Script.at(0).startingAt(3_000_000);
     Script reader = Script.at(1).startingAt(3_000_000);
     Script localWriter = Script.at(1).startingAt(3_000_000);
@@ -71,13 +71,33 @@ class NuKVRestartedFollowersTest {
     return new Simulation(spec, new NuKV(), seed, List.of(writer, reader, localWriter)).run();
   }
 
+  private static Map<String, String> params(Map<String, String> extra) {
+    Map<String, String> all = new java.util.HashMap<>(Map.of("readLevel", "mr+ryw", "writeLevel", "mw+wfr"));
+    all.putAll(extra);
+    return all;
+  }
+
   @Test
   void when_theLeaderCrashesAfterBothFollowersRestarted_then_theGroupElectsAnotherAndWritesGoOn() {
+    check(Map.of());
+  }
+
+  /**
+   * The same with a snapshot every 50 commits (about 50 snapshots over the run): a rebuilt node restores the journal's
+   * snapshot and log, which the replica has applied already (skipped), and snapshots again afterwards at the state of
+   * the snapshot's index (asserted in NuKVServer).
+   */
+  @Test
+  void when_theStalledFollowersHaveSnapshots_then_theRebuiltNodesRestoreThemAndWritesGoOn() {
+    check(Map.of("snapshotEvery", "50"));
+  }
+
+  private void check(Map<String, String> extra) {
     List<String> bad = new ArrayList<>();
     Set<Long> badSeeds = new TreeSet<>();
     int rebuilt = 0;
     for (long seed = 1; seed <= SEEDS; seed++) {
-      SimResult run = run(seed);
+      SimResult run = run(seed, extra);
       assertTrue(run.failures().isEmpty(), "seed " + seed + ": " + run.failures());
       List<Operation> ops = run.history().operations();
       // Datacenter 1's group elects a leader while the old one is down: its writer's next acknowledged write.
@@ -121,6 +141,9 @@ class NuKVRestartedFollowersTest {
       assertTrue(rebuilds <= 2, "seed " + seed + ": " + rebuilds + " RaftNodes rebuilt, more than the two stalled"
           + " followers once each: " + run.counters());
       rebuilt += rebuilds > 0 ? 1 : 0;
+      if (extra.containsKey("snapshotEvery")) {
+        assertTrue(run.counter("nukv.snapshot.taken") > 0, "seed " + seed + ": " + run.counters());
+      }
       Result session = new SessionChecker().check(run.history());
       assertTrue(session.valid(), "seed " + seed + ": " + session);
       Result convergence = new ConvergenceChecker().check(run.history());
