@@ -10,7 +10,11 @@ import io.microraft.exception.NotLeaderException;
 import io.microraft.executor.RaftNodeExecutor;
 import io.microraft.model.RaftModelFactory;
 import io.microraft.model.impl.DefaultRaftModelFactory;
+import io.microraft.model.message.AppendEntriesRequest;
+import io.microraft.model.message.InstallSnapshotRequest;
+import io.microraft.model.message.PreVoteRequest;
 import io.microraft.model.message.RaftMessage;
+import io.microraft.model.message.VoteRequest;
 import io.microraft.persistence.RestoredRaftState;
 import io.microraft.statemachine.StateMachine;
 import io.microraft.transport.Transport;
@@ -24,6 +28,7 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.CompletionException;
@@ -49,10 +54,31 @@ final class NuKVServer extends Server<Stored> {
   static final int FORWARDER = 0;
   /** Keys per snapshot chunk (a chunk is one Raft message and one journal record). */
   static final int SNAPSHOT_CHUNK_KEYS = 1_000;
+  /** MicroRaft's leader heartbeat period (its followers check the leader's heartbeats this often, too). */
+  private static final int HEARTBEAT_PERIOD_SECS = 1;
+  /** MicroRaft 0.7 adds up to this much at random to each election timeout (LEADER_ELECTION_TIMEOUT_NOISE_MILLIS). */
+  private static final long ELECTION_NOISE_MICROS = 100_000;
 
   private final NuKVParams p = new NuKVParams();
   private RaftNode raft;
+  private RaftConfig config;
+  private RaftModelFactory models;
   private RaftCodec codec;
+  /** MicroRaft's persistent state; outlives a RaftNode the stall watchdog rebuilds (see checkStall). */
+  private JournalRaftStore journal;
+  /**
+   * The highest log index applied to the state machine by any RaftNode of this server (or the index of the snapshot
+   * installed last). A RaftNode rebuilt from the journal applies its log again from its snapshot: entries at or below
+   * this are in this replica's state already and are not applied twice.
+   */
+  private long applied;
+  /** RaftNodes rebuilt by the stall watchdog since this server started. */
+  private int rebuilds;
+  /**
+   * The last time (micros) the RaftNode showed life: it heard a leader of its term (an AppendEntries or
+   * InstallSnapshot request), it sent a pre-vote or vote request, it was the leader, or it was built.
+   */
+  private long raftAlive;
   private NodeId self;
   private int d;
   /** Stable vector: sv[i] = highest origin log index of DC i's writes committed (applied) here. */
@@ -138,34 +164,109 @@ final class NuKVServer extends Server<Stored> {
     appended = new long[dcs];
     heard = new boolean[dcs];
     hlc = new HybridLogicalClock(clock());
-    RaftModelFactory models = new DefaultRaftModelFactory();
+    models = new DefaultRaftModelFactory();
     codec = new RaftCodec(models);
-    List<RaftEndpoint> members = new ArrayList<>();
-    for (NodeId n : topology().replicasOf(d, partition())) {
-      members.add(new RaftCodec.Endpoint(n));
-    }
-    RaftConfig config = RaftConfig.newBuilder()
+    config = RaftConfig.newBuilder()
         .setLeaderElectionTimeoutMillis(p.electionTimeout.toMillis())
-        .setLeaderHeartbeatPeriodSecs(1)
-        .setLeaderHeartbeatTimeoutSecs(Math.max(2, p.heartbeatTimeout.toSeconds()))
+        .setLeaderHeartbeatPeriodSecs(HEARTBEAT_PERIOD_SECS)
+        .setLeaderHeartbeatTimeoutSecs(heartbeatTimeoutSecs())
         .setCommitCountToTakeSnapshot(p.snapshotEvery)
         .build();
     keys = new SnapshotSource(store());
-    JournalRaftStore journal = new JournalRaftStore(store());
+    journal = new JournalRaftStore(store());
     RestoredRaftState restored = journal.restored(models, codec);
+    if (restored != null) {
+      restoringSnapshot = restored.getSnapshotEntry() != null;
+    }
+    startRaft(restored);
+    after(p.forwardPeriod, this::forwardTick);
+    if (topology().replicas() > 1) {
+      after(p.electionTimeout, this::checkStall);
+    }
+  }
+
+  private int heartbeatTimeoutSecs() {
+    return (int) Math.max(2, p.heartbeatTimeout.toSeconds());
+  }
+
+  /** Builds and starts this replica's RaftNode: from the journal's state if it has one, else as a new member. */
+  private void startRaft(RestoredRaftState restored) {
     RaftNode.RaftNodeBuilder b = RaftNode.newBuilder().setGroupId(groupId()).setConfig(config)
         .setExecutor(new Executor()).setTransport(new KvlabTransport()).setStateMachine(new Machine())
         .setStore(journal).setModelFactory(models).setRandom(random())
         .setClock(new ContextClock());
     if (restored != null) {
-      restoringSnapshot = restored.getSnapshotEntry() != null;
       b.setRestoredState(restored);
     } else {
+      List<RaftEndpoint> members = new ArrayList<>();
+      for (NodeId n : topology().replicasOf(d, partition())) {
+        members.add(new RaftCodec.Endpoint(n));
+      }
       b.setLocalEndpoint(new RaftCodec.Endpoint(self)).setInitialGroupMembers(members);
     }
     raft = b.build();
+    raftAlive = nowMicros();
     raft.start();
-    after(p.forwardPeriod, this::forwardTick);
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // The stall watchdog (MicroRaft 0.7)
+
+  /**
+   * How long a RaftNode may show no life (see {@link #raftAlive}) before the watchdog rebuilds it. In MicroRaft 0.7 a
+   * follower whose leader went silent starts a pre-vote within heartbeatTimeout + one heartbeat period (its leader
+   * check runs once a period), and while it knows no leader it starts another one every election timeout plus up to
+   * 100 ms at random; a candidate sends vote requests as often. Two such rounds more are the margin.
+   */
+  private long stallAfterMicros() {
+    return (heartbeatTimeoutSecs() + HEARTBEAT_PERIOD_SECS) * 1_000_000L
+        + 2 * (p.electionTimeout.toNanos() / 1000 + ELECTION_NOISE_MICROS);
+  }
+
+  /**
+   * MicroRaft 0.7's follower check (HeartbeatTask) starts a pre-vote on a leader timeout only while the node holds no
+   * pre-candidate state, and only a term change (or becoming candidate or leader) clears one. A replica that restarts,
+   * finds no leader and starts a pre-vote, and then hears from the leader of the same term, keeps it for the rest of
+   * that term. If both followers of a 3-replica group are in that state when the leader crashes, neither ever starts
+   * an election: the group has no leader until the old one returns (docs/protocols.md, NuKV). A replica that has shown
+   * no life for {@link #stallAfterMicros()} (no leader heard, no pre-vote or vote sent, not the leader) is in that
+   * state: it rebuilds its RaftNode from the journal, as a restart would, and the new node, holding no pre-candidate
+   * state, starts a pre-vote at once. The journal is MicroRaft's persistent state (term, vote, log, snapshot), so the
+   * rebuilt node keeps what it acknowledged and its vote; this replica's own state (store, sv, forwarder) stays, and
+   * the entries the new node applies again are skipped (see {@link #applied}).
+   */
+  private void checkStall() {
+    after(p.electionTimeout, this::checkStall);
+    long now = nowMicros();
+    if (isLeader()) {
+      raftAlive = now;
+      return;
+    }
+    long quiet = now - raftAlive;
+    if (quiet < stallAfterMicros()) {
+      return;
+    }
+    rebuilds++;
+    metrics().count("nukv.raft.rebuilt");
+    log().warn("{}: its Raft node heard no leader and started no election for {} ms (term {}, leader named {}):"
+        + " rebuilding it from its journal", self, quiet / 1000, raft.getTerm().getTerm(),
+        raft.getTerm().getLeaderEndpoint());
+    int term = raft.getTerm().getTerm();
+    RaftEndpoint voted = raft.getTerm().getVotedEndpoint();
+    raft.terminate(); // this node only (not the group): its tasks stop, and messages go to the new node from now on
+    RestoredRaftState restored = journal.restored(models, codec);
+    Invariants.check(restored != null, "%s: a Raft node ran, but its journal holds no endpoint and members", self);
+    // The journal holds the node's term, its vote and every entry this replica applied.
+    Invariants.check(restored.getTermPersistentState().getTerm() == term
+        && Objects.equals(restored.getTermPersistentState().getVotedFor(), voted),
+        "%s: the journal restores term %s voted for %s, the node was at term %s voted for %s", self,
+        restored.getTermPersistentState().getTerm(), restored.getTermPersistentState().getVotedFor(), term, voted);
+    long last = restored.getLogEntries().isEmpty()
+        ? (restored.getSnapshotEntry() == null ? 0 : restored.getSnapshotEntry().getIndex())
+        : restored.getLogEntries().get(restored.getLogEntries().size() - 1).getIndex();
+    Invariants.check(last >= applied, "%s: the journal ends at entry %s, this replica applied up to %s", self, last,
+        applied);
+    startRaft(restored);
   }
 
   private String groupId() {
@@ -195,6 +296,9 @@ final class NuKVServer extends Server<Stored> {
   private final class KvlabTransport implements Transport {
     @Override
     public void send(RaftEndpoint target, RaftMessage message) {
+      if (message instanceof PreVoteRequest || message instanceof VoteRequest) {
+        raftAlive = nowMicros(); // an election under way (sent or not: a peer may be down)
+      }
       try {
         NuKVServer.this.send(RaftCodec.node(target), codec.encode(message));
       } catch (BackPressureException e) {
@@ -233,18 +337,36 @@ final class NuKVServer extends Server<Stored> {
   private final class Machine implements StateMachine {
     @Override
     public Object runOperation(long commitIndex, Object operation) {
+      if (commitIndex <= applied) {
+        // A rebuilt RaftNode applying its journal's log again (see checkStall): this replica has applied it already.
+        Invariants.check(rebuilds > 0, "%s: MicroRaft applies entry %s again, at or below %s, without a rebuild",
+            self, commitIndex, applied);
+        return commitIndex;
+      }
       apply(commitIndex, (Op) operation);
+      applied = commitIndex;
       return commitIndex;
     }
 
     @Override
     public void takeSnapshot(long commitIndex, Consumer<Object> chunks) {
+      // MicroRaft takes a snapshot right after applying commitIndex; the state must be that index's, not a later one. A
+      // rebuilt node could only ask below `applied` if the node before it had passed a snapshot point without one.
+      Invariants.check(commitIndex >= applied, "%s: snapshot asked at %s, the state is at %s", self, commitIndex,
+          applied);
       snapshot(commitIndex, chunks);
     }
 
     @Override
     public void installSnapshot(long commitIndex, List<Object> chunks) {
+      if (commitIndex <= applied && !chunks.isEmpty()) {
+        // A rebuilt RaftNode restoring the journal's snapshot, which this replica took or installed itself.
+        Invariants.check(rebuilds > 0, "%s: MicroRaft installs a snapshot at %s, at or below %s, without a rebuild",
+            self, commitIndex, applied);
+        return;
+      }
       install(commitIndex, chunks);
+      applied = Math.max(applied, commitIndex);
     }
 
     @Override
@@ -268,6 +390,10 @@ final class NuKVServer extends Server<Stored> {
     } catch (IllegalArgumentException e) {
       log().warn("{}: dropping a malformed Raft message from {}: {}", self, from, e.getMessage());
       return;
+    }
+    if ((decoded instanceof AppendEntriesRequest || decoded instanceof InstallSnapshotRequest)
+        && decoded.getTerm() >= raft.getTerm().getTerm()) {
+      raftAlive = nowMicros(); // a leader of this node's term (or a newer one) is heard
     }
     raft.handle(decoded);
   }
