@@ -50,7 +50,8 @@ class ExperimentLoaderTest {
     assertEquals(15, fig.runs().size());
     assertEquals("64", fig.workload().get("fieldlength"));
 
-    for (String anchor : List.of("dkvf-anchor", "dkvf-anchor-2x3", "dkvf-anchor-2x3-dc0", "redis-anchor")) {
+    for (String anchor : List.of("dkvf-anchor", "dkvf-anchor-2x3", "dkvf-anchor-2x3-dc0", "dkvf-anchor-2x3-dc0-csx",
+        "redis-anchor")) {
       Experiment a = ExperimentLoader.load(REPO.resolve("experiments/" + anchor + ".yaml"), INSTALLED);
       assertEquals("30", a.clients().threads() + "", anchor);
       assertEquals("0.5", a.workload().get("readproportion"), anchor);
@@ -58,6 +59,11 @@ class ExperimentLoaderTest {
     }
     assertEquals(List.of(0), ExperimentLoader.load(REPO.resolve("experiments/dkvf-anchor-2x3-dc0.yaml"), INSTALLED)
         .clients().datacenters());
+    Experiment csx = ExperimentLoader.load(REPO.resolve("experiments/dkvf-anchor-2x3-dc0-csx.yaml"), INSTALLED);
+    assertEquals(List.of("causalspartanx"), csx.protocols());
+    assertEquals(List.of(0), csx.clients().datacenters());
+    assertEquals(2, csx.cluster().datacenters());
+    assertEquals(3, csx.cluster().partitions());
     Experiment redis = ExperimentLoader.load(REPO.resolve("experiments/redis-anchor.yaml"), INSTALLED);
     assertEquals("org.kvlab.ycsb.RedisDB", redis.db());
     assertEquals("6390", redis.workload().get("redis.port"));
