@@ -3,7 +3,6 @@ package org.kvlab.cli;
 import com.google.protobuf.ByteString;
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -17,6 +16,7 @@ import org.kvlab.config.ClusterConfig;
 import org.kvlab.config.ClusterConfig.ServerSpec;
 import org.kvlab.runtime.ClientRuntime;
 import org.kvlab.runtime.LocalCluster;
+import org.kvlab.runtime.LoopbackPorts;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -263,11 +263,14 @@ final class DemoCommand implements Callable<Integer> {
     return first.host() + ":" + first.port() + "-" + last.port();
   }
 
-  /** Moves the cluster to free ports if its own are taken (e.g. by a running local cluster). */
+  /**
+   * Moves the cluster to free ports if its own are taken (e.g. by a running local cluster), and reserves them for
+   * this JVM ({@link LoopbackPorts#reserve}: a demo run by another checkout at the same moment takes others).
+   */
   private static ClusterConfig freePorts(ClusterConfig config) {
     for (int offset = 0; offset < 2000; offset += 100) {
       ClusterConfig c = config.withPortOffset(offset);
-      if (c.servers().stream().allMatch(DemoCommand::free)) {
+      if (LoopbackPorts.reserve(c.servers().stream().map(s -> new InetSocketAddress(s.host(), s.port())).toList())) {
         if (offset != 0) {
           System.out.println("(ports of " + config.source() + " are in use; the demo uses ports +" + offset + ")");
         }
@@ -275,14 +278,5 @@ final class DemoCommand implements Callable<Integer> {
       }
     }
     throw new Main.CliException(Main.FAILED, "no free ports near those of " + config.source());
-  }
-
-  private static boolean free(ServerSpec s) {
-    try (ServerSocket probe = new ServerSocket()) {
-      probe.bind(new InetSocketAddress(s.host(), s.port()));
-      return true;
-    } catch (IOException e) {
-      return false;
-    }
   }
 }
