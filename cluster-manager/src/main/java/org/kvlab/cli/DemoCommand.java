@@ -169,8 +169,8 @@ final class DemoCommand implements Callable<Integer> {
         config.storage().engine().name().toLowerCase(), data);
     try (LocalCluster cluster = LocalCluster.start(config, Clusters.protocol(config));
          ClientRuntime clients = new ClientRuntime(config, cluster.protocol(), 2)) {
-      if (!cluster.awaitConnected(Duration.ofSeconds(30))) {
-        throw new Main.CliException(Main.FAILED, "servers did not connect to each other within 30 s");
+      if (!cluster.awaitConnected(Duration.ofSeconds(60))) {
+        throw new Main.CliException(Main.FAILED, "servers did not connect to each other within 60 s");
       }
       System.out.printf("%d servers up on %s (one JVM), all channels connected, in %.0f ms%n%n",
           config.servers().size(), addresses(config), (System.nanoTime() - t0) / 1e6);
@@ -246,7 +246,7 @@ final class DemoCommand implements Callable<Integer> {
   }
 
   private static Optional<ByteString> awaitValue(Session s, String key, String value) throws InterruptedException {
-    long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+    long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
     while (System.nanoTime() < deadline) {
       Optional<ByteString> v = s.get(key);
       if (v.isPresent() && v.get().toStringUtf8().equals(value)) {
