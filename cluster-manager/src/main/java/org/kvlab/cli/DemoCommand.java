@@ -3,7 +3,6 @@ package org.kvlab.cli;
 import com.google.protobuf.ByteString;
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -17,6 +16,7 @@ import org.kvlab.config.ClusterConfig;
 import org.kvlab.config.ClusterConfig.ServerSpec;
 import org.kvlab.runtime.ClientRuntime;
 import org.kvlab.runtime.LocalCluster;
+import org.kvlab.runtime.LoopbackPorts;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -169,8 +169,8 @@ final class DemoCommand implements Callable<Integer> {
         config.storage().engine().name().toLowerCase(), data);
     try (LocalCluster cluster = LocalCluster.start(config, Clusters.protocol(config));
          ClientRuntime clients = new ClientRuntime(config, cluster.protocol(), 2)) {
-      if (!cluster.awaitConnected(Duration.ofSeconds(30))) {
-        throw new Main.CliException(Main.FAILED, "servers did not connect to each other within 30 s");
+      if (!cluster.awaitConnected(Duration.ofSeconds(60))) {
+        throw new Main.CliException(Main.FAILED, "servers did not connect to each other within 60 s");
       }
       System.out.printf("%d servers up on %s (one JVM), all channels connected, in %.0f ms%n%n",
           config.servers().size(), addresses(config), (System.nanoTime() - t0) / 1e6);
@@ -246,7 +246,7 @@ final class DemoCommand implements Callable<Integer> {
   }
 
   private static Optional<ByteString> awaitValue(Session s, String key, String value) throws InterruptedException {
-    long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+    long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
     while (System.nanoTime() < deadline) {
       Optional<ByteString> v = s.get(key);
       if (v.isPresent() && v.get().toStringUtf8().equals(value)) {
@@ -263,11 +263,14 @@ final class DemoCommand implements Callable<Integer> {
     return first.host() + ":" + first.port() + "-" + last.port();
   }
 
-  /** Moves the cluster to free ports if its own are taken (e.g. by a running local cluster). */
+  /**
+   * Moves the cluster to free ports if its own are taken (e.g. by a running local cluster), and reserves them for
+   * this JVM ({@link LoopbackPorts#reserve}: a demo run by another checkout at the same moment takes others).
+   */
   private static ClusterConfig freePorts(ClusterConfig config) {
     for (int offset = 0; offset < 2000; offset += 100) {
       ClusterConfig c = config.withPortOffset(offset);
-      if (c.servers().stream().allMatch(DemoCommand::free)) {
+      if (LoopbackPorts.reserve(c.servers().stream().map(s -> new InetSocketAddress(s.host(), s.port())).toList())) {
         if (offset != 0) {
           System.out.println("(ports of " + config.source() + " are in use; the demo uses ports +" + offset + ")");
         }
@@ -275,14 +278,5 @@ final class DemoCommand implements Callable<Integer> {
       }
     }
     throw new Main.CliException(Main.FAILED, "no free ports near those of " + config.source());
-  }
-
-  private static boolean free(ServerSpec s) {
-    try (ServerSocket probe = new ServerSocket()) {
-      probe.bind(new InetSocketAddress(s.host(), s.port()));
-      return true;
-    } catch (IOException e) {
-      return false;
-    }
   }
 }

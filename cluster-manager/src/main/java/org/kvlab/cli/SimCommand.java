@@ -84,6 +84,9 @@ final class SimCommand implements Callable<Integer> {
     if (datacenters >= 1 && partitions >= 1) { // spec() refuses the others
       try { // the values, as the cluster-file loader checks them, before any seed runs
         p.checkParameters(new Params(params), new org.kvlab.api.Topology(datacenters, partitions));
+      } catch (org.kvlab.api.TopologyException e) {
+        throw new Main.CliException(Main.USAGE, "--" + e.key() + ": protocol " + p.name() + " refuses it: "
+            + e.problem() + ". Fix: " + e.fix().replace(e.key() + ": ", "--" + e.key() + " "));
       } catch (org.kvlab.api.ParameterException e) {
         throw new Main.CliException(Main.USAGE, "--param " + e.parameter() + ": " + e.problem() + ". Fix: "
             + org.kvlab.config.YamlReader.fixWithSuggestion(params.get(e.parameter()), e.choices(), e.fix()));

@@ -13,7 +13,9 @@ public interface ExperimentListener {
   default void runStarted(Experiment.Run run, int total) {}
 
   /**
-   * About once a second while the clients of a phase run: the latest interval's throughput and latencies.
+   * About once a second while the clients of a phase run, and once more when they have all exited: the latest
+   * interval's throughput and latencies. So every interval histogram the clients' logs gained is reported once,
+   * the last ones included, however briefly the phase ran.
    */
   default void interval(Interval interval) {}
 
@@ -30,8 +32,9 @@ public interface ExperimentListener {
    * @param warmup whether the interval lies in the warm-up (run phase only), which the results leave out
    * @param opsPerSecond the clients' current throughput, summed (YCSB's "current ops/sec")
    * @param latencies per operation ({@code READ}, {@code UPDATE}, ...) and {@link #ALL} (every operation), the
-   *     latencies of the interval histograms written since the previous interval, merged over clients; empty
-   *     when the clients' histogram logs are not on this machine while they run (clients on SSH/EC2 hosts)
+   *     latencies of the interval histograms written since the previous interval, merged over clients (an
+   *     operation none of which completed in them is left out); empty when the clients' histogram logs are not on
+   *     this machine while they run (clients on SSH/EC2 hosts)
    */
   record Interval(Experiment.Run run, int runs, String phase, long seconds, boolean warmup, double opsPerSecond,
       Map<String, Latency> latencies) {

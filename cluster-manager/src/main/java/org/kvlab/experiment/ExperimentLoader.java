@@ -533,6 +533,8 @@ public final class ExperimentLoader extends YamlReader {
         point.forEach((k, v) -> values.put(clusterParam(k), v));
         try {
           protocol.checkParameters(new Params(values), topology);
+        } catch (org.kvlab.api.TopologyException e) {
+          throw topologyRefusal(protocol.name(), e, root);
         } catch (org.kvlab.api.ParameterException e) {
           throw refusal(protocol.name(), e.parameter(), e.problem(), e.fix(), e.choices(), values, point, sweepNode,
               root);
@@ -542,6 +544,22 @@ public final class ExperimentLoader extends YamlReader {
         }
       }
     }
+  }
+
+  /**
+   * A protocol's refusal of the cluster's shape: at {@code cluster.<datacenters|partitions>} where the experiment gives
+   * it, else at the template ({@code cluster.file}) that does.
+   */
+  private ConfigException topologyRefusal(String protocol, org.kvlab.api.TopologyException e, YamlNode root) {
+    YamlNode cluster = root.get("cluster");
+    YamlNode at = cluster;
+    if (cluster != null && cluster.kind == Kind.MAPPING) {
+      at = cluster.get(e.key()) != null ? cluster.get(e.key()) : cluster.get("file") != null ? cluster.get("file")
+          : cluster;
+    }
+    String what = at.path.equals("cluster." + e.key()) ? "it" : "its " + e.key();
+    return error(at, "protocol " + protocol + " refuses " + what + ": " + e.problem(), e.fix() + ", or leave "
+        + protocol + " out of 'protocols'");
   }
 
   /**

@@ -541,6 +541,10 @@ public final class ExperimentRunner {
         all &= c.waitFor(all ? 200 : 0);
       }
       if (all) {
+        if (live != null) { // what the logs gained since the last poll, however little time that left
+          ExperimentListener.Interval interval = interval(e, plan, clients, load, live);
+          tell(l -> l.interval(interval));
+        }
         return;
       }
       if (stopRequested) {
@@ -580,8 +584,12 @@ public final class ExperimentRunner {
     double rate = t.opsPerSecond();
     long seconds = t.seconds();
     Map<String, ExperimentListener.Latency> latencies = new TreeMap<>();
-    live.poll().forEach((op, h) -> latencies.put(op, new ExperimentListener.Latency(h.getTotalCount(),
-        h.getValueAtPercentile(50), h.getValueAtPercentile(99))));
+    live.poll().forEach((op, h) -> {
+      if (h.getTotalCount() > 0) { // not the empty interval YCSB logs while it exports: no latency to tell
+        latencies.put(op, new ExperimentListener.Latency(h.getTotalCount(), h.getValueAtPercentile(50),
+            h.getValueAtPercentile(99)));
+      }
+    });
     int total = e.runs().size();
     return new ExperimentListener.Interval(plan.run(), total, load ? "load" : "run", seconds,
         !load && seconds < e.warmup().toSeconds(), rate, latencies);

@@ -43,6 +43,26 @@ public final class OpenLoopBench {
   /** The outcome: every point, the knee per protocol (0 if no rate stayed within the bound), the directory. */
   public record Report(List<Point> points, Map<String, Double> knee, Path directory) {}
 
+  /**
+   * The sweep was stopped (its thread interrupted) after {@code partial}'s points were measured; they are written
+   * to its directory as a finished sweep's are, {@code openloop.json} saying {@code "status": "stopped"}. Null
+   * {@code partial}: stopped before the first point, nothing written.
+   */
+  public static final class Stopped extends InterruptedException {
+    private static final long serialVersionUID = 1L;
+    private final transient Report partial;
+
+    Stopped(Report partial) {
+      super(partial == null ? "stopped before the first point" : "stopped after " + partial.points().size()
+          + " points");
+      this.partial = partial;
+    }
+
+    public Report partial() {
+      return partial;
+    }
+  }
+
   private OpenLoopBench() {}
 
   public static Report run(OpenLoopExperiment e, Path outputRoot, Consumer<String> progress)
@@ -53,7 +73,9 @@ public final class OpenLoopBench {
   /**
    * As {@link #run(OpenLoopExperiment, Path, Consumer)}, and {@code pointDone} gets each rate's point as soon as
    * it is measured (a front end draws the curves while the sweep goes on; the designer's Benchmark tab does).
-   * An interrupt of the calling thread ends the sweep: the cluster is stopped and InterruptedException thrown.
+   * An interrupt of the calling thread ends the sweep: the cluster is stopped, the points measured so far are
+   * written, and {@link Stopped} is thrown. A sweep that fails writes the points measured before it, too
+   * ({@code "status": "failed: <why>"}), and throws what failed.
    */
   public static Report run(OpenLoopExperiment e, Path outputRoot, Consumer<String> progress, Consumer<Point> pointDone)
       throws IOException, InterruptedException, ConfigException {
@@ -61,6 +83,29 @@ public final class OpenLoopBench {
     Files.createDirectories(dir);
     Files.copy(e.source(), dir.resolve("experiment.yaml"));
     List<Point> points = new ArrayList<>();
+    try {
+      sweep(e, points, progress, pointDone);
+    } catch (InterruptedException ex) {
+      throw new Stopped(points.isEmpty() ? null : written(e, points, dir, "stopped"));
+    } catch (IOException | RuntimeException ex) {
+      if (!points.isEmpty()) {
+        written(e, points, dir, "failed: " + (ex.getMessage() == null ? ex.toString() : ex.getMessage()));
+      }
+      throw ex;
+    }
+    return written(e, points, dir, "ok");
+  }
+
+  /** Writes the sweep's files; its report. */
+  private static Report written(OpenLoopExperiment e, List<Point> points, Path dir, String status) throws IOException {
+    Map<String, Double> knee = knee(points, e.p99Bound().toNanos() / 1000.0);
+    write(e, points, knee, dir, status);
+    return new Report(List.copyOf(points), knee, dir);
+  }
+
+  /** Every cluster of the sweep in turn, each point added to {@code points} as it is measured. */
+  private static void sweep(OpenLoopExperiment e, List<Point> points, Consumer<String> progress,
+      Consumer<Point> pointDone) throws IOException, InterruptedException, ConfigException {
     for (Path file : e.clusters()) {
       ClusterConfig config = ClusterConfig.load(file);
       Protocol protocol = Protocols.byName(config.protocol());
@@ -113,9 +158,6 @@ public final class OpenLoopBench {
         cluster.destroyForcibly();
       }
     }
-    Map<String, Double> knee = knee(points, e.p99Bound().toNanos() / 1000.0);
-    write(e, points, knee, dir);
-    return new Report(points, knee, dir);
   }
 
   /**
@@ -154,9 +196,12 @@ public final class OpenLoopBench {
     return out;
   }
 
-  private static void write(OpenLoopExperiment e, List<Point> points, Map<String, Double> knee, Path dir) throws IOException {
+  private static void write(OpenLoopExperiment e, List<Point> points, Map<String, Double> knee, Path dir, String status)
+      throws IOException {
     Map<String, Object> json = new LinkedHashMap<>();
     json.put("name", e.name());
+    json.put("status", status);
+    json.put("pointsPlanned", e.clusters().size() * e.rates().size());
     json.put("p99BoundMicros", e.p99Bound().toNanos() / 1000.0);
     json.put("primeSeconds", e.prime().toMillis() / 1000.0);
     json.put("warmupSeconds", e.warmup().toMillis() / 1000.0);
@@ -186,6 +231,38 @@ public final class OpenLoopBench {
     } catch (IOException | UnsupportedOperationException ignored) {
       // a file system without links: the timestamped directory is still there
     }
+  }
+
+  /**
+   * What a sweep's {@code openloop.json} says: its name, status ({@code ok}, {@code stopped} or {@code failed: ...};
+   * files written before sweeps recorded one were written only by complete sweeps: {@code ok}), the points planned
+   * and those measured (a point's latencies are NaN where it measured nothing).
+   */
+  public record Written(String name, String status, int pointsPlanned, List<Point> points) {}
+
+  /** Reads a sweep's {@code openloop.json} (the designer lists earlier sweeps with it). */
+  public static Written read(Path json) throws IOException {
+    com.fasterxml.jackson.databind.JsonNode j = new ObjectMapper()
+        .enable(com.fasterxml.jackson.core.JsonParser.Feature.ALLOW_NON_NUMERIC_NUMBERS).readTree(json.toFile());
+    List<Point> points = new ArrayList<>();
+    for (com.fasterxml.jackson.databind.JsonNode p : j.path("points")) {
+      long[] perSecond = new long[p.path("perSecond").size()];
+      for (int i = 0; i < perSecond.length; i++) {
+        perSecond[i] = p.path("perSecond").get(i).asLong();
+      }
+      points.add(new Point(p.path("protocol").asText(), p.path("cluster").asText(), p.path("targetRate").asDouble(),
+          p.path("achievedOpsPerSec").asDouble(), p.path("measured").asLong(), p.path("errors").asLong(),
+          p.path("abandoned").asBoolean(), latency(p, "p50"), latency(p, "p90"), latency(p, "p99"), latency(p, "p999"),
+          latency(p, "max"), perSecond, p.path("firstError").isNull() ? null : p.path("firstError").asText(null)));
+    }
+    return new Written(j.path("name").asText(), j.path("status").asText("ok"), j.path("pointsPlanned")
+        .asInt(points.size()), points);
+  }
+
+  /** A latency as written: a number, or NaN (Jackson writes it as the string "NaN"). */
+  private static double latency(com.fasterxml.jackson.databind.JsonNode point, String name) {
+    com.fasterxml.jackson.databind.JsonNode v = point.path(name);
+    return v.isNumber() ? v.asDouble() : v.isTextual() ? Double.parseDouble(v.asText()) : Double.NaN;
   }
 
   private static String fmt(double v) {

@@ -93,6 +93,41 @@ class ProtocolParametersTest {
   }
 
   @Test
+  void when_aClusterHasAShapeTheProtocolCannotRunOn_then_theLoaderBenchAndSimNameTheKeyCauseAndFix() throws Exception {
+    String camuFix = "Fix: set datacenters: 1 (CaMu's replication is not implemented, see"
+        + " docs/protocols.md#camu-replication)";
+    // at the value of datacenters (line 5: after one parameter)
+    assertEquals("c.yaml:5:14: datacenters: 2 datacenters, but camu runs one replica per partition, in 1 datacenter. "
+        + camuFix, refused(cluster("camu", 2, 4, "mode: pb")));
+    // at the value of replicas
+    assertEquals("c.yaml:8:11: replicas: 3 replicas per partition, but camu runs 1. Fix: remove replicas (CaMu's"
+        + " replication is not implemented, see docs/protocols.md#camu-replication)",
+        refused(cluster("camu", 1, 4, "mode: pb") + "replicas: 3\n"));
+    // the shape is checked before the values: both wrong, the shape is named
+    assertTrue(refused(cluster("camu", 2, 4, "mode: tmo")).startsWith("c.yaml:5:14: datacenters: 2 datacenters"));
+
+    // bench: at cluster.datacenters, or at the template that sets it
+    ConfigException e = assertThrows(ConfigException.class, () -> ExperimentLoader.parse("name: t\n"
+        + "cluster: { datacenters: 2, partitions: 4 }\nprotocols: [eventual, camu]\nduration: 1s\n", "x.yaml", null,
+        INSTALLED));
+    assertEquals("x.yaml:2:25: cluster.datacenters: protocol camu refuses it: 2 datacenters, but camu runs one replica"
+        + " per partition, in 1 datacenter. " + camuFix + ", or leave camu out of 'protocols'", e.getMessage());
+    Path template = dir.resolve("ev.yaml");
+    Files.writeString(template, "name: g\nprotocol: eventual\ndatacenters: 2\npartitions: 2\nlocal: { basePort: 7100 }\n");
+    e = assertThrows(ConfigException.class, () -> ExperimentLoader.parse("name: t\ncluster: { file: " + template
+        + " }\nprotocols: [camu]\nduration: 1s\n", "x.yaml", null, INSTALLED));
+    assertEquals("x.yaml:2:18: cluster.file: protocol camu refuses its datacenters: 2 datacenters, but camu runs one"
+        + " replica per partition, in 1 datacenter. " + camuFix + ", or leave camu out of 'protocols'", e.getMessage());
+
+    // sim: at its option
+    Run sim = kvlab("sim", "--protocol", "camu", "--datacenters", "2", "--partitions", "2", "--seeds", "1");
+    assertEquals(Main.USAGE, sim.code(), sim.out() + sim.err());
+    assertTrue(sim.err().contains("--datacenters: protocol camu refuses it: 2 datacenters, but camu runs one replica"
+        + " per partition, in 1 datacenter. Fix: set --datacenters 1 (CaMu's replication"), sim.err());
+    assertFalse(sim.out().contains("SEED"), "no seed was simulated: " + sim.out());
+  }
+
+  @Test
   void when_theShippedExamplesAndExperimentsLoad_then_theProtocolsAcceptTheirParameters() throws Exception {
     try (Stream<Path> files = Files.list(REPO.resolve("examples"))) {
       for (Path f : files.filter(p -> p.toString().endsWith(".yaml")).toList()) {

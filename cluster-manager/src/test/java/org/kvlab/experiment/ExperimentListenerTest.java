@@ -27,7 +27,7 @@ import org.junit.jupiter.api.io.TempDir;
  * and end and, about once a second, the clients' throughput and the latencies of the intervals their
  * histogram logs gained; a listener that throws does not stop the experiment.
  */
-@Timeout(value = 120, unit = TimeUnit.SECONDS)
+@Timeout(value = 300, unit = TimeUnit.SECONDS) // a bench run starts 3 JVMs: a loaded machine takes minutes
 class ExperimentListenerTest {
 
   @Test
@@ -127,6 +127,16 @@ class ExperimentListenerTest {
     for (ExperimentListener.Latency l : all) {
       assertTrue(l.count() > 0 && l.p50Micros() > 0 && l.p50Micros() <= l.p99Micros(), l.toString());
     }
+    // Every operation the run phase's logs hold was reported once, those logged after the last poll while the
+    // client ran included (the runner polls once more when its clients have exited).
+    List<Path> runLogs;
+    try (java.util.stream.Stream<Path> files = Files.walk(dir.resolve("results"))) {
+      runLogs = files.filter(p -> p.getFileName().toString().equals("hdr")
+          && p.getParent().getParent().getFileName().toString().equals("run")).toList();
+    }
+    assertEquals(1, runLogs.size(), runLogs.toString());
+    assertEquals(new LiveHistograms(runLogs).poll().get(ExperimentListener.Interval.ALL).getTotalCount(),
+        all.stream().mapToLong(ExperimentListener.Latency::count).sum());
     assertEquals(0, ProcessHandle.current().descendants().filter(ProcessHandle::isAlive).count());
   }
 }

@@ -111,7 +111,7 @@ final class ConfigLoader extends YamlReader {
     YamlNode replicasNode = root.get("replicas");
     int replicas = replicasNode == null || replicasNode.kind == Kind.NULL ? 1 : intIn(replicasNode, 1, REPLICAS_MAX);
     Topology topology = new Topology(datacenters, partitions, replicas);
-    checkParamValues(root.get("params"), protocol, params, topology);
+    checkParamValues(root, protocol, params, topology);
     List<ServerSpec> servers = servers(root, topology);
     StorageSpec storage = storage(root.get("storage"));
     EmulationSpec emulation = emulation(root.get("emulation"), topology);
@@ -187,17 +187,24 @@ final class ConfigLoader extends YamlReader {
   }
 
   /**
-   * Lets the protocol check the parameters' values ({@link Protocol#checkParameters}); a refusal is reported at the
-   * value of the parameter it names, with the nearest accepted value when the protocol lists them.
+   * Lets the protocol check the parameters' values and the cluster's shape ({@link Protocol#checkParameters}); a
+   * refusal is reported at the value of the parameter it names, with the nearest accepted value when the protocol
+   * lists them, or at the value of {@code datacenters}, {@code partitions} or {@code replicas}.
    */
-  private void checkParamValues(YamlNode value, String protocolName, Params params, Topology topology)
+  private void checkParamValues(YamlNode root, String protocolName, Params params, Topology topology)
       throws ConfigException {
     Protocol protocol = installed(protocolName);
     if (protocol == null) {
       return;
     }
+    YamlNode value = root.get("params");
     try {
       protocol.checkParameters(params, topology);
+    } catch (org.kvlab.api.TopologyException e) {
+      YamlNode at = root.get(e.key());
+      String problem = e.problem() + (at == null ? " (not given: its default)" : "");
+      YamlNode where = at != null ? at : root.get("protocol"); // a default refused: the protocol that refuses it
+      throw new ConfigException(source, where.line, where.column, e.key() + ": " + problem, e.fix());
     } catch (org.kvlab.api.ParameterException e) {
       YamlNode at = value != null && value.kind == Kind.MAPPING ? value.get(e.parameter()) : null;
       String given = params.string(e.parameter(), null);

@@ -41,11 +41,17 @@ import org.kvlab.wire.Status;
  * restarted Testkit server numbers its messages from 1 again, so the expected list is the
  * concatenation of what each run of A sent.
  */
-@Timeout(value = 150, unit = TimeUnit.SECONDS)
+@Timeout(value = 600, unit = TimeUnit.SECONDS)
 class DurableChannelTest {
   private static final NodeId A = new NodeId(0, 0);
   private static final NodeId B = new NodeId(1, 0);
-  private static final Duration WAIT = Duration.ofSeconds(30);
+  /**
+   * Bounds of waits (a child JVM starting, a channel draining, a call with a group fsync) that take a second or less
+   * on an idle machine: generous, because a loaded one (load 35 on two cores has been seen) stretches them tenfold.
+   * They only stop a hung test; no wait passes for a result.
+   */
+  private static final Duration WAIT = Duration.ofSeconds(120);
+  private static final long CALL_SECONDS = 60;
 
   @TempDir Path dir;
   private final List<Process> children = new ArrayList<>();
@@ -87,7 +93,7 @@ class DurableChannelTest {
       // remembers what it delivered from A's (persistent) incarnation: if A reused sequence numbers, B
       // would drop the new messages as duplicates.
       client.call(A, KitPut.newBuilder().setKey("k").setValue(ByteString.copyFromUtf8("v")).build(), KitPutReply.class)
-          .get(10, TimeUnit.SECONDS);
+          .get(CALL_SECONDS, TimeUnit.SECONDS);
       crash(a);
       a = startChild(A);
       assertEquals(0, queued(A), "the outbox should be empty: the numbering must come from the acknowledged mark");
@@ -115,13 +121,13 @@ class DurableChannelTest {
       await(() -> onLoop(a, () -> a.link(B).queued() == 0), "A's channel to B never drained");
 
       // A stops reading its connection to B: B's acks for what follows never reach A.
-      a.runOnLoop(() -> a.link(B).channel().config().setAutoRead(false)).get(10, TimeUnit.SECONDS);
+      a.runOnLoop(() -> a.link(B).channel().config().setAutoRead(false)).get(CALL_SECONDS, TimeUnit.SECONDS);
       assertEquals(250, sendSeq(client, 150));
       // B delivered them all; its reply waited for the fsync that covers its delivered marker.
       assertEquals(range(250), awaitReceived(client, 250));
       assertEquals(150, (int) onLoop(a, () -> a.link(B).queued()), "A must not have seen B's acks");
       crash(b);
-      a.runOnLoop(() -> a.link(B).disconnect()).get(10, TimeUnit.SECONDS); // unread acks are gone
+      a.runOnLoop(() -> a.link(B).disconnect()).get(CALL_SECONDS, TimeUnit.SECONDS); // unread acks are gone
 
       assertEquals(300, sendSeq(client, 50)); // while B is down
       b = startChild(B);
@@ -146,13 +152,13 @@ class DurableChannelTest {
   private long sendSeq(ClientRuntime client, int count) throws Exception {
     echo(client, A);
     return client.call(A, SendSeq.newBuilder().setTo(B.toString()).setCount(count).build(), SendSeqReply.class)
-        .get(10, TimeUnit.SECONDS).getLast();
+        .get(CALL_SECONDS, TimeUnit.SECONDS).getLast();
   }
 
   private List<Long> received(ClientRuntime client) throws Exception {
     echo(client, B);
     return client.call(B, Received.newBuilder().setFrom(A.toString()).build(), ReceivedReply.class)
-        .get(10, TimeUnit.SECONDS).getNumbersList();
+        .get(CALL_SECONDS, TimeUnit.SECONDS).getNumbersList();
   }
 
   private List<Long> awaitReceived(ClientRuntime client, int expected) throws Exception {
@@ -171,7 +177,7 @@ class DurableChannelTest {
     while (true) {
       try {
         client.call(server, Echo.newBuilder().setPayload(ByteString.copyFromUtf8("hi")).build(), EchoReply.class)
-            .get(10, TimeUnit.SECONDS);
+            .get(CALL_SECONDS, TimeUnit.SECONDS);
         return;
       } catch (java.util.concurrent.ExecutionException e) {
         if (!(e.getCause() instanceof OperationException) || System.nanoTime() > deadline) {
@@ -184,7 +190,7 @@ class DurableChannelTest {
 
   private Status status(NodeId id) throws IOException {
     ServerSpec s = config.server(id);
-    return ControlClient.status(config, s, Duration.ofSeconds(2));
+    return ControlClient.status(config, s, Duration.ofSeconds(CALL_SECONDS));
   }
 
   /** Messages queued (unacknowledged or unsent) on the child's channel to the other node. */
@@ -247,6 +253,6 @@ class DurableChannelTest {
   /** SIGKILL: no drain, no close, no checkpoint; only what reached JE's log file survives. */
   private static void crash(Process p) throws InterruptedException {
     p.destroyForcibly();
-    assertTrue(p.waitFor(30, TimeUnit.SECONDS), "child did not die");
+    assertTrue(p.waitFor(CALL_SECONDS, TimeUnit.SECONDS), "child did not die");
   }
 }

@@ -15,10 +15,13 @@ import org.kvlab.wire.Frame;
 public final class RawWire {
   private RawWire() {}
 
-  /** A socket to {@code s} whose reads give up after 5 s. */
+  /**
+   * A socket to {@code s} whose reads give up after 60 s: an answer takes milliseconds, the bound only stops a hung
+   * test (a loaded machine stalls the server or the test for seconds).
+   */
   public static Socket connect(ServerSpec s) throws IOException {
     Socket socket = new Socket(s.host(), s.port());
-    socket.setSoTimeout(5000);
+    socket.setSoTimeout(60_000);
     return socket;
   }
 

@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
@@ -102,10 +101,9 @@ class RedisDBTest {
         + " redis-server), or apt-get install redis-server");
   }
 
-  private static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-      return s.getLocalPort();
-    }
+  /** A port reserved for this JVM and free on loopback (not an ephemeral one, which a connection may take first). */
+  private static int freePort() {
+    return org.kvlab.runtime.LoopbackPorts.freeBlock(1);
   }
 
   private static Map<String, ByteIterator> fields(String... kv) {

@@ -606,11 +606,15 @@ public final class BenchView implements DesignerView {
           measured.incrementAndGet(); // (the progress line above says the point's figures)
           Platform.runLater(() -> charts.add(p));
         });
+      } catch (OpenLoopBench.Stopped stopped) { // the points measured before Stop are written, as bench does
+        report = stopped.partial();
+        failure = "stopped after " + measured.get() + " of " + total + " points; the cluster was stopped"
+            + (report == null ? ". Nothing was measured, so nothing was written" : "");
       } catch (Exception | LinkageError ex) {
         // Stop's interrupt shows as InterruptedException, or wrapped by what it interrupted (a session being opened)
         failure = !openLoopStopping ? (ex.getMessage() == null ? ex.toString() : ex.getMessage())
-            : "stopped after " + measured.get() + " of " + total + " points; the cluster was stopped. An open-loop"
-            + " experiment writes its results when every rate has run, so nothing was written";
+            : "stopped after " + measured.get() + " of " + total + " points; the cluster was stopped. Nothing was"
+            + " measured, so nothing was written";
       } finally {
         openLoopThread = null;
         Thread.interrupted(); // the pool's thread goes on without a stop's interrupt
@@ -637,8 +641,13 @@ public final class BenchView implements DesignerView {
     String knees = report.knee().entrySet().stream().map(k -> k.getKey() + " " + (k.getValue() > 0
         ? String.format(Locale.ROOT, "%,.0f/s", k.getValue()) : "none")).collect(java.util.stream.Collectors.joining(", "));
     Path chart = report.directory().resolve("latency-throughput.svg");
-    status.setText(String.format(Locale.ROOT, "%s: open loop done, %d points; knee (p99 <= %s ms): %s. Results: %s",
-        e.name(), report.points().size(), e.p99Bound().toNanos() / 1e6, knees, display(report.directory())));
+    String what = failure == null ? "open loop done, " + report.points().size() + " points"
+        : "open loop " + failure + "; the " + report.points().size() + " points measured are written";
+    status.setText(String.format(Locale.ROOT, "%s: %s; knee (p99 <= %s ms): %s. Results: %s",
+        e.name(), what, e.p99Bound().toNanos() / 1e6, knees, display(report.directory())));
+    if (failure != null) {
+      logLine("not finished: " + failure);
+    }
     reportPath.setText(chart.toAbsolutePath().toString());
     showReportCharts(report.directory());
     results.refresh();

@@ -38,17 +38,33 @@ import org.kvlab.designer.Workspace;
 import org.kvlab.experiment.Aggregation;
 import org.kvlab.experiment.Reports;
 import org.kvlab.experiment.Results;
+import org.kvlab.openloop.OpenLoopBench;
 
 /**
  * Earlier results: every {@code results/<name>/<timestamp>/results.json} that {@code kvlab bench} (or this
- * tab) wrote under the workspace, listed newest first; two or more selected are compared side by side, in a
- * table (throughput, p50 and p99 per protocol and variation) and a grouped bar chart.
+ * tab) wrote under the workspace, and every {@code openloop.json} of an open-loop sweep, listed newest first; two or
+ * more selected are compared side by side, in a table (throughput, p50 and p99 per protocol and variation; per
+ * protocol and offered rate for a sweep) and a grouped bar chart.
  */
 final class ResultsBrowser {
-  /** One earlier experiment run: its directory and what its results.json says. */
-  record Earlier(Path dir, Results.ExperimentResult result) {
+  /**
+   * One earlier experiment run: its directory, name, status, runs (points of a sweep) done and planned, protocols,
+   * and what its results.json says, or, for an open-loop sweep, the rows of its points.
+   */
+  record Earlier(Path dir, String name, String status, int runs, int runsPlanned, List<String> protocols,
+      Results.ExperimentResult result, List<Row> openLoop) {
+    Earlier(Path dir, Results.ExperimentResult result) {
+      this(dir, result.name(), result.status(), result.runs().size(), result.runsPlanned(), result.protocols(), result,
+          null);
+    }
+
     String label() {
-      return result.name() + " " + dir.getFileName();
+      return name + " " + dir.getFileName();
+    }
+
+    /** What Open report opens: the HTML report, or a sweep's latency-throughput chart. */
+    Path report() {
+      return dir.resolve(result != null ? "report.html" : "latency-throughput.svg");
     }
   }
 
@@ -75,11 +91,11 @@ final class ResultsBrowser {
     this.openReport = openReport;
     list.setId("bench-results-table");
     list.getSelectionModel().setSelectionMode(SelectionMode.MULTIPLE);
-    list.getColumns().add(column("experiment", e -> e.result().name()));
+    list.getColumns().add(column("experiment", e -> e.name() + (e.openLoop() != null ? " (open loop)" : "")));
     list.getColumns().add(column("started", e -> e.dir().getFileName().toString()));
-    list.getColumns().add(column("status", e -> e.result().status()));
-    list.getColumns().add(column("runs", e -> e.result().runs().size() + "/" + e.result().runsPlanned()));
-    list.getColumns().add(column("protocols", e -> String.join(", ", e.result().protocols())));
+    list.getColumns().add(column("status", Earlier::status));
+    list.getColumns().add(column("runs", e -> e.runs() + "/" + e.runsPlanned()));
+    list.getColumns().add(column("protocols", e -> String.join(", ", e.protocols())));
     list.getColumns().add(column("directory", e -> workspace.home().relativize(e.dir().toAbsolutePath()).toString()));
     list.setColumnResizePolicy(TableView.CONSTRAINED_RESIZE_POLICY_FLEX_LAST_COLUMN);
     list.setPlaceholder(new Label("No results yet under " + resultsRoot() + " (run a benchmark first)."));
@@ -99,7 +115,7 @@ final class ResultsBrowser {
     Button open = new Button("Open report");
     open.setId("bench-results-open");
     open.disableProperty().bind(list.getSelectionModel().selectedItemProperty().isNull());
-    open.setOnAction(ev -> openReport.accept(list.getSelectionModel().getSelectedItem().dir().resolve("report.html")));
+    open.setOnAction(ev -> openReport.accept(list.getSelectionModel().getSelectedItem().report()));
     HBox bar = new HBox(8, refresh, compare, open, info);
     bar.setAlignment(javafx.geometry.Pos.CENTER_LEFT);
 
@@ -185,7 +201,10 @@ final class ResultsBrowser {
     });
   }
 
-  /** Every {@code <name>/<timestamp>/results.json} under {@code root}, newest first (the {@code latest} links left out). */
+  /**
+   * Every {@code <name>/<timestamp>/results.json} and {@code openloop.json} under {@code root}, newest first (the
+   * {@code latest} links left out).
+   */
   static List<Earlier> scan(Path root, Consumer<String> log) {
     List<Earlier> found = new ArrayList<>();
     if (!Files.isDirectory(root)) {
@@ -196,12 +215,15 @@ final class ResultsBrowser {
         try (Stream<Path> stamps = Files.list(name)) {
           for (Path dir : stamps.filter(p -> Files.isDirectory(p, LinkOption.NOFOLLOW_LINKS)).toList()) {
             Path json = dir.resolve("results.json");
-            if (Files.isRegularFile(json)) {
-              try {
+            Path openLoop = dir.resolve("openloop.json");
+            try {
+              if (Files.isRegularFile(json)) {
                 found.add(new Earlier(dir, Reports.readJson(json)));
-              } catch (IOException | RuntimeException e) {
-                log.accept("results: cannot read " + json + ": " + e.getMessage());
+              } else if (Files.isRegularFile(openLoop)) {
+                found.add(readOpenLoop(dir));
               }
+            } catch (IOException | RuntimeException e) {
+              log.accept("results: cannot read " + (Files.isRegularFile(json) ? json : openLoop) + ": " + e.getMessage());
             }
           }
         }
@@ -210,8 +232,28 @@ final class ResultsBrowser {
       log.accept("results: cannot list " + root + ": " + e.getMessage());
     }
     found.sort(Comparator.comparing((Earlier e) -> e.dir().getFileName().toString()).reversed()
-        .thenComparing(e -> e.result().name()));
+        .thenComparing(Earlier::name));
     return found;
+  }
+
+  /**
+   * An open-loop sweep's {@code openloop.json}: one row per point (protocol, offered rate; achieved throughput, p50
+   * and p99 from the intended send time). A point with errors, or abandoned, has that status instead of ok. Files
+   * written before sweeps recorded a status were written only by complete sweeps.
+   */
+  static Earlier readOpenLoop(Path dir) throws IOException {
+    OpenLoopBench.Written w = OpenLoopBench.read(dir.resolve("openloop.json"));
+    String label = w.name() + " " + dir.getFileName();
+    List<Row> rows = new ArrayList<>();
+    java.util.Set<String> protocols = new java.util.LinkedHashSet<>();
+    for (OpenLoopBench.Point p : w.points()) {
+      protocols.add(p.protocol());
+      String status = p.abandoned() ? "abandoned" : p.errors() > 0 ? "errors" : Results.OK;
+      rows.add(new Row(label, p.protocol(), String.format(Locale.ROOT, "offered %,.0f/s", p.targetRate()), 1, status,
+          p.achievedOpsPerSec(), p.p50() / 1000.0, p.p99() / 1000.0));
+    }
+    return new Earlier(dir, w.name(), w.status(), rows.size(), w.pointsPlanned(), List.copyOf(protocols), null,
+        List.copyOf(rows));
   }
 
   /** Compares the selected results. */
@@ -219,7 +261,7 @@ final class ResultsBrowser {
     compared = list.getSelectionModel().getSelectedItems().stream()
         .sorted(Comparator.comparing((Earlier e) -> e.dir().getFileName().toString())).toList(); // oldest first
     List<String> ops = new ArrayList<>(List.of(ALL));
-    compared.stream().flatMap(e -> e.result().runs().stream()).flatMap(r -> r.ops().stream())
+    compared.stream().filter(e -> e.result() != null).flatMap(e -> e.result().runs().stream()).flatMap(r -> r.ops().stream())
         .map(Results.OpStats::op).distinct().sorted().forEach(ops::add);
     String keep = op.getValue();
     op.getItems().setAll(ops);
@@ -265,6 +307,12 @@ final class ResultsBrowser {
   static List<Row> rows(List<Earlier> results, String op) {
     List<Row> rows = new ArrayList<>();
     for (Earlier e : results) {
+      if (e.openLoop() != null) { // one latency per point, every operation together
+        if (op.equals(ALL)) {
+          rows.addAll(e.openLoop());
+        }
+        continue;
+      }
       for (Results.RunResult r : e.result().runs()) {
         String variation = r.variation().isEmpty() ? "" : String.join(" ", r.variation().entrySet().stream()
             .map(v -> v.getKey() + "=" + v.getValue()).toList());

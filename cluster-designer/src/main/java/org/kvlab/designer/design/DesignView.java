@@ -76,8 +76,16 @@ public final class DesignView implements DesignerView {
   private final Button undoButton = button("Undo", "undo-button", "Undo the last change (Ctrl+Z)");
   private final Button redoButton = button("Redo", "redo-button", "Redo (Ctrl+Y or Ctrl+Shift+Z)");
   private final List<Protocol> protocols = Protocols.all();
-  private final Deque<Design> undo = new ArrayDeque<>();
-  private final Deque<Design> redo = new ArrayDeque<>();
+  private final Deque<Step> undo = new ArrayDeque<>();
+  private final Deque<Step> redo = new ArrayDeque<>();
+
+  /** One undo (or redo) step: the design before a change, or an edit of the experiment file's clients. */
+  private sealed interface Step permits DesignStep, ClientsStep {}
+
+  private record DesignStep(Design design) implements Step {}
+
+  /** The experiment file {@code file} went from the text {@code before} to {@code after} by the edit {@code what}. */
+  private record ClientsStep(Path file, String before, String after, String what) implements Step {}
   /** Where a problem is shown in the property panel: target to the label under its field. */
   private final Map<String, Label> fieldProblems = new HashMap<>();
   private Design design = Design.empty();
@@ -221,7 +229,8 @@ public final class DesignView implements DesignerView {
 
   /** Whether the design differs from its file. */
   public boolean dirty() {
-    return original == null ? !undo.isEmpty() : !DesignYaml.write(design, original).equals(original);
+    return original == null ? undo.stream().anyMatch(s -> s instanceof DesignStep)
+        : !DesignYaml.write(design, original).equals(original);
   }
 
   @Override
@@ -456,7 +465,11 @@ public final class DesignView implements DesignerView {
 
   /** Keeps the current design as an undo step. */
   private void snapshot() {
-    undo.push(design.copy());
+    step(new DesignStep(design.copy()));
+  }
+
+  private void step(Step s) {
+    undo.push(s);
     redo.clear();
     if (undo.size() > 500) {
       undo.removeLast();
@@ -497,25 +510,52 @@ public final class DesignView implements DesignerView {
   }
 
   public void undo() {
-    commitEdit();
-    if (undo.isEmpty()) {
-      return;
-    }
-    redo.push(design);
-    design = undo.pop();
-    status("undone");
-    refresh(true);
+    move(undo, redo, true);
   }
 
   public void redo() {
+    move(redo, undo, false);
+  }
+
+  /** Takes the last step of {@code from} back (undo) or again (redo), keeping what reverses it in {@code to}. */
+  private void move(Deque<Step> from, Deque<Step> to, boolean back) {
     commitEdit();
-    if (redo.isEmpty()) {
+    if (from.isEmpty()) {
       return;
     }
-    undo.push(design);
-    design = redo.pop();
-    status("redone");
+    Step step = from.pop();
+    String done = back ? "undone" : "redone";
+    if (step instanceof ClientsStep c) {
+      if (rewriteExperiment(c.file(), back ? c.after() : c.before(), back ? c.before() : c.after(),
+          done + ": " + c.what())) {
+        to.push(c);
+      }
+    } else {
+      to.push(new DesignStep(design));
+      design = ((DesignStep) step).design();
+      status(done);
+    }
     refresh(true);
+  }
+
+  /**
+   * Undo or redo of a client edit: writes {@code text} to the experiment file {@code f} if it still holds
+   * {@code expected}. A file changed since (by the Benchmark tab or an editor) is left alone and the step dropped,
+   * so that undo goes on with the steps before it; the status line says so.
+   */
+  private boolean rewriteExperiment(Path f, String expected, String text, String what) {
+    String now;
+    try {
+      now = Files.readString(f, StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      now = null;
+    }
+    if (!expected.equals(now)) {
+      status(what + ": not done, " + f.getFileName() + " was changed since (by another tab or an editor); the step"
+          + " is dropped");
+      return false;
+    }
+    return writeExperiment(f, text, what, false);
   }
 
   private void addDatacenter() {
@@ -791,28 +831,45 @@ public final class DesignView implements DesignerView {
     writeExperiment(experiment.withSize(p, t), "clients: " + p + " JVM(s) x " + t + " thread(s) per datacenter");
   }
 
-  /** Checks the new experiment text with kvlab's loader; writes it only if the loader takes it. */
+  /** Checks the new experiment text with kvlab's loader; writes it only if the loader takes it (an undo step). */
   private void writeExperiment(String text, String what) {
-    Path f = experiment.file;
+    writeExperiment(experiment.file, text, what, true);
+  }
+
+  /**
+   * Writes {@code text} to the experiment file {@code f} if kvlab's loader takes it; with {@code undoable}, the edit
+   * becomes an undo step (the file's text before and after). True if written.
+   */
+  private boolean writeExperiment(Path f, String text, String what, boolean undoable) {
     ExperimentClients checked = ExperimentClients.of(text, f);
     if (!checked.ok()) {
       clientsProblem(checked.error);
       status("not written: " + checked.error);
       refresh(true);
-      return;
+      return false;
     }
+    String before;
     try {
+      before = Files.readString(f, StandardCharsets.UTF_8);
       writeAtomically(f, text);
     } catch (IOException e) {
       showError.accept("Cannot write " + f + ": " + e.getMessage() + "\nFix: make the experiment file writable.");
-      return;
+      return false;
+    }
+    if (undoable) {
+      commitEdit();
+      step(new ClientsStep(f, before, text, what));
     }
     workspace.log("design: " + what + ", written to " + f);
     status(what + " (written to " + f.getFileName() + ")");
     clientsError = null;
-    // tell the other tabs the experiment file changed, as a save of the cluster file does
-    workspace.experimentFile().set(null);
-    workspace.experimentFile().set(f);
+    // tell the other tabs the experiment file changed, as a save of the cluster file does (the workspace's
+    // experiment stays the one it is: an undo of an edit of another file writes that file only)
+    if (f.equals(workspace.experimentFile().get())) {
+      workspace.experimentFile().set(null);
+      workspace.experimentFile().set(f);
+    }
+    return true;
   }
 
   /** A message under the Clients section (an edit the loader refused). */
@@ -893,7 +950,7 @@ public final class DesignView implements DesignerView {
       box.getChildren().add(doc("The experiment file's clients: section (docs/bench.md) gives every datacenter that has"
           + " clients the same group size. Select datacenters and press + Clients to add groups; select a group"
           + " and press Delete to remove it, or drag it onto another datacenter. Each change is checked by kvlab's"
-          + " experiment loader and written to the file at once (it is not part of the design's undo)."));
+          + " experiment loader and written to the file at once; Undo writes the file's text before it back."));
     } else if (experiment != null) {
       Label err = new Label("\u26a0 " + experiment.error);
       err.setId("clients-error");

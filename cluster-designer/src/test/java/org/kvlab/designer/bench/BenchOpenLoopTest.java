@@ -40,7 +40,8 @@ import org.testfx.util.WaitForAsyncUtils;
  * Open-loop experiments ({@code mode: open-loop}, docs/bench.md) from the Benchmark tab, as a person runs them:
  * open the file by typing its path, Run, watch each offered rate's point appear in the charts while the sweep goes
  * on, get the knee, the result files and their charts at the end, and no process left; switch the latency axis to
- * a log scale and back; Stop during a sweep stops its cluster.
+ * a log scale and back; Stop during a sweep stops its cluster and writes the points measured, which Earlier results
+ * lists and compares.
  */
 @ExtendWith(ApplicationExtension.class)
 @Timeout(value = 240, unit = TimeUnit.SECONDS)
@@ -244,29 +245,68 @@ class BenchOpenLoopTest {
   }
 
   @Test
-  void stopDuringAnOpenLoopSweepStopsItsCluster(FxRobot robot) throws Exception {
-    experiment("gui-openloop-stop", "[200]", "120s");
+  void stopDuringAnOpenLoopSweepStopsItsClusterWritesThePointsMeasuredAndListsThemAsEarlierResults(FxRobot robot)
+      throws Exception {
+    // eight rates of 2 s: Stop comes after the first point, long before the last (each takes 3 s with its warm-up)
+    experiment("gui-openloop-stop", "[200, 300, 400, 500, 600, 700, 800, 900]", "2s");
     openByTyping(robot, "experiments/gui-openloop-stop.yaml");
     Set<Long> children = ConcurrentHashMap.newKeySet();
     AtomicBoolean watching = new AtomicBoolean(true);
     Thread watcher = watchChildren(children, watching);
+    LiveCharts charts = view.charts();
+    Label status = robot.lookup("#bench-status").queryAs(Label.class);
     try {
       robot.clickOn("#bench-run");
-      Label status = robot.lookup("#bench-status").queryAs(Label.class);
-      // the server runs and the rate is being offered (its window lasts two minutes)
-      WaitForAsyncUtils.waitFor(120, TimeUnit.SECONDS, () -> !children.isEmpty()
-          && onFx(status::getText).contains("gui-openloop-stop-eventual-1") || !onFx(view::running));
+      WaitForAsyncUtils.waitFor(150, TimeUnit.SECONDS, () -> onFx(() -> charts.throughputPoints() >= 1 || !view.running()));
       assertTrue(onFx(view::running), onFx(status::getText));
-      Thread.sleep(1000);
       robot.clickOn("#bench-stop");
       WaitForAsyncUtils.waitFor(60, TimeUnit.SECONDS, () -> !onFx(view::running));
-      String said = onFx(status::getText);
-      assertTrue(said.startsWith("Not finished: stopped after 0 of 1 points; the cluster was stopped."), said);
-      assertEquals(null, view.lastOpenLoop());
     } finally {
       watching.set(false);
       watcher.join(5_000);
     }
     allGone(children);
+    String said = onFx(status::getText);
+    OpenLoopBench.Report partial = view.lastOpenLoop();
+    assertTrue(partial != null, "the points measured before Stop are a result: " + said);
+    int n = partial.points().size();
+    assertTrue(n >= 1 && n < 8, n + " points");
+    assertTrue(said.startsWith("gui-openloop-stop: open loop stopped after " + n + " of 8 points; the cluster was"
+        + " stopped; the " + n + " points measured are written; knee (p99 <= 50.0 ms): eventual "), said);
+    OpenLoopBench.Written written = OpenLoopBench.read(partial.directory().resolve("openloop.json"));
+    assertEquals("stopped", written.status());
+    assertEquals(8, written.pointsPlanned());
+    assertEquals(partial.points().stream().map(OpenLoopBench.Point::targetRate).toList(),
+        written.points().stream().map(OpenLoopBench.Point::targetRate).toList());
+    for (String f : List.of("openloop.csv", "latency-throughput.png", "throughput-over-time.png")) {
+      assertTrue(Files.size(partial.directory().resolve(f)) > 0, f);
+    }
+
+    // Earlier results lists the sweep (stopped, n of 8 points), and compares its points as a result's runs
+    robot.clickOn("Earlier results");
+    WaitForAsyncUtils.waitFor(30, TimeUnit.SECONDS, () -> onFx(() -> view.results().list().getItems().stream()
+        .anyMatch(e -> e.dir().equals(partial.directory()))));
+    ResultsBrowser.Earlier listed = onFx(() -> view.results().list().getItems().stream()
+        .filter(e -> e.dir().equals(partial.directory())).findFirst().orElseThrow());
+    assertEquals("stopped", listed.status());
+    assertEquals(List.of(n, 8), List.of(listed.runs(), listed.runsPlanned()));
+    assertEquals(List.of("eventual"), listed.protocols());
+    assertEquals(partial.directory().resolve("latency-throughput.svg"), listed.report());
+    onFx(() -> {
+      view.results().list().getSelectionModel().clearSelection();
+      view.results().list().getSelectionModel().select(listed);
+      view.results().compare();
+      return null;
+    });
+    List<ResultsBrowser.Row> rows = onFx(() -> List.copyOf(view.results().table().getItems()));
+    assertEquals(n, rows.size(), rows.toString());
+    for (int i = 0; i < n; i++) {
+      OpenLoopBench.Point p = partial.points().get(i);
+      ResultsBrowser.Row r = rows.get(i);
+      assertEquals(String.format(java.util.Locale.ROOT, "offered %,.0f/s", p.targetRate()), r.variation());
+      assertEquals(p.achievedOpsPerSec(), r.throughput(), 1e-9);
+      assertEquals(p.p50() / 1000.0, r.p50Millis(), 1e-9);
+    }
+    Screenshots.save(stage.getScene(), "bench-openloop-earlier");
   }
 }

@@ -540,6 +540,38 @@ class DesignViewTest {
     assertEquals(head + "clients:\n  processes: 1   # one JVM\n  threads: 8\n  datacenters: [0]\n" + tail,
         Files.readString(exp));
     assertTrue(label(robot, "#clients-0").getText().contains("1 JVM \u00d7 8 threads"));
+
+    // client edits are undo steps: Undo writes the text before the edit back, Redo the edit again
+    String fourThreads = head + "clients:\n  processes: 1   # one JVM\n  threads: 4\n  datacenters: [0]\n" + tail;
+    String eightThreads = Files.readString(exp);
+    robot.clickOn("#undo-button");
+    assertEquals(fourThreads, Files.readString(exp));
+    assertTrue(label(robot, "#clients-0").getText().contains("1 JVM \u00d7 4 threads"));
+    assertTrue(label(robot, "#status").getText().startsWith("undone: clients: 1 JVM(s) x 8 thread(s)"),
+        label(robot, "#status").getText());
+    robot.clickOn("#undo-button"); // the drag before it: the group goes back to datacenter 1
+    assertEquals(List.of(1), org.kvlab.experiment.ExperimentLoader.load(exp, ExperimentClients.installedProtocols())
+        .clients().datacenters());
+    assertTrue(robot.lookup("#clients-1").tryQuery().isPresent());
+    robot.clickOn("#redo-button");
+    robot.clickOn("#redo-button");
+    assertEquals(eightThreads, Files.readString(exp));
+    assertTrue(label(robot, "#clients-0").getText().contains("1 JVM \u00d7 8 threads"));
+    assertFalse(view.dirty(), "client edits, done or undone, leave the cluster file as it is");
+    // a file changed elsewhere since is left alone: the step is dropped
+    robot.clickOn("#undo-button");
+    Files.writeString(exp, fourThreads.replace("threads: 4", "threads: 6"));
+    robot.clickOn("#redo-button");
+    assertEquals(fourThreads.replace("threads: 4", "threads: 6"), Files.readString(exp));
+    assertTrue(label(robot, "#status").getText().contains("was changed since (by another tab or an editor); the step"
+        + " is dropped"), label(robot, "#status").getText());
+    Files.writeString(exp, eightThreads);
+    robot.interact(() -> { // read again, as after a save in the Benchmark tab
+      workspace.experimentFile().set(null);
+      workspace.experimentFile().set(exp);
+    });
+    assertTrue(label(robot, "#clients-0").getText().contains("1 JVM \u00d7 8 threads"));
+
     robot.clickOn("#clients-0");
     reveal(robot, "#clients-pane");
     Screenshots.save(stage.getScene(), "design-clients");

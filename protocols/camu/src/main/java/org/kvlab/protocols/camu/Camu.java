@@ -1,6 +1,7 @@
 package org.kvlab.protocols.camu;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -10,6 +11,7 @@ import org.kvlab.api.ParameterException;
 import org.kvlab.api.Params;
 import org.kvlab.api.RecordType;
 import org.kvlab.api.Topology;
+import org.kvlab.api.TopologyException;
 import org.kvlab.api.VersionKey;
 
 /**
@@ -49,9 +51,26 @@ public final class Camu extends BaseProtocol {
   static final List<String> MODES = List.of("pb", "tom", "camu");
   static final List<String> MUTANTS = List.of("none", "execute-before-mec-gate");
 
-  /** The same rules as {@link CamuServer#onStart}, checked before any server starts. */
+  /**
+   * Every rule on CaMu's parameters and cluster shape, in one place: the cluster-file loader, {@code kvlab bench} and
+   * {@code kvlab sim} call it before anything starts, and each server again when it starts ({@link CamuServer}).
+   */
   @Override
   public void checkParameters(Params params, Topology topology) {
+    check(params, topology);
+  }
+
+  /** {@link #checkParameters}, for the servers. */
+  static void check(Params params, Topology topology) {
+    if (topology.datacenters() != 1) {
+      throw new TopologyException("datacenters", topology.datacenters() + " datacenters, but camu runs one replica"
+          + " per partition, in 1 datacenter", "set datacenters: 1 (CaMu's replication is not implemented, see"
+          + " docs/protocols.md#camu-replication)");
+    }
+    if (topology.replicas() != 1) {
+      throw new TopologyException("replicas", topology.replicas() + " replicas per partition, but camu runs 1",
+          "remove replicas (CaMu's replication is not implemented, see docs/protocols.md#camu-replication)");
+    }
     String mode = params.string("mode", "camu");
     if (!MODES.contains(mode)) {
       throw ParameterException.notOneOf("mode", mode, MODES);
@@ -81,31 +100,63 @@ public final class Camu extends BaseProtocol {
       throw new ParameterException("pbPartners", "'" + params.string("pbPartners", "") + "' is negative",
           "write 0 or more, e.g. 2");
     }
-    int n = topology.partitions();
-    for (String link : params.string("pbLinks", "").split(";")) {
-      if (!link.isBlank() && partitionPair(link.trim(), n) == null) {
+    pbLinks(params, topology.partitions());
+    switches(params, topology.partitions());
+  }
+
+  /**
+   * The links of {@code pbLinks} ('a-b;...'), each as {a, b}: two different partitions below {@code n}; null if the
+   * parameter is not given (then {@code pbPartners} decides).
+   */
+  static List<int[]> pbLinks(Params params, int n) {
+    String text = params.string("pbLinks", "");
+    if (text.isBlank()) {
+      return null;
+    }
+    List<int[]> links = new ArrayList<>();
+    for (String link : text.split(";")) {
+      if (link.isBlank()) {
+        continue;
+      }
+      int[] ab = partitionPair(link.trim(), n);
+      if (ab == null) {
         throw new ParameterException("pbLinks", "cannot read the link '" + link.trim() + "'",
             "write 'a-b;...' with two different partitions below " + n + " (the cluster's partitions), e.g. 0-1");
       }
+      links.add(ab);
     }
+    return links;
+  }
+
+  /** A scripted switch: at round {@code round}, the link between partitions {@code a} and {@code b} becomes PB or TOM. */
+  record Switch(long round, int a, int b, boolean toPb) {}
+
+  /** The switches of {@code switches} ('round:a-b:pb|tom;...'), in the order given. */
+  static List<Switch> switches(Params params, int n) {
+    List<Switch> out = new ArrayList<>();
     for (String s : params.string("switches", "").split(";")) {
       if (s.isBlank()) {
         continue;
       }
       String[] p = s.trim().split(":");
-      boolean ok = p.length == 3 && (p[2].equals("pb") || p[2].equals("tom")) && p[1].matches("\\d+-\\d+")
-          && partitionPair(p[1], n) != null;
-      try {
-        ok = ok && Long.parseLong(p[0]) >= 0;
-      } catch (NumberFormatException e) {
-        ok = false;
+      int[] ab = p.length == 3 && (p[2].equals("pb") || p[2].equals("tom")) && p[1].matches("\\d+-\\d+")
+          ? partitionPair(p[1], n) : null;
+      long round = -1;
+      if (ab != null) {
+        try {
+          round = Long.parseLong(p[0]);
+        } catch (NumberFormatException e) {
+          // refused below
+        }
       }
-      if (!ok) {
+      if (round < 0) {
         throw new ParameterException("switches", "cannot read the switch '" + s.trim() + "'",
             "write 'round:a-b:pb|tom;...' with a round number and two different partitions below " + n
                 + ", e.g. 20:0-1:pb;60:0-1:tom");
       }
+      out.add(new Switch(round, ab[0], ab[1], p[2].equals("pb")));
     }
+    return out;
   }
 
   /** "a-b" with two different partitions below n, or null. */

@@ -248,37 +248,16 @@ final class CamuServer extends Server<Record> {
 
   @Override
   protected void onStart() {
-    if (topology().replicas() != 1) {
-      throw new IllegalArgumentException("camu runs one replica per partition, got replicas: " + topology().replicas()
-          + ". Fix: remove replicas from the cluster file (CaMu's replication is not implemented, see"
-          + " docs/protocols.md#camu-replication)");
-    }
-    if (topology().datacenters() != 1) {
-      throw new IllegalArgumentException("camu runs one replica per partition (datacenters: 1), got "
-          + topology().datacenters() + " datacenters. Fix: set datacenters to 1 in the cluster file (CaMu's"
-          + " replication is not implemented, see docs/protocols.md#camu-replication)");
-    }
+    Camu.check(params(), topology()); // the rules the cluster-file loader applied, for servers started otherwise
     n = topology().partitions();
     me = partition();
     mode = params().string("mode", "camu");
-    if (!List.of("pb", "tom", "camu").contains(mode)) {
-      throw new IllegalArgumentException("camu: unknown mode '" + mode + "'. Fix: mode: pb, tom or camu");
-    }
     roundLength = params().duration("round", Duration.ofMillis(5));
-    String m = params().string("mutant", "none");
-    if (!m.equals("none") && !m.equals("execute-before-mec-gate")) {
-      throw new IllegalArgumentException("camu: unknown mutant '" + m + "'. Fix: none or execute-before-mec-gate");
-    }
-    mutant = m.equals("execute-before-mec-gate");
+    mutant = params().string("mutant", "none").equals("execute-before-mec-gate");
     adaptive = params().bool("adaptive", false) && mode.equals("camu");
     window = params().intValue("adaptiveWindow", 10);
     high = params().intValue("adaptiveHigh", 75);
     low = params().intValue("adaptiveLow", 25);
-    if (window < 1 || low < 0 || high > 100 || low >= high) {
-      throw new IllegalArgumentException("camu: adaptive rule needs adaptiveWindow >= 1 and 0 <= adaptiveLow <"
-          + " adaptiveHigh <= 100, got window " + window + ", low " + low + ", high " + high
-          + ". Fix: e.g. adaptiveWindow: 10, adaptiveLow: 25, adaptiveHigh: 75");
-    }
     int k = params().intValue("pbPartners", 2);
     link = new Link[n];
     exchanging = new boolean[n];
@@ -289,7 +268,7 @@ final class CamuServer extends Server<Record> {
     touched = new int[n];
     touchedThisRound = new boolean[n];
     inbox = new ArrayList<>();
-    java.util.Set<Integer> explicit = pbLinks(params().string("pbLinks", ""));
+    java.util.Set<Integer> explicit = myPbLinks(Camu.pbLinks(params(), n));
     for (int q = 0; q < n; q++) {
       inbox.add(new ArrayDeque<>());
       int d = Math.min(Math.floorMod(q - me, n), Math.floorMod(me - q, n));
@@ -297,7 +276,11 @@ final class CamuServer extends Server<Record> {
       link[q] = q == me ? null : pb ? Link.PB : Link.TOM;
       exchanging[q] = q != me && pb;
     }
-    parseScript(params().string("switches", ""));
+    for (Camu.Switch w : Camu.switches(params(), n)) {
+      if (Math.min(w.a(), w.b()) == me) {
+        script.add(new long[] {w.round(), Math.max(w.a(), w.b()), w.toPb() ? 1 : 0});
+      }
+    }
     durableState = params().bool("durableState", true);
     roundStart = nowMicros();
     if (durableState && recover()) {
@@ -314,57 +297,20 @@ final class CamuServer extends Server<Record> {
     after(roundLength, () -> atomic(this::startRound));
   }
 
-  /** My PB peers among the links 'a-b;...' (null if none are given: pbPartners decides). */
-  private java.util.Set<Integer> pbLinks(String text) {
-    if (text.isBlank()) {
+  /** My PB peers among {@code links} (null if none are given: pbPartners decides). */
+  private java.util.Set<Integer> myPbLinks(List<int[]> links) {
+    if (links == null) {
       return null;
     }
     java.util.Set<Integer> out = new java.util.HashSet<>();
-    for (String s : text.split(";")) {
-      String[] ab = s.trim().split("-");
-      try {
-        int a = Integer.parseInt(ab[0].trim());
-        int b = Integer.parseInt(ab[ab.length - 1].trim());
-        if (ab.length != 2 || a == b || a < 0 || b < 0 || a >= n || b >= n) {
-          throw new NumberFormatException();
-        }
-        if (a == me) {
-          out.add(b);
-        } else if (b == me) {
-          out.add(a);
-        }
-      } catch (NumberFormatException e) {
-        throw new IllegalArgumentException("camu: bad link '" + s + "' in pbLinks. Fix: 'a-b;...' with two different"
-            + " partitions below " + n + ", e.g. 1-2;3-4");
+    for (int[] ab : links) {
+      if (ab[0] == me) {
+        out.add(ab[1]);
+      } else if (ab[1] == me) {
+        out.add(ab[0]);
       }
     }
     return out;
-  }
-
-  private void parseScript(String text) {
-    for (String s : text.split(";")) {
-      if (s.isBlank()) {
-        continue;
-      }
-      String[] p = s.trim().split(":");
-      String[] ab = p.length == 3 ? p[1].split("-") : new String[0];
-      try {
-        if (p.length != 3 || ab.length != 2 || !(p[2].equals("pb") || p[2].equals("tom"))) {
-          throw new NumberFormatException();
-        }
-        int a = Integer.parseInt(ab[0]);
-        int b = Integer.parseInt(ab[1]);
-        if (a == b || a < 0 || b < 0 || a >= n || b >= n) {
-          throw new NumberFormatException();
-        }
-        if (Math.min(a, b) == me) {
-          script.add(new long[] {Long.parseLong(p[0]), Math.max(a, b), p[2].equals("pb") ? 1 : 0});
-        }
-      } catch (NumberFormatException e) {
-        throw new IllegalArgumentException("camu: bad switch '" + s + "' in switches. Fix: 'round:a-b:pb|tom' with"
-            + " two different partitions below " + n + ", e.g. 20:0-3:pb;60:0-3:tom");
-      }
-    }
   }
 
   // ------------------------------------------------------------------------------------------------ client requests
