@@ -516,11 +516,22 @@ public final class Node implements AutoCloseable {
     }
   }
 
-  @SuppressWarnings({"unchecked", "rawtypes"})
+  /**
+   * The parser of request type {@code t}'s bodies if this server handles it, else null: what the client connections'
+   * decoders parse requests with ({@link Wire.FrameDecoder#parseRequests}).
+   */
+  private com.google.protobuf.Parser<? extends Message> requestParser(int t) {
+    return t >= 0 && t < requestHandlers.length && requestHandlers[t] != null ? types.parser(t) : null;
+  }
+
+  /** A request its connection's decoder parsed (only requests of a type with a handler, whose body parsed). */
+  private void onRequest(Channel ch, Wire.ClientRequest request) {
+    handle(ch, request.id, request.type, requestHandlers[request.type], request.body);
+  }
+
   private void onRequest(Channel ch, org.kvlab.wire.Request frame) {
     int t = frame.getType(); // uint32 on the wire: 2^31 and above arrive negative
-    Handlers.RequestHandler handler = t >= 0 && t < requestHandlers.length ? requestHandlers[t] : null;
-    RequestImpl req;
+    Handlers.RequestHandler<?> handler = t >= 0 && t < requestHandlers.length ? requestHandlers[t] : null;
     if (handler == null) {
       String name = t >= 0 && t < typeNames.length ? typeNames[t] : "type #" + Integer.toUnsignedString(t);
       ch.writeAndFlush(Frame.newBuilder().setReply(Reply.newBuilder().setId(frame.getId())
@@ -535,8 +546,13 @@ public final class Node implements AutoCloseable {
           .setError("malformed " + typeNames[t] + ": " + e.getMessage())).build());
       return;
     }
+    handle(ch, frame.getId(), t, handler, body);
+  }
+
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  private void handle(Channel ch, long requestId, int t, Handlers.RequestHandler handler, Message body) {
     handled[t]++;
-    req = new RequestImpl(ch, frame.getId(), body, typeNames[t]);
+    RequestImpl req = new RequestImpl(ch, requestId, body, typeNames[t]);
     try {
       handler.handle(req);
     } catch (InvariantViolation e) {
@@ -653,7 +669,7 @@ public final class Node implements AutoCloseable {
   // ---------------------------------------------------------------------------------------------
   // Accepted connections: peers, clients, control
 
-  private final class Inbound extends SimpleChannelInboundHandler<Frame> {
+  private final class Inbound extends SimpleChannelInboundHandler<Object> {
     private final Wire.FrameDecoder decoder;
     private Role role; // set once the handshake is done
     private NodeId peer;
@@ -682,10 +698,15 @@ public final class Node implements AutoCloseable {
     }
 
     @Override
-    protected void channelRead0(ChannelHandlerContext ctx, Frame frame) {
+    protected void channelRead0(ChannelHandlerContext ctx, Object msg) {
       if (refused) {
         return; // closing
       }
+      if (msg instanceof Wire.ClientRequest request) { // the decoder makes these only once this is a client's
+        onRequest(ctx.channel(), request);
+        return;
+      }
+      Frame frame = (Frame) msg;
       if (role == null) {
         if (hello == null) {
           onHello(ctx, frame);
@@ -828,6 +849,7 @@ public final class Node implements AutoCloseable {
         welcome.setDelivered(state.delivered);
       } else if (role == Role.CLIENT) {
         clients.add(ctx.channel());
+        decoder.parseRequests(Node.this::requestParser);
         int idle = config.limits().clientIdleSeconds();
         if (idle > 0) {
           ctx.pipeline().addFirst("idle", new ClientIdle(idle, TimeUnit.SECONDS));

@@ -2,7 +2,9 @@ package org.kvlab.runtime;
 
 import com.google.protobuf.CodedInputStream;
 import com.google.protobuf.CodedOutputStream;
+import com.google.protobuf.Message;
 import com.google.protobuf.MessageLite;
+import com.google.protobuf.Parser;
 import com.google.protobuf.WireFormat;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
@@ -15,6 +17,7 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.function.Consumer;
+import java.util.function.IntFunction;
 import org.kvlab.wire.Frame;
 import org.kvlab.wire.Reply;
 import org.slf4j.Logger;
@@ -238,17 +241,46 @@ final class Wire {
   }
 
   /**
+   * A client's request as a server's {@link FrameDecoder} hands it on once {@link FrameDecoder#parseRequests} is
+   * set: the frame {@code Frame{request: Request{id, type, body}}} with its body already parsed as the protocol
+   * message of wire type {@code type}, straight from the received buffer (no Frame, Request or body byte string).
+   */
+  static final class ClientRequest {
+    final long id;
+    final int type;
+    final Message body;
+
+    ClientRequest(long id, int type, Message body) {
+      this.id = id;
+      this.type = type;
+      this.body = body;
+    }
+  }
+
+  /**
    * Splits the byte stream into frames and parses each as a {@link Frame}, straight from the received
    * buffer (no copy of the frame into a byte array first; bytes fields of the frame are copied out, so
-   * nothing refers to the buffer afterwards). Unlike Netty's length-field decoder its limit is on the
+   * nothing refers to the buffer afterwards). On a server's client connection ({@link #parseRequests}) a frame
+   * that is a plain request becomes a {@link ClientRequest} instead. Unlike Netty's length-field decoder its limit is on the
    * body (what {@code limits.frameBytesMax} says) and can change: accepted connections start with the
    * small handshake limit. A length above the limit (or above 2^31-1) fails at once, before anything of
    * the body is buffered. A frame that is not a valid Frame closes the connection (malformed frame). A
    * connection that ends in the middle of a frame is logged.
    */
   static final class FrameDecoder extends ByteToMessageDecoder {
+    /** Frame.request: field 5, length-delimited (a tag is the field number shifted by 3, or the wire type). */
+    private static final int REQUEST_TAG = tag(Frame.REQUEST_FIELD_NUMBER, WireFormat.WIRETYPE_LENGTH_DELIMITED);
+    private static final int ID_TAG = tag(org.kvlab.wire.Request.ID_FIELD_NUMBER, WireFormat.WIRETYPE_VARINT);
+    private static final int TYPE_TAG = tag(org.kvlab.wire.Request.TYPE_FIELD_NUMBER, WireFormat.WIRETYPE_VARINT);
+    private static final int BODY_TAG = tag(org.kvlab.wire.Request.BODY_FIELD_NUMBER, WireFormat.WIRETYPE_LENGTH_DELIMITED);
+
+    private static int tag(int field, int wireType) {
+      return (field << 3) | wireType;
+    }
+
     private final String owner;
     private final Consumer<String> events;
+    private IntFunction<Parser<? extends Message>> requestParsers;
     private int limit;
     private String limitName;
     private boolean failed;
@@ -268,6 +300,16 @@ final class Wire {
 
     int limit() {
       return limit;
+    }
+
+    /**
+     * From now on, a frame that is exactly {@code Frame{request: Request{id, type, body}}} (fields in the generated
+     * code's order) and whose type {@code parsers} has a parser for becomes a {@link ClientRequest} with its body
+     * parsed in place. Every other frame, and a request whose body does not parse, stays a {@link Frame} (so the
+     * server answers it as before, e.g. "malformed" or "no handler"). For a server's client connections.
+     */
+    void parseRequests(IntFunction<Parser<? extends Message>> parsers) {
+      this.requestParsers = parsers;
     }
 
     @Override
@@ -301,7 +343,78 @@ final class Wire {
       }
     }
 
-    private static Frame parse(ByteBuf in, int start, int length) throws IOException {
+    private Object parse(ByteBuf in, int start, int length) throws IOException {
+      if (requestParsers != null) {
+        ClientRequest request = parseRequest(input(in, start, length), length);
+        if (request != null) {
+          return request;
+        }
+      }
+      // No aliasing (the default): bytes and string fields are copied, the buffer is reused after this.
+      CodedInputStream cis = input(in, start, length);
+      Frame frame = Frame.parser().parseFrom(cis);
+      cis.checkLastTagWas(0);
+      return frame;
+    }
+
+    /**
+     * The frame of {@code length} bytes on {@code cis} as a {@link ClientRequest}, or null if it is anything else
+     * than exactly one Request (id, type, then body, each at most once and nothing else), if the type has no parser
+     * or if anything fails to parse: the caller then parses it as a {@link Frame}, which gives the same request
+     * (or the same error) the slow way.
+     */
+    private ClientRequest parseRequest(CodedInputStream cis, int length) {
+      try {
+        if (cis.readTag() != REQUEST_TAG) {
+          return null;
+        }
+        int requestLength = cis.readRawVarint32();
+        if (requestLength < 0 || cis.getTotalBytesRead() + requestLength != length) {
+          return null; // not the only field of the frame
+        }
+        long id = 0;
+        int type = 0;
+        int seen = 0; // the fields seen so far, in order: 1 id, 2 type, 3 body
+        Message body = null;
+        while (true) {
+          int tag = cis.readTag();
+          if (tag == 0) {
+            break;
+          } else if (tag == ID_TAG && seen < 1) {
+            id = cis.readUInt64();
+            seen = 1;
+          } else if (tag == TYPE_TAG && seen < 2) {
+            type = cis.readUInt32();
+            seen = 2;
+          } else if (tag == BODY_TAG && seen < 3) {
+            Parser<? extends Message> parser = requestParsers.apply(type);
+            if (parser == null) {
+              return null;
+            }
+            int bodyLength = cis.readRawVarint32();
+            int outer = cis.pushLimit(bodyLength);
+            body = parser.parseFrom(cis); // as MessageTypes.parse does from the body's byte string
+            cis.checkLastTagWas(0);
+            cis.popLimit(outer);
+            seen = 3;
+          } else {
+            return null;
+          }
+        }
+        if (body == null) { // proto3 leaves an empty body out
+          Parser<? extends Message> parser = requestParsers.apply(type);
+          if (parser == null) {
+            return null;
+          }
+          body = parser.parseFrom(com.google.protobuf.ByteString.EMPTY);
+        }
+        return new ClientRequest(id, type, body);
+      } catch (IOException | RuntimeException e) {
+        return null;
+      }
+    }
+
+    private static CodedInputStream input(ByteBuf in, int start, int length) {
       CodedInputStream cis;
       if (in.hasArray()) {
         cis = CodedInputStream.newInstance(in.array(), in.arrayOffset() + start, length);
@@ -312,10 +425,7 @@ final class Wire {
         in.getBytes(start, copy);
         cis = CodedInputStream.newInstance(copy);
       }
-      // No aliasing (the default): bytes and string fields are copied, the buffer is reused after this.
-      Frame frame = Frame.parser().parseFrom(cis);
-      cis.checkLastTagWas(0);
-      return frame;
+      return cis;
     }
 
     @Override

@@ -42,7 +42,9 @@ final class EventualServer extends Server<Record> {
     store().put(key, d);
     store().prune(key, r -> true); // only the newest version is ever read
     req.reply(PutReply.newBuilder().setUt(d.getUt()).build());
-    sendToPeers(Replicate.newBuilder().setKey(key).setRecord(d).build());
+    if (!peers().isEmpty()) { // one datacenter: nobody to replicate to, nothing to build
+      sendToPeers(Replicate.newBuilder().setKey(key).setRecord(d).build());
+    }
   }
 
   /** Replicate(k, d) from a peer: visible at once; the store keeps the last writer. */
