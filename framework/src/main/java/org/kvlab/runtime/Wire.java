@@ -191,12 +191,19 @@ final class Wire {
   }
 
   /**
-   * Writes a {@link Frame} (or an {@link Encodable}) as its 4-byte length and its bytes, serialized straight into
-   * one pooled buffer of the exact size: no intermediate byte array and one buffer per frame, where Netty's
-   * ProtobufEncoder and LengthFieldPrepender made a byte array, a copy of it and a separate 4-byte header
-   * buffer (two buffers, so twice the entries, per frame in the socket's gathering write).
+   * Writes a {@link Frame} (or an {@link Encodable}) as its 4-byte length and its bytes into one pooled buffer of the
+   * exact size (through the encoder's own byte array, or straight into the buffer for large frames): one buffer per
+   * frame, where Netty's ProtobufEncoder and LengthFieldPrepender made a byte array, a copy of it and a separate
+   * 4-byte header buffer (two buffers, so twice the entries, per frame in the socket's gathering write).
    */
   static final class FrameEncoder extends MessageToByteEncoder<Object> {
+    /**
+     * Frames up to this size are serialized into a byte array kept by the encoder and copied into the buffer: protobuf's
+     * encoder for a direct buffer duplicates the buffer (two objects per frame), its array encoder does not.
+     */
+    static final int SCRATCH_BYTES = 4096;
+    private byte[] scratch;
+
     FrameEncoder() {
       super(Object.class, true);
     }
@@ -210,6 +217,16 @@ final class Wire {
       return msg instanceof MessageLite m ? m.getSerializedSize() : ((Encodable) msg).serializedSize();
     }
 
+    private static void write(Object msg, CodedOutputStream cos) throws IOException {
+      if (msg instanceof MessageLite m) {
+        m.writeTo(cos);
+      } else {
+        ((Encodable) msg).writeTo(cos);
+      }
+      cos.flush();
+      cos.checkNoSpaceLeft(); // exactly the size announced
+    }
+
     @Override
     protected ByteBuf allocateBuffer(ChannelHandlerContext ctx, Object msg, boolean preferDirect) {
       return ctx.alloc().ioBuffer(LENGTH_BYTES + sizeOf(msg)); // the size is memoized by the message
@@ -220,18 +237,21 @@ final class Wire {
       int size = sizeOf(msg);
       out.ensureWritable(LENGTH_BYTES + size);
       out.writeInt(size);
+      if (size <= SCRATCH_BYTES) {
+        if (scratch == null) {
+          scratch = new byte[SCRATCH_BYTES];
+        }
+        CodedOutputStream cos = CodedOutputStream.newInstance(scratch, 0, size);
+        write(msg, cos);
+        out.writeBytes(scratch, 0, size);
+        return;
+      }
       int start = out.writerIndex();
       boolean direct = out.nioBufferCount() == 1; // an ioBuffer is one memory region
       byte[] array = direct ? null : new byte[size];
       CodedOutputStream cos = direct ? CodedOutputStream.newInstance(out.internalNioBuffer(start, size))
           : CodedOutputStream.newInstance(array);
-      if (msg instanceof MessageLite m) {
-        m.writeTo(cos);
-      } else {
-        ((Encodable) msg).writeTo(cos);
-      }
-      cos.flush();
-      cos.checkNoSpaceLeft(); // exactly the size announced
+      write(msg, cos);
       if (direct) {
         out.writerIndex(start + size);
       } else {
