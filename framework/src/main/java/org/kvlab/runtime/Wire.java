@@ -301,6 +301,7 @@ final class Wire {
     private final String owner;
     private final Consumer<String> events;
     private IntFunction<Parser<? extends Message>> requestParsers;
+    private byte[] scratch; // see input()
     private int limit;
     private String limitName;
     private boolean failed;
@@ -370,7 +371,8 @@ final class Wire {
           return request;
         }
       }
-      // No aliasing (the default): bytes and string fields are copied, the buffer is reused after this.
+      // No aliasing (the default) on either path: bytes and string fields are copied, so nothing refers to the buffer
+      // or to the decoder's array afterwards.
       CodedInputStream cis = input(in, start, length);
       Frame frame = Frame.parser().parseFrom(cis);
       cis.checkLastTagWas(0);
@@ -434,18 +436,28 @@ final class Wire {
       }
     }
 
-    private static CodedInputStream input(ByteBuf in, int start, int length) {
-      CodedInputStream cis;
+    /**
+     * A protobuf input over the frame: the buffer's own array if it has one, else a copy in the decoder's byte array
+     * (frames up to {@link FrameEncoder#SCRATCH_BYTES}), else the buffer's memory. protobuf's decoder of a direct
+     * buffer duplicates the buffer and decodes strings through a char array; its array decoder does neither.
+     */
+    private CodedInputStream input(ByteBuf in, int start, int length) {
       if (in.hasArray()) {
-        cis = CodedInputStream.newInstance(in.array(), in.arrayOffset() + start, length);
-      } else if (in.nioBufferCount() == 1) {
-        cis = CodedInputStream.newInstance(in.internalNioBuffer(start, length));
-      } else {
-        byte[] copy = new byte[length];
-        in.getBytes(start, copy);
-        cis = CodedInputStream.newInstance(copy);
+        return CodedInputStream.newInstance(in.array(), in.arrayOffset() + start, length);
       }
-      return cis;
+      if (length <= FrameEncoder.SCRATCH_BYTES) {
+        if (scratch == null) {
+          scratch = new byte[FrameEncoder.SCRATCH_BYTES];
+        }
+        in.getBytes(start, scratch, 0, length);
+        return CodedInputStream.newInstance(scratch, 0, length);
+      }
+      if (in.nioBufferCount() == 1) {
+        return CodedInputStream.newInstance(in.internalNioBuffer(start, length));
+      }
+      byte[] copy = new byte[length];
+      in.getBytes(start, copy);
+      return CodedInputStream.newInstance(copy);
     }
 
     @Override

@@ -67,8 +67,9 @@ class WireTest {
     Wire.install(ch.pipeline(), 1 << 20, "test");
     List<Frame> sent = new ArrayList<>();
     ByteBuf stream = Unpooled.buffer();
-    for (int i = 0; i < 20; i++) {
-      Frame f = reply(i, i * 37 % 300);
+    for (int i = 0; i < 22; i++) {
+      // Small frames go through the decoder's own array, large ones (above FrameEncoder.SCRATCH_BYTES) do not.
+      Frame f = reply(i, i < 20 ? i * 37 % 300 : Wire.FrameEncoder.SCRATCH_BYTES + i);
       sent.add(f);
       stream.writeBytes(framed(f));
     }
