@@ -135,13 +135,14 @@ final class Wire {
    * A {@link Frame} holding a {@link Reply} whose body is a protocol message, encoded as the generated code would
    * encode {@code Frame{reply: Reply{id, type, body: body.toByteString()}}} (proto3: fields at their default
    * value are left out), with the body serialized straight into the frame's buffer: no intermediate byte string
-   * and none of the four builder and message objects per reply.
+   * and none of the four builder and message objects per reply. The server's request object is one (its body set
+   * when the protocol replies), so a reply allocates nothing of its own.
    */
-  static final class ReplyFrame implements Encodable {
+  static class ReplyFrame implements Encodable {
     private static final int FRAME_REPLY = Frame.REPLY_FIELD_NUMBER;
     private final long id;
-    private final int type;
-    private final MessageLite body;
+    private int type;
+    private MessageLite body;
     private int bodySize;
     private int replySize;
     private int size = -1;
@@ -150,6 +151,18 @@ final class Wire {
       this.id = id;
       this.type = type;
       this.body = body;
+    }
+
+    /** A reply to request {@code id} whose body {@link #body} sets, before the frame is written. */
+    ReplyFrame(long id) {
+      this.id = id;
+    }
+
+    /** Sets the reply's body (of wire type {@code type}); not once the frame was written. */
+    final void body(int type, MessageLite body) {
+      this.type = type;
+      this.body = body;
+      this.size = -1;
     }
 
     @Override
@@ -260,28 +273,16 @@ final class Wire {
     }
   }
 
-  /**
-   * A client's request as a server's {@link FrameDecoder} hands it on once {@link FrameDecoder#parseRequests} is
-   * set: the frame {@code Frame{request: Request{id, type, body}}} with its body already parsed as the protocol
-   * message of wire type {@code type}, straight from the received buffer (no Frame, Request or body byte string).
-   */
-  static final class ClientRequest {
-    final long id;
-    final int type;
-    final Message body;
-
-    ClientRequest(long id, int type, Message body) {
-      this.id = id;
-      this.type = type;
-      this.body = body;
-    }
+  /** Makes the object a server's {@link FrameDecoder} hands on for a client request it parsed (the runtime's request). */
+  interface RequestFactory {
+    Object request(long id, int type, Message body);
   }
 
   /**
    * Splits the byte stream into frames and parses each as a {@link Frame}, straight from the received
    * buffer (no copy of the frame into a byte array first; bytes fields of the frame are copied out, so
    * nothing refers to the buffer afterwards). On a server's client connection ({@link #parseRequests}) a frame
-   * that is a plain request becomes a {@link ClientRequest} instead. Unlike Netty's length-field decoder its limit is on the
+   * that is a plain request becomes a request object of the {@link RequestFactory} instead. Unlike Netty's length-field decoder its limit is on the
    * body (what {@code limits.frameBytesMax} says) and can change: accepted connections start with the
    * small handshake limit. A length above the limit (or above 2^31-1) fails at once, before anything of
    * the body is buffered. A frame that is not a valid Frame closes the connection (malformed frame). A
@@ -301,6 +302,7 @@ final class Wire {
     private final String owner;
     private final Consumer<String> events;
     private IntFunction<Parser<? extends Message>> requestParsers;
+    private RequestFactory requests;
     private byte[] scratch; // see input()
     private int limit;
     private String limitName;
@@ -325,12 +327,14 @@ final class Wire {
 
     /**
      * From now on, a frame that is exactly {@code Frame{request: Request{id, type, body}}} (fields in the generated
-     * code's order) and whose type {@code parsers} has a parser for becomes a {@link ClientRequest} with its body
-     * parsed in place. Every other frame, and a request whose body does not parse, stays a {@link Frame} (so the
-     * server answers it as before, e.g. "malformed" or "no handler"). For a server's client connections.
+     * code's order) and whose type {@code parsers} has a parser for becomes {@code requests.request(id, type, body)}
+     * with its body parsed in place (no Frame, Request or body byte string). Every other frame, and a request whose
+     * body does not parse, stays a {@link Frame} (so the server answers it as before, e.g. "malformed" or "no
+     * handler"). For a server's client connections.
      */
-    void parseRequests(IntFunction<Parser<? extends Message>> parsers) {
+    void parseRequests(IntFunction<Parser<? extends Message>> parsers, RequestFactory requests) {
       this.requestParsers = parsers;
+      this.requests = requests;
     }
 
     @Override
@@ -366,7 +370,7 @@ final class Wire {
 
     private Object parse(ByteBuf in, int start, int length) throws IOException {
       if (requestParsers != null) {
-        ClientRequest request = parseRequest(input(in, start, length), length);
+        Object request = parseRequest(input(in, start, length), length);
         if (request != null) {
           return request;
         }
@@ -380,12 +384,12 @@ final class Wire {
     }
 
     /**
-     * The frame of {@code length} bytes on {@code cis} as a {@link ClientRequest}, or null if it is anything else
+     * The frame of {@code length} bytes on {@code cis} as a request object, or null if it is anything else
      * than exactly one Request (id, type, then body, each at most once and nothing else), if the type has no parser
      * or if anything fails to parse: the caller then parses it as a {@link Frame}, which gives the same request
      * (or the same error) the slow way.
      */
-    private ClientRequest parseRequest(CodedInputStream cis, int length) {
+    private Object parseRequest(CodedInputStream cis, int length) {
       try {
         if (cis.readTag() != REQUEST_TAG) {
           return null;
@@ -430,7 +434,7 @@ final class Wire {
           }
           body = parser.parseFrom(com.google.protobuf.ByteString.EMPTY);
         }
-        return new ClientRequest(id, type, body);
+        return requests.request(id, type, body);
       } catch (IOException | RuntimeException e) {
         return null;
       }

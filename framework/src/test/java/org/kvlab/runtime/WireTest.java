@@ -107,6 +107,12 @@ class WireTest {
           ByteBuf b = ch.readOutbound();
           assertArrayEquals(framed(generated), ByteBufUtil.getBytes(b), "id " + id + " type " + type + " body " + body);
           b.release();
+          Wire.ReplyFrame later = new Wire.ReplyFrame(id); // the server's request object: its body set on reply
+          later.body(type, body);
+          ch.writeOutbound(later);
+          b = ch.readOutbound();
+          assertArrayEquals(framed(generated), ByteBufUtil.getBytes(b), "body set later: id " + id + " type " + type);
+          b.release();
         }
       }
     }
@@ -137,9 +143,12 @@ class WireTest {
     return type == 1 ? Data.parser() : type == 2 ? Ack.parser() : null;
   }
 
+  /** What the test's request factory makes. */
+  private record Got(long id, int type, com.google.protobuf.Message body) {}
+
   private static EmbeddedChannel requestChannel() {
     EmbeddedChannel ch = new EmbeddedChannel();
-    Wire.install(ch.pipeline(), 1 << 20, "test").parseRequests(WireTest::testParser);
+    Wire.install(ch.pipeline(), 1 << 20, "test").parseRequests(WireTest::testParser, Got::new);
     return ch;
   }
 
@@ -168,18 +177,18 @@ class WireTest {
       ch.writeInbound(pooledDirect(ByteBufUtil.getBytes(stream.readBytes(n))));
     }
     for (long id : ids) {
-      Wire.ClientRequest d = ch.readInbound();
-      assertEquals(id, d.id);
-      assertEquals(1, d.type);
-      assertEquals(data, d.body);
-      Wire.ClientRequest a = ch.readInbound();
-      assertEquals(id, a.id);
-      assertEquals(2, a.type);
-      assertEquals(ack, a.body);
+      Got d = ch.readInbound();
+      assertEquals(id, d.id());
+      assertEquals(1, d.type());
+      assertEquals(data, d.body());
+      Got a = ch.readInbound();
+      assertEquals(id, a.id());
+      assertEquals(2, a.type());
+      assertEquals(ack, a.body());
     }
-    Wire.ClientRequest empty = ch.readInbound();
-    assertEquals(5, empty.id);
-    assertEquals(Ack.getDefaultInstance(), empty.body);
+    Got empty = ch.readInbound();
+    assertEquals(5, empty.id());
+    assertEquals(Ack.getDefaultInstance(), empty.body());
     assertNull(ch.readInbound());
     assertFalse(ch.finish());
   }
