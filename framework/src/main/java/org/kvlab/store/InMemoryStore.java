@@ -16,10 +16,11 @@ import org.kvlab.api.RecordType;
  * {@link Arrays#compareUnsigned(byte[], byte[])} exactly like {@link JeStore} orders its keys.
  *
  * <p>The chains sit in an open-addressing hash table (linear probing, at most half full) and each chain holds its
- * key's hash and characters: a lookup touches the table, the chain and the key's characters. A {@link HashMap}
- * from key to a sorted map touched its table, its node, the stored key string and that string's bytes, then the
- * map and its entry: with thousands of keys each of these is a likely cache miss, and they were a third of a
- * server's CPU samples under the anchor workload (docs/benchmarks/dkvf-anchor.md).
+ * key's hash and (when short) characters, and its first versions: finding a key and its newest version touches the
+ * table slot and the chain. A {@link HashMap} from key to a sorted map touched its table, its node, the stored key
+ * string and that string's bytes, then the map, its entry and the version key's bytes: with thousands of keys each
+ * is a likely cache miss, and together they were nearly half of a server's event-loop samples under the anchor
+ * workload (docs/benchmarks/dkvf-anchor.md).
  *
  * <p>Deterministic: the table is only ever probed by key or asked its size, never iterated, so no hash order
  * leaks out; the chains are sorted. Nothing is durable, so {@link #sync()} does nothing (the runtime refuses
