@@ -57,13 +57,15 @@ public final class InMemoryStore<R extends Message> implements VersionedStore<R>
     return h ^ (h >>> 16);
   }
 
-  /** The chain of {@code key}, null if it has none; checks the key unless it is the last call's. */
+  /**
+   * The chain of {@code key}, null if it has none. Checks the key ({@link Stores#checkKey}) only when it has none: a
+   * key found equals a stored one, which passed the check when it was added.
+   */
   private VersionChain<R> chain(String key) {
-    if (key == lastKey && lastChain != null) { // lastChain is only ever set with a checked key
+    if (key == lastKey && lastChain != null) {
       return lastChain;
     }
-    Stores.checkKey(key);
-    int h = hash(key);
+    int h = hash(Objects.requireNonNull(key, "key"));
     VersionChain<R>[] t = table;
     int mask = t.length - 1;
     VersionChain<R> found = null;
@@ -72,6 +74,9 @@ public final class InMemoryStore<R extends Message> implements VersionedStore<R>
         found = t[i];
         break;
       }
+    }
+    if (found == null) {
+      Stores.checkKey(key);
     }
     lastChain = found;
     lastKey = key;
