@@ -48,6 +48,11 @@ final class ServerCommand implements Callable<Integer> {
       throw new Main.CliException(Main.USAGE, "--listen " + listen + ": give an IP address (e.g. 0.0.0.0 for every "
           + "interface, or the host's private address), not a name");
     }
+    if (System.getProperty("io.netty.leakDetection.level") == null) {
+      // Netty's default leak detection records a stack trace for one buffer in 128 (a server allocates one or two
+      // per operation); a server process skips it unless -Dio.netty.leakDetection.level asks for it.
+      io.netty.util.ResourceLeakDetector.setLevel(io.netty.util.ResourceLeakDetector.Level.DISABLED);
+    }
     List<Node> started = new java.util.ArrayList<>();
     try {
       for (NodeId id : ids) {

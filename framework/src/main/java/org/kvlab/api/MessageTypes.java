@@ -83,6 +83,11 @@ public final class MessageTypes {
     return parsers.get(id).parseFrom(body);
   }
 
+  /** The parser of wire type {@code id}'s messages (a runtime parses bodies with it straight from its buffers). */
+  public Parser<? extends Message> parser(int id) {
+    return parsers.get(id);
+  }
+
   public long fingerprint() {
     return fingerprint;
   }

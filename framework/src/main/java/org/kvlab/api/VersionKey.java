@@ -11,15 +11,37 @@ package org.kvlab.api;
 public final class VersionKey {
   private VersionKey() {}
 
+  /** {@link #of(long...)} of one part, without the varargs array. */
+  public static byte[] of(long part) {
+    byte[] out = new byte[8];
+    put(out, 0, part);
+    return out;
+  }
+
+  /**
+   * {@link #of(long...)} of two parts, without the varargs array (a record type's version key function runs on every
+   * put, and the array is not always optimized away).
+   */
+  public static byte[] of(long first, long second) {
+    byte[] out = new byte[16];
+    put(out, 0, first);
+    put(out, 1, second);
+    return out;
+  }
+
+  private static void put(byte[] out, int index, long part) {
+    long v = part ^ Long.MIN_VALUE;
+    for (int b = 7; b >= 0; b--) {
+      out[index * 8 + b] = (byte) v;
+      v >>>= 8;
+    }
+  }
+
   /** Encodes each part as 8 big-endian bytes with the sign bit flipped, so signed order is kept. */
   public static byte[] of(long... parts) {
     byte[] out = new byte[parts.length * 8];
     for (int i = 0; i < parts.length; i++) {
-      long v = parts[i] ^ Long.MIN_VALUE;
-      for (int b = 7; b >= 0; b--) {
-        out[i * 8 + b] = (byte) v;
-        v >>>= 8;
-      }
+      put(out, i, parts[i]);
     }
     return out;
   }

@@ -516,11 +516,18 @@ public final class Node implements AutoCloseable {
     }
   }
 
-  @SuppressWarnings({"unchecked", "rawtypes"})
+  /**
+   * The parser of request type {@code t}'s bodies if this server handles it, else null: what the client connections'
+   * decoders parse requests with ({@link Wire.FrameDecoder#parseRequests}).
+   */
+  private com.google.protobuf.Parser<? extends Message> requestParser(int t) {
+    return t >= 0 && t < requestHandlers.length && requestHandlers[t] != null ? types.parser(t) : null;
+  }
+
+
   private void onRequest(Channel ch, org.kvlab.wire.Request frame) {
     int t = frame.getType(); // uint32 on the wire: 2^31 and above arrive negative
-    Handlers.RequestHandler handler = t >= 0 && t < requestHandlers.length ? requestHandlers[t] : null;
-    RequestImpl req;
+    Handlers.RequestHandler<?> handler = t >= 0 && t < requestHandlers.length ? requestHandlers[t] : null;
     if (handler == null) {
       String name = t >= 0 && t < typeNames.length ? typeNames[t] : "type #" + Integer.toUnsignedString(t);
       ch.writeAndFlush(Frame.newBuilder().setReply(Reply.newBuilder().setId(frame.getId())
@@ -535,8 +542,15 @@ public final class Node implements AutoCloseable {
           .setError("malformed " + typeNames[t] + ": " + e.getMessage())).build());
       return;
     }
+    handle(new RequestImpl(ch, frame.getId(), t, body));
+  }
+
+  /** Runs the handler of a request (of a type that has one). */
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  private void handle(RequestImpl req) {
+    int t = req.requestType;
+    Handlers.RequestHandler handler = requestHandlers[t];
     handled[t]++;
-    req = new RequestImpl(ch, frame.getId(), body, typeNames[t]);
     try {
       handler.handle(req);
     } catch (InvariantViolation e) {
@@ -583,19 +597,23 @@ public final class Node implements AutoCloseable {
     return true;
   }
 
-  /** A client request; its reply waits for pending writes to be synced under durability sync. */
-  private final class RequestImpl implements Request<Message> {
+  /**
+   * A client request; its reply waits for pending writes to be synced under durability sync. It is also the frame of
+   * its reply ({@link Wire.ReplyFrame}: the body is set when the protocol replies), one object per request.
+   */
+  private final class RequestImpl extends Wire.ReplyFrame implements Request<Message> {
     private final Channel channel;
     private final long requestId;
+    private final int requestType;
     private final Message body;
-    private final String typeName;
     private boolean answered;
 
-    RequestImpl(Channel channel, long requestId, Message body, String typeName) {
+    RequestImpl(Channel channel, long requestId, int requestType, Message body) {
+      super(requestId);
       this.channel = channel;
       this.requestId = requestId;
+      this.requestType = requestType;
       this.body = body;
-      this.typeName = typeName;
     }
 
     @Override
@@ -606,7 +624,10 @@ public final class Node implements AutoCloseable {
     @Override
     public void reply(Message reply) {
       // Encoded as Frame{reply: Reply{id, type, body}} with the body serialized straight into the socket's buffer.
-      send(new Wire.ReplyFrame(requestId, types.idOf(reply.getClass()), reply));
+      int replyType = types.idOf(reply.getClass());
+      claim();
+      body(replyType, reply);
+      write(this);
     }
 
     @Override
@@ -625,18 +646,23 @@ public final class Node implements AutoCloseable {
     }
 
     private void answer(Reply.Builder reply) {
-      send(Frame.newBuilder().setReply(reply).build());
+      claim();
+      write(Frame.newBuilder().setReply(reply).build());
     }
 
-    /** Writes the reply frame (a Frame or a Wire.ReplyFrame); under durability sync, once what it follows is durable. */
-    private void send(Object frame) {
+    /** Marks the request answered; fails if it was, or if this is not the event loop. */
+    private void claim() {
       if (!loop.inEventLoop()) {
-        Invariants.check(false, "request %s answered off the event loop", typeName);
+        Invariants.check(false, "request %s answered off the event loop", typeNames[requestType]);
       }
       if (answered) {
-        Invariants.check(false, "request %s answered twice", typeName);
+        Invariants.check(false, "request %s answered twice", typeNames[requestType]);
       }
       answered = true;
+    }
+
+    /** Writes the reply frame (a Frame or this); under durability sync, once what it follows is durable. */
+    private void write(Object frame) {
       if (sync == null) {
         channel.writeAndFlush(frame, channel.voidPromise());
       } else {
@@ -653,7 +679,7 @@ public final class Node implements AutoCloseable {
   // ---------------------------------------------------------------------------------------------
   // Accepted connections: peers, clients, control
 
-  private final class Inbound extends SimpleChannelInboundHandler<Frame> {
+  private final class Inbound extends SimpleChannelInboundHandler<Object> {
     private final Wire.FrameDecoder decoder;
     private Role role; // set once the handshake is done
     private NodeId peer;
@@ -682,10 +708,15 @@ public final class Node implements AutoCloseable {
     }
 
     @Override
-    protected void channelRead0(ChannelHandlerContext ctx, Frame frame) {
+    protected void channelRead0(ChannelHandlerContext ctx, Object msg) {
       if (refused) {
         return; // closing
       }
+      if (msg instanceof RequestImpl request) { // the decoder makes these only once this is a client's connection
+        handle(request);
+        return;
+      }
+      Frame frame = (Frame) msg;
       if (role == null) {
         if (hello == null) {
           onHello(ctx, frame);
@@ -828,6 +859,8 @@ public final class Node implements AutoCloseable {
         welcome.setDelivered(state.delivered);
       } else if (role == Role.CLIENT) {
         clients.add(ctx.channel());
+        Channel ch = ctx.channel();
+        decoder.parseRequests(Node.this::requestParser, (requestId, t, body) -> new RequestImpl(ch, requestId, t, body));
         int idle = config.limits().clientIdleSeconds();
         if (idle > 0) {
           ctx.pipeline().addFirst("idle", new ClientIdle(idle, TimeUnit.SECONDS));

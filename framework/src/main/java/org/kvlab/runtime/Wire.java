@@ -2,7 +2,9 @@ package org.kvlab.runtime;
 
 import com.google.protobuf.CodedInputStream;
 import com.google.protobuf.CodedOutputStream;
+import com.google.protobuf.Message;
 import com.google.protobuf.MessageLite;
+import com.google.protobuf.Parser;
 import com.google.protobuf.WireFormat;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
@@ -15,6 +17,7 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.function.Consumer;
+import java.util.function.IntFunction;
 import org.kvlab.wire.Frame;
 import org.kvlab.wire.Reply;
 import org.slf4j.Logger;
@@ -132,13 +135,14 @@ final class Wire {
    * A {@link Frame} holding a {@link Reply} whose body is a protocol message, encoded as the generated code would
    * encode {@code Frame{reply: Reply{id, type, body: body.toByteString()}}} (proto3: fields at their default
    * value are left out), with the body serialized straight into the frame's buffer: no intermediate byte string
-   * and none of the four builder and message objects per reply.
+   * and none of the four builder and message objects per reply. The server's request object is one (its body set
+   * when the protocol replies), so a reply allocates nothing of its own.
    */
-  static final class ReplyFrame implements Encodable {
+  static class ReplyFrame implements Encodable {
     private static final int FRAME_REPLY = Frame.REPLY_FIELD_NUMBER;
     private final long id;
-    private final int type;
-    private final MessageLite body;
+    private int type;
+    private MessageLite body;
     private int bodySize;
     private int replySize;
     private int size = -1;
@@ -147,6 +151,18 @@ final class Wire {
       this.id = id;
       this.type = type;
       this.body = body;
+    }
+
+    /** A reply to request {@code id} whose body {@link #body} sets, before the frame is written. */
+    ReplyFrame(long id) {
+      this.id = id;
+    }
+
+    /** Sets the reply's body (of wire type {@code type}); not once the frame was written. */
+    final void body(int type, MessageLite body) {
+      this.type = type;
+      this.body = body;
+      this.size = -1;
     }
 
     @Override
@@ -188,12 +204,19 @@ final class Wire {
   }
 
   /**
-   * Writes a {@link Frame} (or an {@link Encodable}) as its 4-byte length and its bytes, serialized straight into
-   * one pooled buffer of the exact size: no intermediate byte array and one buffer per frame, where Netty's
-   * ProtobufEncoder and LengthFieldPrepender made a byte array, a copy of it and a separate 4-byte header
-   * buffer (two buffers, so twice the entries, per frame in the socket's gathering write).
+   * Writes a {@link Frame} (or an {@link Encodable}) as its 4-byte length and its bytes into one pooled buffer of the
+   * exact size (through the encoder's own byte array, or straight into the buffer for large frames): one buffer per
+   * frame, where Netty's ProtobufEncoder and LengthFieldPrepender made a byte array, a copy of it and a separate
+   * 4-byte header buffer (two buffers, so twice the entries, per frame in the socket's gathering write).
    */
   static final class FrameEncoder extends MessageToByteEncoder<Object> {
+    /**
+     * Frames up to this size are serialized into a byte array kept by the encoder and copied into the buffer: protobuf's
+     * encoder for a direct buffer duplicates the buffer (two objects per frame), its array encoder does not.
+     */
+    static final int SCRATCH_BYTES = 4096;
+    private byte[] scratch;
+
     FrameEncoder() {
       super(Object.class, true);
     }
@@ -207,6 +230,16 @@ final class Wire {
       return msg instanceof MessageLite m ? m.getSerializedSize() : ((Encodable) msg).serializedSize();
     }
 
+    private static void write(Object msg, CodedOutputStream cos) throws IOException {
+      if (msg instanceof MessageLite m) {
+        m.writeTo(cos);
+      } else {
+        ((Encodable) msg).writeTo(cos);
+      }
+      cos.flush();
+      cos.checkNoSpaceLeft(); // exactly the size announced
+    }
+
     @Override
     protected ByteBuf allocateBuffer(ChannelHandlerContext ctx, Object msg, boolean preferDirect) {
       return ctx.alloc().ioBuffer(LENGTH_BYTES + sizeOf(msg)); // the size is memoized by the message
@@ -217,18 +250,21 @@ final class Wire {
       int size = sizeOf(msg);
       out.ensureWritable(LENGTH_BYTES + size);
       out.writeInt(size);
+      if (size <= SCRATCH_BYTES) {
+        if (scratch == null) {
+          scratch = new byte[SCRATCH_BYTES];
+        }
+        CodedOutputStream cos = CodedOutputStream.newInstance(scratch, 0, size);
+        write(msg, cos);
+        out.writeBytes(scratch, 0, size);
+        return;
+      }
       int start = out.writerIndex();
       boolean direct = out.nioBufferCount() == 1; // an ioBuffer is one memory region
       byte[] array = direct ? null : new byte[size];
       CodedOutputStream cos = direct ? CodedOutputStream.newInstance(out.internalNioBuffer(start, size))
           : CodedOutputStream.newInstance(array);
-      if (msg instanceof MessageLite m) {
-        m.writeTo(cos);
-      } else {
-        ((Encodable) msg).writeTo(cos);
-      }
-      cos.flush();
-      cos.checkNoSpaceLeft(); // exactly the size announced
+      write(msg, cos);
       if (direct) {
         out.writerIndex(start + size);
       } else {
@@ -237,18 +273,37 @@ final class Wire {
     }
   }
 
+  /** Makes the object a server's {@link FrameDecoder} hands on for a client request it parsed (the runtime's request). */
+  interface RequestFactory {
+    Object request(long id, int type, Message body);
+  }
+
   /**
    * Splits the byte stream into frames and parses each as a {@link Frame}, straight from the received
    * buffer (no copy of the frame into a byte array first; bytes fields of the frame are copied out, so
-   * nothing refers to the buffer afterwards). Unlike Netty's length-field decoder its limit is on the
+   * nothing refers to the buffer afterwards). On a server's client connection ({@link #parseRequests}) a frame
+   * that is a plain request becomes a request object of the {@link RequestFactory} instead. Unlike Netty's length-field decoder its limit is on the
    * body (what {@code limits.frameBytesMax} says) and can change: accepted connections start with the
    * small handshake limit. A length above the limit (or above 2^31-1) fails at once, before anything of
    * the body is buffered. A frame that is not a valid Frame closes the connection (malformed frame). A
    * connection that ends in the middle of a frame is logged.
    */
   static final class FrameDecoder extends ByteToMessageDecoder {
+    /** Frame.request: field 5, length-delimited (a tag is the field number shifted by 3, or the wire type). */
+    private static final int REQUEST_TAG = tag(Frame.REQUEST_FIELD_NUMBER, WireFormat.WIRETYPE_LENGTH_DELIMITED);
+    private static final int ID_TAG = tag(org.kvlab.wire.Request.ID_FIELD_NUMBER, WireFormat.WIRETYPE_VARINT);
+    private static final int TYPE_TAG = tag(org.kvlab.wire.Request.TYPE_FIELD_NUMBER, WireFormat.WIRETYPE_VARINT);
+    private static final int BODY_TAG = tag(org.kvlab.wire.Request.BODY_FIELD_NUMBER, WireFormat.WIRETYPE_LENGTH_DELIMITED);
+
+    private static int tag(int field, int wireType) {
+      return (field << 3) | wireType;
+    }
+
     private final String owner;
     private final Consumer<String> events;
+    private IntFunction<Parser<? extends Message>> requestParsers;
+    private RequestFactory requests;
+    private byte[] scratch; // see input()
     private int limit;
     private String limitName;
     private boolean failed;
@@ -268,6 +323,18 @@ final class Wire {
 
     int limit() {
       return limit;
+    }
+
+    /**
+     * From now on, a frame that is exactly {@code Frame{request: Request{id, type, body}}} (fields in the generated
+     * code's order) and whose type {@code parsers} has a parser for becomes {@code requests.request(id, type, body)}
+     * with its body parsed in place (no Frame, Request or body byte string). Every other frame, and a request whose
+     * body does not parse, stays a {@link Frame} (so the server answers it as before, e.g. "malformed" or "no
+     * handler"). For a server's client connections.
+     */
+    void parseRequests(IntFunction<Parser<? extends Message>> parsers, RequestFactory requests) {
+      this.requestParsers = parsers;
+      this.requests = requests;
     }
 
     @Override
@@ -301,21 +368,100 @@ final class Wire {
       }
     }
 
-    private static Frame parse(ByteBuf in, int start, int length) throws IOException {
-      CodedInputStream cis;
-      if (in.hasArray()) {
-        cis = CodedInputStream.newInstance(in.array(), in.arrayOffset() + start, length);
-      } else if (in.nioBufferCount() == 1) {
-        cis = CodedInputStream.newInstance(in.internalNioBuffer(start, length));
-      } else {
-        byte[] copy = new byte[length];
-        in.getBytes(start, copy);
-        cis = CodedInputStream.newInstance(copy);
+    private Object parse(ByteBuf in, int start, int length) throws IOException {
+      if (requestParsers != null) {
+        Object request = parseRequest(input(in, start, length), length);
+        if (request != null) {
+          return request;
+        }
       }
-      // No aliasing (the default): bytes and string fields are copied, the buffer is reused after this.
+      // No aliasing (the default) on either path: bytes and string fields are copied, so nothing refers to the buffer
+      // or to the decoder's array afterwards.
+      CodedInputStream cis = input(in, start, length);
       Frame frame = Frame.parser().parseFrom(cis);
       cis.checkLastTagWas(0);
       return frame;
+    }
+
+    /**
+     * The frame of {@code length} bytes on {@code cis} as a request object, or null if it is anything else
+     * than exactly one Request (id, type, then body, each at most once and nothing else), if the type has no parser
+     * or if anything fails to parse: the caller then parses it as a {@link Frame}, which gives the same request
+     * (or the same error) the slow way.
+     */
+    private Object parseRequest(CodedInputStream cis, int length) {
+      try {
+        if (cis.readTag() != REQUEST_TAG) {
+          return null;
+        }
+        int requestLength = cis.readRawVarint32();
+        if (requestLength < 0 || cis.getTotalBytesRead() + requestLength != length) {
+          return null; // not the only field of the frame
+        }
+        long id = 0;
+        int type = 0;
+        int seen = 0; // the fields seen so far, in order: 1 id, 2 type, 3 body
+        Message body = null;
+        while (true) {
+          int tag = cis.readTag();
+          if (tag == 0) {
+            break;
+          } else if (tag == ID_TAG && seen < 1) {
+            id = cis.readUInt64();
+            seen = 1;
+          } else if (tag == TYPE_TAG && seen < 2) {
+            type = cis.readUInt32();
+            seen = 2;
+          } else if (tag == BODY_TAG && seen < 3) {
+            Parser<? extends Message> parser = requestParsers.apply(type);
+            if (parser == null) {
+              return null;
+            }
+            int bodyLength = cis.readRawVarint32();
+            int outer = cis.pushLimit(bodyLength);
+            body = parser.parseFrom(cis); // as MessageTypes.parse does from the body's byte string
+            cis.checkLastTagWas(0);
+            cis.popLimit(outer);
+            seen = 3;
+          } else {
+            return null;
+          }
+        }
+        if (body == null) { // proto3 leaves an empty body out
+          Parser<? extends Message> parser = requestParsers.apply(type);
+          if (parser == null) {
+            return null;
+          }
+          body = parser.parseFrom(com.google.protobuf.ByteString.EMPTY);
+        }
+        return requests.request(id, type, body);
+      } catch (IOException | RuntimeException e) {
+        return null;
+      }
+    }
+
+    /**
+     * A protobuf input over the frame: the buffer's own array if it has one, else a copy in the decoder's byte array
+     * (frames up to {@link FrameEncoder#SCRATCH_BYTES}), else the buffer's memory. protobuf's decoder of a direct
+     * buffer duplicates the buffer and decodes strings through a char array; its array decoder does neither.
+     */
+    private CodedInputStream input(ByteBuf in, int start, int length) {
+      if (in.hasArray()) {
+        return CodedInputStream.newInstance(in.array(), in.arrayOffset() + start, length);
+      }
+      if (length <= FrameEncoder.SCRATCH_BYTES) {
+        if (scratch == null) {
+          scratch = new byte[FrameEncoder.SCRATCH_BYTES];
+        }
+        in.getBytes(start, scratch, 0, length);
+        return CodedInputStream.newInstance(scratch, 0, length);
+      }
+      if (in.nioBufferCount() == 1) {
+        return CodedInputStream.newInstance(in.internalNioBuffer(start, length));
+      }
+      byte[] copy = new byte[length];
+      in.getBytes(start, copy);
+      return CodedInputStream.newInstance(copy);
     }
 
     @Override

@@ -1,63 +1,146 @@
 package org.kvlab.store;
 
 import com.google.protobuf.Message;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.NavigableMap;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.TreeMap;
 import java.util.function.Predicate;
 import org.kvlab.api.RecordType;
 
 /**
- * A {@link VersionedStore} held in memory: per key, a {@link TreeMap} from version key to record, ordered by
+ * A {@link VersionedStore} held in memory: per key, a {@link VersionChain} of versions ordered by
  * {@link Arrays#compareUnsigned(byte[], byte[])} exactly like {@link JeStore} orders its keys.
  *
- * <p>Deterministic: the outer map is a {@link HashMap} but it is only ever looked up by key or asked its
- * size, never iterated, so no hash order leaks out; the per-key maps are sorted. Nothing is durable, so
- * {@link #sync()} does nothing (the runtime refuses durability {@code sync} with this engine, see
- * {@link Stores#open}).
+ * <p>The chains sit in an open-addressing hash table (linear probing, at most half full) and each chain holds its
+ * key's hash and (when short) characters, and its first versions: finding a key and its newest version touches the
+ * table slot and the chain. A {@link HashMap} from key to a sorted map touched its table, its node, the stored key
+ * string and that string's bytes, then the map, its entry and the version key's bytes: with thousands of keys each
+ * is a likely cache miss, and together they were nearly half of a server's event-loop samples under the anchor
+ * workload (docs/benchmarks/dkvf-anchor.md).
+ *
+ * <p>Deterministic: the table is only ever probed by key or asked its size, never iterated, so no hash order
+ * leaks out; the chains are sorted. Nothing is durable, so {@link #sync()} does nothing (the runtime refuses
+ * durability {@code sync} with this engine, see {@link Stores#open}).
+ *
+ * <p>The key of the last call and its chain are remembered: a protocol that puts and then prunes the same key
+ * (the same string) looks it up once. Keys are never removed, so the remembered chain stays the key's.
  *
  * <p>Records are kept by reference (protobuf messages are immutable). Not thread-safe, except
  * {@link #sync()} and {@link #close()}, which touch no data.
  */
 public final class InMemoryStore<R extends Message> implements VersionedStore<R> {
+  private static final int INITIAL_TABLE = 64;
   private final RecordType<R> type;
-  /** Never iterated (see class comment); every value map is non-empty. */
-  private final Map<String, NavigableMap<byte[], R>> keys = new HashMap<>();
+  /** Open addressing; a power of two in length, at most half full; never iterated (see class comment). */
+  private VersionChain<R>[] table = newTable(INITIAL_TABLE);
+  private int count;
+  private String lastKey; // the key of the last call, compared by identity
+  private VersionChain<R> lastChain; // its chain, null if it had none then (or the key failed the check)
   private volatile boolean closed;
 
   public InMemoryStore(RecordType<R> type) {
     this.type = Objects.requireNonNull(type, "type");
   }
 
+  @SuppressWarnings("unchecked")
+  private static <R> VersionChain<R>[] newTable(int length) {
+    return (VersionChain<R>[]) new VersionChain<?>[length];
+  }
+
+  /** The key's hash code, its bits spread so that keys differing in high bits do not share probe runs. */
+  private static int hash(String key) {
+    int h = key.hashCode() * 0x9E3779B9;
+    return h ^ (h >>> 16);
+  }
+
+  /**
+   * The chain of {@code key}, null if it has none. Checks the key ({@link Stores#checkKey}) only when it has none: a
+   * key found equals a stored one, which passed the check when it was added.
+   */
+  private VersionChain<R> chain(String key) {
+    if (key == lastKey && lastChain != null) {
+      return lastChain;
+    }
+    int h = hash(Objects.requireNonNull(key, "key"));
+    VersionChain<R>[] t = table;
+    int mask = t.length - 1;
+    VersionChain<R> found = null;
+    for (int i = h & mask; t[i] != null; i = (i + 1) & mask) {
+      if (t[i].hash == h && t[i].isOf(key)) {
+        found = t[i];
+        break;
+      }
+    }
+    if (found == null) {
+      Stores.checkKey(key);
+    }
+    lastChain = found;
+    lastKey = key;
+    return found;
+  }
+
+  /** Adds the chain of a key that has none. */
+  private VersionChain<R> add(String key, byte[] version, R record) {
+    if (2 * (count + 1) > table.length) {
+      VersionChain<R>[] bigger = newTable(table.length * 2);
+      for (VersionChain<R> c : table) {
+        if (c != null) {
+          place(bigger, c);
+        }
+      }
+      table = bigger;
+    }
+    VersionChain<R> c = new VersionChain<>(hash(key), key, version, record);
+    place(table, c);
+    count++;
+    return c;
+  }
+
+  private static <R> void place(VersionChain<R>[] t, VersionChain<R> c) {
+    int mask = t.length - 1;
+    int i = c.hash & mask;
+    while (t[i] != null) {
+      i = (i + 1) & mask;
+    }
+    t[i] = c;
+  }
+
   @Override
   public void put(String key, R record) {
     checkOpen();
-    Stores.checkKey(key);
     Objects.requireNonNull(record, "record");
+    VersionChain<R> versions = chain(key);
     byte[] version = Stores.versionKeyOf(type, record);
-    NavigableMap<byte[], R> versions = keys.computeIfAbsent(key, k -> new TreeMap<>(Arrays::compareUnsigned));
-    R existing = versions.putIfAbsent(version, record);
-    if (existing != null && !existing.equals(record)) {
-      throw Stores.conflict(key, version, existing, record);
+    if (versions == null) {
+      lastChain = add(key, version, record);
+      return;
     }
+    int at = versions.search(version);
+    if (at >= 0) {
+      R existing = versions.record(at);
+      if (!existing.equals(record)) {
+        throw Stores.conflict(key, version, existing, record);
+      }
+      return;
+    }
+    versions.insert(-at - 1, version, record);
   }
 
   @Override
   public Optional<R> newest(String key, Predicate<? super R> filter) {
     checkOpen();
     Objects.requireNonNull(filter, "filter");
-    NavigableMap<byte[], R> versions = keys.get(Stores.checkKey(key));
+    VersionChain<R> versions = chain(key);
     if (versions != null) {
-      Map.Entry<byte[], R> last = versions.lastEntry(); // the common case: the newest version qualifies
-      if (filter.test(last.getValue())) {
-        return Optional.of(last.getValue());
+      if (filter.test(versions.newest())) { // the common case: the newest version qualifies
+        return Optional.of(versions.newest());
       }
-      for (R r : versions.headMap(last.getKey(), false).descendingMap().values()) {
+      for (int i = versions.size() - 2; i >= 0; i--) {
+        R r = versions.record(i);
         if (filter.test(r)) {
           return Optional.of(r);
         }
@@ -69,31 +152,28 @@ public final class InMemoryStore<R extends Message> implements VersionedStore<R>
   @Override
   public List<R> versions(String key) {
     checkOpen();
-    NavigableMap<byte[], R> versions = keys.get(Stores.checkKey(key));
-    return versions == null ? List.of() : List.copyOf(versions.descendingMap().values());
+    VersionChain<R> versions = chain(key);
+    if (versions == null) {
+      return List.of();
+    }
+    List<R> out = new ArrayList<>(versions.size());
+    for (int i = versions.size() - 1; i >= 0; i--) {
+      out.add(versions.record(i));
+    }
+    return Collections.unmodifiableList(out);
   }
 
   @Override
   public int prune(String key, Predicate<? super R> stable) {
     checkOpen();
     Objects.requireNonNull(stable, "stable");
-    NavigableMap<byte[], R> versions = keys.get(Stores.checkKey(key));
-    if (versions == null || versions.size() == 1) {
-      return 0; // one version has nothing older to remove
-    }
+    VersionChain<R> versions = chain(key);
     // From the oldest: remove it while the version after it is stable (what remains first is the newest version
-    // of the leading run of stable versions). No views or iterators: a protocol prunes after every put (Eventual
-    // keeps one version), and the view and iterator objects were a fifth of a server's allocation.
+    // of the leading run of stable versions). A protocol prunes after every put (Eventual keeps one version).
     int removed = 0;
-    byte[] oldest = versions.firstKey();
-    while (true) {
-      Map.Entry<byte[], R> next = versions.higherEntry(oldest);
-      if (next == null || !stable.test(next.getValue())) {
-        break;
-      }
-      versions.pollFirstEntry();
+    while (versions != null && versions.size() > 1 && stable.test(versions.record(1))) {
+      versions.removeOldest();
       removed++;
-      oldest = next.getKey();
     }
     return removed;
   }
@@ -101,7 +181,7 @@ public final class InMemoryStore<R extends Message> implements VersionedStore<R>
   @Override
   public long keyCount() {
     checkOpen();
-    return keys.size();
+    return count;
   }
 
   /** Nothing to do: this store is never durable. */
@@ -115,7 +195,7 @@ public final class InMemoryStore<R extends Message> implements VersionedStore<R>
 
   @Override
   public String toString() {
-    return "InMemoryStore[" + type.type().getSimpleName() + ", " + keys.size() + " keys]";
+    return "InMemoryStore[" + type.type().getSimpleName() + ", " + count + " keys]";
   }
 
   private void checkOpen() {

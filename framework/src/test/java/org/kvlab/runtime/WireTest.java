@@ -18,9 +18,12 @@ import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.codec.DecoderException;
 import java.util.ArrayList;
 import java.util.List;
+import org.kvlab.wire.Ack;
 import org.kvlab.wire.Data;
 import org.kvlab.wire.Frame;
+import org.kvlab.wire.Ping;
 import org.kvlab.wire.Reply;
+import org.kvlab.wire.Request;
 import org.junit.jupiter.api.Test;
 
 /** The framing of {@link Wire}: one length-prefixed buffer per frame out, frames parsed straight from the stream in. */
@@ -64,8 +67,9 @@ class WireTest {
     Wire.install(ch.pipeline(), 1 << 20, "test");
     List<Frame> sent = new ArrayList<>();
     ByteBuf stream = Unpooled.buffer();
-    for (int i = 0; i < 20; i++) {
-      Frame f = reply(i, i * 37 % 300);
+    for (int i = 0; i < 22; i++) {
+      // Small frames go through the decoder's own array, large ones (above FrameEncoder.SCRATCH_BYTES) do not.
+      Frame f = reply(i, i < 20 ? i * 37 % 300 : Wire.FrameEncoder.SCRATCH_BYTES + i);
       sent.add(f);
       stream.writeBytes(framed(f));
     }
@@ -103,6 +107,12 @@ class WireTest {
           ByteBuf b = ch.readOutbound();
           assertArrayEquals(framed(generated), ByteBufUtil.getBytes(b), "id " + id + " type " + type + " body " + body);
           b.release();
+          Wire.ReplyFrame later = new Wire.ReplyFrame(id); // the server's request object: its body set on reply
+          later.body(type, body);
+          ch.writeOutbound(later);
+          b = ch.readOutbound();
+          assertArrayEquals(framed(generated), ByteBufUtil.getBytes(b), "body set later: id " + id + " type " + type);
+          b.release();
         }
       }
     }
@@ -124,5 +134,106 @@ class WireTest {
     assertEquals(ok, ch.readInbound(), "the frame before the malformed one is delivered");
     assertNull(ch.readInbound(), "nothing after the malformed frame is parsed");
     ch.finishAndReleaseAll();
+  }
+
+  // ---- a server's client connection: requests parsed straight into protocol messages ----
+
+  /** Request bodies of the test: type 1 is a Data message, type 2 an Ack; any other type has no handler. */
+  private static com.google.protobuf.Parser<? extends com.google.protobuf.Message> testParser(int type) {
+    return type == 1 ? Data.parser() : type == 2 ? Ack.parser() : null;
+  }
+
+  /** What the test's request factory makes. */
+  private record Got(long id, int type, com.google.protobuf.Message body) {}
+
+  private static EmbeddedChannel requestChannel() {
+    EmbeddedChannel ch = new EmbeddedChannel();
+    Wire.install(ch.pipeline(), 1 << 20, "test").parseRequests(WireTest::testParser, Got::new);
+    return ch;
+  }
+
+  private static Frame request(long id, int type, com.google.protobuf.Message body) {
+    return Frame.newBuilder().setRequest(Request.newBuilder().setId(id).setType(type).setBody(body.toByteString())).build();
+  }
+
+  private static ByteBuf pooledDirect(byte[] bytes) {
+    ByteBuf b = PooledByteBufAllocator.DEFAULT.directBuffer(bytes.length);
+    return b.writeBytes(bytes);
+  }
+
+  @Test
+  void when_requestsArriveOnAClientConnection_then_eachIsParsedWithItsTypesParserStraightFromTheBuffer() {
+    EmbeddedChannel ch = requestChannel();
+    Data data = Data.newBuilder().setSeq(9).setType(4).setBody(ByteString.copyFrom(new byte[64])).build();
+    Ack ack = Ack.newBuilder().setSeq(77).build();
+    long[] ids = {0, 1, 300, Long.MAX_VALUE, -1};
+    ByteBuf stream = Unpooled.buffer();
+    for (long id : ids) {
+      stream.writeBytes(framed(request(id, 1, data))).writeBytes(framed(request(id, 2, ack)));
+    }
+    stream.writeBytes(framed(request(5, 2, Ack.getDefaultInstance()))); // an empty body: proto3 leaves it out
+    while (stream.isReadable()) { // pieces that split frames, on pooled direct buffers
+      int n = Math.min(stream.readableBytes(), 17);
+      ch.writeInbound(pooledDirect(ByteBufUtil.getBytes(stream.readBytes(n))));
+    }
+    for (long id : ids) {
+      Got d = ch.readInbound();
+      assertEquals(id, d.id());
+      assertEquals(1, d.type());
+      assertEquals(data, d.body());
+      Got a = ch.readInbound();
+      assertEquals(id, a.id());
+      assertEquals(2, a.type());
+      assertEquals(ack, a.body());
+    }
+    Got empty = ch.readInbound();
+    assertEquals(5, empty.id());
+    assertEquals(Ack.getDefaultInstance(), empty.body());
+    assertNull(ch.readInbound());
+    assertFalse(ch.finish());
+  }
+
+  @Test
+  void when_aFrameIsNotAPlainRequestOfAKnownType_then_itArrivesAsAFrameForTheSlowPath() throws Exception {
+    EmbeddedChannel ch = requestChannel();
+    Ack ack = Ack.newBuilder().setSeq(77).build();
+    Request plain = Request.newBuilder().setId(3).setType(2).setBody(ack.toByteString()).build();
+    List<byte[]> bodies = new ArrayList<>();
+    // No parser for the type (the server has no handler: it answers "no handler").
+    bodies.add(request(3, 7, ack).toByteArray());
+    // A body that is not a valid message of its type (the server answers "malformed").
+    bodies.add(Frame.newBuilder().setRequest(Request.newBuilder().setId(3).setType(2)
+        .setBody(ByteString.copyFrom(new byte[] {(byte) 0xff, (byte) 0xff}))).build().toByteArray());
+    // Not a request at all.
+    bodies.add(Frame.newBuilder().setPing(Ping.newBuilder().setNanos(12)).build().toByteArray());
+    // Fields out of the generated order (body before type).
+    bodies.add(concat(new byte[] {0x2a, (byte) (4 + ack.getSerializedSize() + 2)},
+        new byte[] {0x08, 0x03, 0x1a, (byte) ack.getSerializedSize()}, ack.toByteArray(), new byte[] {0x10, 0x02}));
+    // An unknown field (31, varint 5) inside the request.
+    bodies.add(concat(new byte[] {0x2a, (byte) (plain.getSerializedSize() + 3)}, plain.toByteArray(),
+        new byte[] {(byte) 0xf8, 0x01, 0x05}));
+    // A second field after the request in the frame (the oneof's request again: merged by the generated code).
+    bodies.add(concat(Frame.newBuilder().setRequest(plain).build().toByteArray(),
+        Frame.newBuilder().setRequest(Request.newBuilder().setId(4)).build().toByteArray()));
+    for (byte[] b : bodies) {
+      ch.writeInbound(pooledDirect(concat(new byte[] {0, 0, 0, (byte) b.length}, b)));
+    }
+    for (byte[] b : bodies) {
+      Object got = ch.readInbound();
+      assertInstanceOf(Frame.class, got, "the slow path's Frame");
+      assertEquals(Frame.parseFrom(b), got);
+    }
+    assertEquals(4, Frame.parseFrom(bodies.get(5)).getRequest().getId(), "the merge the fast path must not skip");
+    assertEquals(2, Frame.parseFrom(bodies.get(3)).getRequest().getType());
+    assertNull(ch.readInbound());
+    assertFalse(ch.finish());
+  }
+
+  private static byte[] concat(byte[]... parts) {
+    ByteBuf b = Unpooled.buffer();
+    for (byte[] p : parts) {
+      b.writeBytes(p);
+    }
+    return ByteBufUtil.getBytes(b);
   }
 }

@@ -2,7 +2,11 @@ package org.kvlab.store;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
+import java.util.Random;
+import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 import org.kvlab.testing.TestRecord;
 
@@ -29,5 +33,58 @@ class InMemoryStoreTest extends VersionedStoreContract {
       assertEquals(newestFirst(va), va);
     }
     assertEquals(a.keyCount(), b.keyCount());
+  }
+
+  @Test
+  void when_versions_arrive_out_of_order_and_are_pruned_then_the_chains_answer_as_a_sorted_map_does() {
+    // The chains are rings that grow, shrink and insert in the middle; a TreeMap per key is the model. Keys are
+    // passed as fresh strings half the time, so the remembered last key is hit and missed.
+    InMemoryStore<TestRecord> store = new InMemoryStore<>(TYPE);
+    List<TreeMap<Long, TestRecord>> model = new ArrayList<>();
+    for (int k = 0; k < 5; k++) {
+      model.add(new TreeMap<>());
+    }
+    Random random = new Random(17);
+    long[] clock = new long[5];
+    // Keys held packed in the chain (short, below U+0100) and as characters (long, or beyond U+00FF).
+    String[] names = {"key-0", "user6284781860667377211", "a key longer than twenty-four characters", "ключ-3", ""};
+    for (int step = 0; step < 40_000; step++) {
+      int k = random.nextInt(5);
+      String key = random.nextBoolean() ? names[k] : new String(names[k].toCharArray());
+      TreeMap<Long, TestRecord> versions = model.get(k);
+      int op = random.nextInt(10);
+      if (op < 5) { // mostly newer versions, some older ones (replicated writes) and some repeats
+        long ut = random.nextInt(4) == 0 ? Math.max(0, clock[k] - random.nextInt(50)) : ++clock[k] + random.nextInt(3);
+        clock[k] = Math.max(clock[k], ut);
+        int sr = random.nextInt(2); // same ut, other replica: version keys with equal first 8 bytes
+        TestRecord r = rec(ut, sr);
+        store.put(key, r);
+        versions.put(ut * 2 + sr, r); // the model's key orders as (ut, sr)
+      } else if (op < 7 && !versions.isEmpty()) { // prune below a bound (monotone stability)
+        long bound = clock[k] - random.nextInt(random.nextBoolean() ? 5 : 300);
+        var stableOnes = versions.headMap(bound * 2 + 1, true);
+        int expected = stableOnes.isEmpty() ? 0 : stableOnes.size() - 1;
+        if (expected > 0) {
+          Long newestStable = stableOnes.lastKey();
+          versions.headMap(newestStable, false).clear();
+        }
+        assertEquals(expected, store.prune(key, r -> r.getUt() <= bound), "removed at step " + step);
+      } else if (op < 9) {
+        long below = clock[k] - random.nextInt(20);
+        var expected = versions.headMap(below * 2 + 1, true).lastEntry();
+        assertEquals(Optional.ofNullable(expected == null ? null : expected.getValue()),
+            store.newest(key, r -> r.getUt() <= below), "newest at step " + step);
+      } else {
+        assertEquals(newestFirst(new ArrayList<>(versions.values())), store.versions(key), "versions at step " + step);
+      }
+    }
+    for (int k = 0; k < 5; k++) {
+      assertEquals(newestFirst(new ArrayList<>(model.get(k).values())), store.versions(names[k]));
+    }
+    assertEquals(5, store.keyCount());
+    for (String other : List.of("key-1", "user6284781860667377212", "a key longer than twenty-four character", "ключ-4",
+        "user628478186066737721", "\u00ff")) {
+      assertEquals(List.of(), store.versions(other), other);
+    }
   }
 }
