@@ -178,17 +178,20 @@ public final class OpenLoopBench {
 
   /**
    * The cluster as the load generator's client sees it: its in-flight limit per connection raised to
-   * {@link OpenLoopLoad#IN_FLIGHT_MAX} (if lower), so that a stall of the server or of the machine shows as
+   * {@link OpenLoopLoad#IN_FLIGHT_MAX} plus one batch (if lower), so that a stall of the server or of the machine shows as
    * latency of the requests due during it, not as requests the client refuses itself; the run is abandoned
    * at that many in flight anyway. The servers keep the cluster file's limits.
    */
   static ClusterConfig forLoadGenerator(ClusterConfig c) {
     ClusterConfig.Limits l = c.limits();
-    if (l.clientRequestsInFlightMax() >= OpenLoopLoad.IN_FLIGHT_MAX) {
+    // The run checks IN_FLIGHT_MAX once per wake-up, so its last batch may take it up to BATCH_MAX past that:
+    // the client allows those too (otherwise an abandoned run also reports a few requests the client refused).
+    int limit = OpenLoopLoad.IN_FLIGHT_MAX + OpenLoopLoad.BATCH_MAX;
+    if (l.clientRequestsInFlightMax() >= limit) {
       return c;
     }
     ClusterConfig.Limits raised = new ClusterConfig.Limits(l.frameBytesMax(), l.peerQueueMessagesMax(),
-        OpenLoopLoad.IN_FLIGHT_MAX, l.handshakeMillis(), l.clientIdleSeconds());
+        limit, l.handshakeMillis(), l.clientIdleSeconds());
     return new ClusterConfig(c.source(), c.name(), c.protocol(), c.params(), c.topology(), c.servers(), c.storage(),
         c.emulation(), raised, c.security());
   }

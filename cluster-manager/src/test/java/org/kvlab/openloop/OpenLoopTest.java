@@ -101,6 +101,16 @@ class OpenLoopTest {
     assertTrue(csv.lines().findFirst().orElseThrow().endsWith("generator_bytes_per_req"), csv);
   }
 
+  @Test
+  void when_theGeneratorConnects_then_itsClientAllowsEveryRequestUntilTheRunIsAbandoned() {
+    ClusterConfig config = TestClusters.loopback("eventual", 1, 1, TestClusters.memory());
+    ClusterConfig raised = OpenLoopBench.forLoadGenerator(config);
+    // abandoned at IN_FLIGHT_MAX, checked once per wake-up: the last batch may add up to BATCH_MAX more
+    assertEquals(OpenLoopLoad.IN_FLIGHT_MAX + OpenLoopLoad.BATCH_MAX, raised.limits().clientRequestsInFlightMax());
+    assertEquals(config.limits().frameBytesMax(), raised.limits().frameBytesMax(), "only the in-flight limit changes");
+    assertEquals(config.servers(), raised.servers());
+  }
+
   private static OpenLoopBench.Point point(String protocol, double rate, double p99Micros, long errors) {
     return new OpenLoopBench.Point(protocol, "c", rate, rate, 100, errors, false, p99Micros / 2, p99Micros, p99Micros,
         p99Micros, p99Micros, new long[0], null);
