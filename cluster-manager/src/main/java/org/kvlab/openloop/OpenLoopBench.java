@@ -35,10 +35,24 @@ import org.kvlab.runtime.ClientRuntime;
  * experiment's bound with no errors. Progress goes to a callback (the CLI prints it).
  */
 public final class OpenLoopBench {
-  /** One rate of one protocol. Latencies in microseconds, from the intended send time. */
+  /**
+   * One rate of one protocol. Latencies in microseconds, from the intended send time. {@code serverPauses}: the
+   * servers' stop-the-world pauses (safepoints) in the measured window and their allocation per request, from their
+   * JVM logs (null if not logged); {@code generatorGc}: the load generator's collections in the window and its
+   * allocation per request (null if unknown).
+   */
   public record Point(String protocol, String cluster, double targetRate, double achievedOpsPerSec, long measured,
       long errors, boolean abandoned, double p50, double p90, double p99, double p999, double max, long[] perSecond,
-      String firstError) {}
+      String firstError, JvmPauses.Pauses serverPauses, JvmPauses.Pauses generatorGc) {
+
+    /** As above, without pause figures. */
+    public Point(String protocol, String cluster, double targetRate, double achievedOpsPerSec, long measured,
+        long errors, boolean abandoned, double p50, double p90, double p99, double p999, double max, long[] perSecond,
+        String firstError) {
+      this(protocol, cluster, targetRate, achievedOpsPerSec, measured, errors, abandoned, p50, p90, p99, p999, max,
+          perSecond, firstError, null, null);
+    }
+  }
 
   /** The outcome: every point, the knee per protocol (0 if no rate stayed within the bound), the directory. */
   public record Report(List<Point> points, Map<String, Double> knee, Path directory) {}
@@ -111,8 +125,16 @@ public final class OpenLoopBench {
       Protocol protocol = Protocols.byName(config.protocol());
       progress.accept("starting " + config.name() + " (" + protocol.name() + ", " + config.servers().size() + " servers)");
       LocalClusterProcesses cluster = null;
+      // Each server JVM logs its safepoints and collections into the results directory, so that every rate's
+      // pauses can be told apart from its queueing (unless the experiment's jvm options set up logging themselves).
+      Path gcLogs = dir.resolve("gc-" + config.name());
+      String logOptions = e.serverJvm().contains("-Xlog") ? null : JvmPauses.serverLogOptions(gcLogs);
+      if (logOptions != null) {
+        Files.createDirectories(gcLogs);
+      }
       try {
-        cluster = LocalClusterProcesses.start(file, config, false, e.serverJvm());
+        cluster = LocalClusterProcesses.start(file, config, false,
+            logOptions == null ? e.serverJvm() : e.serverJvm() + " " + logOptions);
         cluster.awaitConnected(Duration.ofSeconds(60));
       } catch (LocalClusterProcesses.LaunchException ex) {
         LocalClusterProcesses.stop(config, Duration.ofSeconds(10));
@@ -145,13 +167,15 @@ public final class OpenLoopBench {
           Point p = new Point(protocol.name(), config.name(), rate, o.achievedOpsPerSec(), o.measured(), o.errors(),
               o.abandoned(), any ? h.getValueAtPercentile(50) : Double.NaN, any ? h.getValueAtPercentile(90) : Double.NaN,
               any ? h.getValueAtPercentile(99) : Double.NaN, any ? h.getValueAtPercentile(99.9) : Double.NaN,
-              any ? h.getMaxValue() : Double.NaN, o.perSecond(), o.firstError());
+              any ? h.getMaxValue() : Double.NaN, o.perSecond(), o.firstError(),
+              logOptions == null ? null : serverPauses(gcLogs, o), o.generator());
           points.add(p);
           pointDone.accept(p);
-          progress.accept(String.format("%s offered %,.0f/s: achieved %,.0f/s, p50 %.2f ms, p99 %.2f ms, p99.9 %.2f ms%s%s",
+          progress.accept(String.format("%s offered %,.0f/s: achieved %,.0f/s, p50 %.2f ms, p99 %.2f ms, p99.9 %.2f ms%s%s%s",
               protocol.name(), rate, p.achievedOpsPerSec(), p.p50() / 1000, p.p99() / 1000, p.p999() / 1000,
               p.errors() > 0 ? ", " + p.errors() + " errors (" + p.firstError() + ")" : "",
-              p.abandoned() ? ", abandoned: " + OpenLoopLoad.IN_FLIGHT_MAX + " requests in flight" : ""));
+              p.abandoned() ? ", abandoned: " + OpenLoopLoad.IN_FLIGHT_MAX + " requests in flight" : "",
+              pauses(p)));
         }
       } finally {
         LocalClusterProcesses.stop(config, Duration.ofSeconds(10));
@@ -161,18 +185,55 @@ public final class OpenLoopBench {
   }
 
   /**
+   * The servers' pauses in the run's measured window, from their logs; the log thread writes asynchronously, so
+   * this waits a moment for the window's last lines. Null if the logs cannot be read.
+   */
+  private static JvmPauses.Pauses serverPauses(Path gcLogs, OpenLoopLoad.Outcome o) throws InterruptedException {
+    Thread.sleep(200);
+    try {
+      return JvmPauses.servers(gcLogs, o.windowFromMillis(), o.windowToMillis(), o.achievedOpsPerSec());
+    } catch (IOException ex) {
+      return null;
+    }
+  }
+
+  /** The pause figures of a point for the progress line: "; server: ..., generator: ..." (empty if none). */
+  static String pauses(Point p) {
+    StringBuilder b = new StringBuilder();
+    JvmPauses.Pauses s = p.serverPauses();
+    if (s != null) {
+      b.append(String.format("; server: %d pauses, %.1f ms in all, longest %.1f ms, %s B/request", s.count(),
+          s.totalMillis(), s.maxMillis(), bytes(s.bytesPerRequest())));
+    }
+    JvmPauses.Pauses g = p.generatorGc();
+    if (g != null) {
+      b.append(String.format("; generator: %d collections, %.0f ms in all, longest %s ms, %s B/request", g.count(),
+          g.totalMillis(), Double.isNaN(g.maxMillis()) ? "?" : String.format("%.0f", g.maxMillis()),
+          bytes(g.bytesPerRequest())));
+    }
+    return b.toString();
+  }
+
+  private static String bytes(double v) {
+    return Double.isNaN(v) ? "?" : String.format("%,.0f", v);
+  }
+
+  /**
    * The cluster as the load generator's client sees it: its in-flight limit per connection raised to
-   * {@link OpenLoopLoad#IN_FLIGHT_MAX} (if lower), so that a stall of the server or of the machine shows as
+   * {@link OpenLoopLoad#IN_FLIGHT_MAX} plus one batch (if lower), so that a stall of the server or of the machine shows as
    * latency of the requests due during it, not as requests the client refuses itself; the run is abandoned
    * at that many in flight anyway. The servers keep the cluster file's limits.
    */
   static ClusterConfig forLoadGenerator(ClusterConfig c) {
     ClusterConfig.Limits l = c.limits();
-    if (l.clientRequestsInFlightMax() >= OpenLoopLoad.IN_FLIGHT_MAX) {
+    // The run checks IN_FLIGHT_MAX once per wake-up, so its last batch may take it up to BATCH_MAX past that:
+    // the client allows those too (otherwise an abandoned run also reports a few requests the client refused).
+    int limit = OpenLoopLoad.IN_FLIGHT_MAX + OpenLoopLoad.BATCH_MAX;
+    if (l.clientRequestsInFlightMax() >= limit) {
       return c;
     }
     ClusterConfig.Limits raised = new ClusterConfig.Limits(l.frameBytesMax(), l.peerQueueMessagesMax(),
-        OpenLoopLoad.IN_FLIGHT_MAX, l.handshakeMillis(), l.clientIdleSeconds());
+        limit, l.handshakeMillis(), l.clientIdleSeconds());
     return new ClusterConfig(c.source(), c.name(), c.protocol(), c.params(), c.topology(), c.servers(), c.storage(),
         c.emulation(), raised, c.security());
   }
@@ -210,16 +271,25 @@ public final class OpenLoopBench {
     json.put("clientThreads", e.clientThreads());
     json.put("workload", e.workload());
     json.put("serverJvm", e.serverJvm());
+    json.put("generatorJvm", String.join(" ", java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments()));
     json.put("loadAverage", Files.readString(Path.of("/proc/loadavg")).strip());
     json.put("cores", Runtime.getRuntime().availableProcessors());
     json.put("knee", knee);
     json.put("points", points);
     new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(dir.resolve("openloop.json").toFile(), json);
-    StringBuilder csv = new StringBuilder("protocol,cluster,target_ops,achieved_ops,measured,errors,abandoned,p50_us,p90_us,p99_us,p999_us,max_us\n");
+    StringBuilder csv = new StringBuilder("protocol,cluster,target_ops,achieved_ops,measured,errors,abandoned,p50_us,p90_us,p99_us,p999_us,max_us,"
+        + "server_pauses,server_pause_ms,server_pause_max_ms,server_bytes_per_req,generator_gcs,generator_gc_ms,"
+        + "generator_gc_max_ms,generator_bytes_per_req\n");
     for (Point p : points) {
+      JvmPauses.Pauses s = p.serverPauses();
+      JvmPauses.Pauses g = p.generatorGc();
       csv.append(String.join(",", p.protocol(), p.cluster(), fmt(p.targetRate()), fmt(p.achievedOpsPerSec()),
           Long.toString(p.measured()), Long.toString(p.errors()), Boolean.toString(p.abandoned()), fmt(p.p50()),
-          fmt(p.p90()), fmt(p.p99()), fmt(p.p999()), fmt(p.max()))).append('\n');
+          fmt(p.p90()), fmt(p.p99()), fmt(p.p999()), fmt(p.max()),
+          s == null ? "" : Long.toString(s.count()), s == null ? "" : fmt(s.totalMillis()), s == null ? "" : fmt(s.maxMillis()),
+          s == null ? "" : fmt(s.bytesPerRequest()),
+          g == null ? "" : Long.toString(g.count()), g == null ? "" : fmt(g.totalMillis()), g == null ? "" : fmt(g.maxMillis()),
+          g == null ? "" : fmt(g.bytesPerRequest()))).append('\n');
     }
     Files.writeString(dir.resolve("openloop.csv"), csv);
     save(latencyChart(e, points), dir, "latency-throughput");

@@ -1,7 +1,6 @@
 package org.kvlab.openloop;
 
 import com.google.protobuf.ByteString;
-import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
@@ -9,7 +8,6 @@ import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Semaphore;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.locks.LockSupport;
@@ -34,10 +32,10 @@ public final class OpenLoopLoad {
 
   private OpenLoopLoad() {}
 
-  /** What each completed request updates (one object per run, not one capturing lambda per request). */
-  private record Completion(long start, AtomicLongArray perSecond, AtomicLong errors, String[] firstError,
-      Recorder recorder, AtomicLong measured, AtomicLong lastMeasuredDone, AtomicLong inFlight) {
-    void done(long intended, boolean counted, Throwable e) {
+  /** What each completed request updates (one object per run; per request only the callback holding its due time). */
+  private record Completion(long start, long measureFrom, AtomicLongArray perSecond, AtomicLong errors,
+      String[] firstError, Recorder recorder, AtomicLong measured, AtomicLong lastMeasuredDone, AtomicLong inFlight) {
+    void done(long intended, Throwable e) {
       long done = System.nanoTime();
       int second = (int) ((done - start) / 1_000_000_000L);
       if (second >= 0 && second < perSecond.length()) {
@@ -47,13 +45,58 @@ public final class OpenLoopLoad {
         if (errors.getAndIncrement() == 0) {
           firstError[0] = String.valueOf(e.getMessage());
         }
-      } else if (counted) {
-        recorder.recordValue(Math.max(1, TimeUnit.NANOSECONDS.toMicros(done - intended)));
+      } else if (intended >= measureFrom) {
+        recorder.recordValue(Math.max(1, (done - intended) / 1000)); // microseconds; HdrHistogram does not box
         measured.incrementAndGet();
         lastMeasuredDone.accumulateAndGet(done, Math::max);
       }
       inFlight.decrementAndGet();
     }
+  }
+
+  /**
+   * The requests due at one wake-up of the scheduling thread for one session thread, as arrays (not one task
+   * object per request): run there in one task, so their writes leave in one flush.
+   */
+  private static final class Batch implements Runnable {
+    final Session[] sessions;
+    final int[] keys;
+    final long[] due;
+    final boolean[] read;
+    final String[] keyNames;
+    final ByteString value;
+    final Completion completion;
+    int n;
+
+    Batch(int capacity, String[] keyNames, ByteString value, Completion completion) {
+      sessions = new Session[capacity];
+      keys = new int[capacity];
+      due = new long[capacity];
+      read = new boolean[capacity];
+      this.keyNames = keyNames;
+      this.value = value;
+      this.completion = completion;
+    }
+
+    @Override
+    public void run() {
+      for (int j = 0; j < n; j++) {
+        Session s = sessions[j];
+        String key = keyNames[keys[j]];
+        long intended = due[j];
+        CompletableFuture<?> f = read[j] ? s.getAsync(key) : s.putAsync(key, value);
+        f.whenComplete((r, e) -> completion.done(intended, e));
+      }
+    }
+  }
+
+  /** The keys user0..user(records-1), built once per run rather than once per request. */
+  static String[] keyNames(int records) {
+    String[] k = new String[records];
+    for (int i = 0; i < records; i++) {
+      k[i] = "user" + i;
+    }
+    return k;
   }
 
   /** The workload of every request: uniform keys user0..user(records-1), reads or writes of a fixed value. */
@@ -66,9 +109,13 @@ public final class OpenLoopLoad {
    * @param perSecond requests completed in each second since the start (warm-up included), for the
    *     throughput-over-time chart
    * @param abandoned true if the run stopped issuing because IN_FLIGHT_MAX requests were in flight
+   * @param windowFromMillis wall-clock start of the measured window (for matching JVM logs' pauses to it)
+   * @param windowToMillis wall-clock end of the window, or the last measured completion if later
+   * @param generator the load generator's (this JVM's) collections and allocation per request in the window
    */
   public record Outcome(double targetRate, long issued, long measured, long errors, double achievedOpsPerSec,
-      Histogram latency, long[] perSecond, boolean abandoned, String firstError) {}
+      Histogram latency, long[] perSecond, boolean abandoned, String firstError, long windowFromMillis,
+      long windowToMillis, JvmPauses.Pauses generator) {}
 
   /** Writes every record once (closed loop, a bounded number in flight) so that reads find them. */
   public static void load(List<Session> sessions, Workload w) throws InterruptedException {
@@ -105,8 +152,10 @@ public final class OpenLoopLoad {
     if (!(rate > 0)) {
       throw new IllegalArgumentException("rate must be positive, got " + rate);
     }
+    JvmPauses.Pauses generator = null;
     double nanosPerRequest = 1e9 / rate;
     ByteString value = ByteString.copyFrom(new byte[w.valueBytes()]);
+    String[] keyNames = keyNames(w.records());
     SplittableRandom random = new SplittableRandom(w.seed());
     Recorder recorder = new Recorder(3);
     AtomicLong inFlight = new AtomicLong();
@@ -116,60 +165,77 @@ public final class OpenLoopLoad {
     String[] firstError = new String[1];
     int seconds = (int) ((warmupNanos + durationNanos + drainNanos) / 1_000_000_000L) + 2;
     AtomicLongArray perSecond = new AtomicLongArray(seconds);
+    long wall0 = System.currentTimeMillis();
     long start = System.nanoTime() + 1_000_000; // 1 ms from now
     long measureFrom = start + warmupNanos;
     long end = measureFrom + durationNanos;
     long issued = 0;
     boolean abandoned = false;
+    Completion completion = new Completion(start, measureFrom, perSecond, errors, firstError, recorder, measured,
+        lastMeasuredDone, inFlight);
+    // The generator's own collections and allocation over the measured window (sampled when its first request is
+    // due and when the schedule ends).
+    JvmPauses.Sample atWindow = null;
+    long issuedAtWindow = 0;
     // Every wake-up sends all requests due by then in one task per session thread (most sessions share
     // one), not one hand-off per request: at 100,000/s the per-request hand-offs and the wake-ups of the
     // client's event loop they cause cost more than the requests. The batch is bounded so that a late
     // wake-up still spreads its backlog over several tasks.
-    Map<Executor, List<Runnable>> batches = new IdentityHashMap<>();
-    Completion completion = new Completion(start, perSecond, errors, firstError, recorder, measured,
-        lastMeasuredDone, inFlight);
-    for (long i = 0; ; ) {
-      long intended = start + (long) (i * nanosPerRequest);
-      if (intended >= end) {
-        break;
-      }
-      long now = System.nanoTime();
-      if (now < intended) {
-        LockSupport.parkNanos(intended - now);
-        if (Thread.interrupted()) {
-          throw new InterruptedException();
-        }
-        now = System.nanoTime();
-      }
-      if (inFlight.get() >= IN_FLIGHT_MAX) {
-        abandoned = true;
-        break;
-      }
-      // Every request due by now (at least the one that woke us), at most BATCH_MAX of them.
-      for (int n = 0; n < BATCH_MAX; n++, i++) {
-        intended = start + (long) (i * nanosPerRequest);
-        if (intended >= end || (n > 0 && intended > now)) {
+    Map<Executor, Batch> batches = new IdentityHashMap<>();
+    try (JvmPauses.Longest longest = new JvmPauses.Longest()) {
+      for (long i = 0; ; ) {
+        long intended = start + (long) (i * nanosPerRequest);
+        if (intended >= end) {
           break;
         }
-        Session s = sessions.get((int) (i % sessions.size()));
-        String key = "user" + random.nextInt(w.records());
-        boolean read = random.nextDouble() < w.readProportion();
-        boolean counted = intended >= measureFrom;
-        long due = intended;
-        inFlight.incrementAndGet();
-        issued++;
-        batches.computeIfAbsent(s.executor(), x -> new ArrayList<>()).add(() -> {
-          CompletableFuture<?> f = read ? s.getAsync(key) : s.putAsync(key, value);
-          f.whenComplete((r, e) -> completion.done(due, counted, e));
-        });
-      }
-      for (Map.Entry<Executor, List<Runnable>> b : batches.entrySet()) {
-        List<Runnable> tasks = b.getValue();
-        if (!tasks.isEmpty()) {
-          List<Runnable> run = List.copyOf(tasks);
-          tasks.clear();
-          b.getKey().execute(() -> run.forEach(Runnable::run));
+        long now = System.nanoTime();
+        if (now < intended) {
+          LockSupport.parkNanos(intended - now);
+          if (Thread.interrupted()) {
+            throw new InterruptedException();
+          }
+          continue; // parkNanos may return early: look again, never send a request before it is due
         }
+        if (inFlight.get() >= IN_FLIGHT_MAX) {
+          abandoned = true;
+          break;
+        }
+        if (atWindow == null && intended >= measureFrom) {
+          atWindow = JvmPauses.Sample.now();
+          issuedAtWindow = issued;
+          longest.arm();
+        }
+        // Every request due by now (at least the one that woke us), at most BATCH_MAX of them.
+        long dueByNow = (long) Math.floor((now - start) / nanosPerRequest) + 1; // requests 0..dueByNow-1 are due
+        int count = (int) Math.max(1, Math.min(BATCH_MAX, dueByNow - i));
+        for (int n = 0; n < count; n++, i++) {
+          intended = start + (long) (i * nanosPerRequest);
+          if (intended >= end || (n > 0 && intended > now)) {
+            break;
+          }
+          Session s = sessions.get((int) (i % sessions.size()));
+          Batch b = batches.get(s.executor());
+          if (b == null) {
+            b = new Batch(count, keyNames, value, completion);
+            batches.put(s.executor(), b);
+          }
+          b.sessions[b.n] = s;
+          b.keys[b.n] = random.nextInt(w.records());
+          b.read[b.n] = random.nextDouble() < w.readProportion();
+          b.due[b.n] = intended;
+          b.n++;
+          inFlight.incrementAndGet();
+          issued++;
+        }
+        for (Map.Entry<Executor, Batch> b : batches.entrySet()) {
+          b.getKey().execute(b.getValue());
+        }
+        batches.clear();
+      }
+      JvmPauses.Sample atEnd = JvmPauses.Sample.now();
+      double longestMillis = longest.disarm();
+      if (atWindow != null) {
+        generator = atEnd.since(atWindow, issued - issuedAtWindow, longestMillis);
       }
     }
     long drainUntil = System.nanoTime() + drainNanos;
@@ -185,7 +251,10 @@ public final class OpenLoopLoad {
     for (int k = 0; k < seconds; k++) {
       ps[k] = perSecond.get(k);
     }
+    long windowFrom = wall0 + (measureFrom - start) / 1_000_000 + 1;
+    long windowTo = wall0 + (Math.max(end, lastMeasuredDone.get()) - start) / 1_000_000 + 1;
     return new Outcome(rate, issued, measured.get(), errors.get() + lost, measured.get() / window, h, ps,
-        abandoned, firstError[0] != null ? firstError[0] : lost > 0 ? lost + " requests had no reply" : null);
+        abandoned, firstError[0] != null ? firstError[0] : lost > 0 ? lost + " requests had no reply" : null,
+        windowFrom, windowTo, generator);
   }
 }

@@ -51,7 +51,64 @@ class OpenLoopTest {
       assertEquals(500, o.latency().getTotalCount());
       assertEquals(600, java.util.Arrays.stream(o.perSecond()).sum(), "every completion is counted in some second");
       assertTrue(o.latency().getMinValue() >= 1);
+      assertTrue(o.latency().getMaxValue() < 30_000_000L, "no request is timed from before the run");
+      // The window in wall-clock time, for matching the servers' logged pauses to it: 1 s, or more if replies lag.
+      assertTrue(o.windowToMillis() - o.windowFromMillis() >= 1000, o.windowFromMillis() + ".." + o.windowToMillis());
+      assertTrue(Math.abs(o.windowFromMillis() - (System.currentTimeMillis() - 1000)) < 60_000);
+      assertTrue(o.generator() != null && o.generator().bytesPerRequest() > 0,
+          "the generator's own allocation per request is measured: " + o.generator());
     }
+  }
+
+  @Test
+  @Timeout(180)
+  void when_aSweepRuns_then_eachRateCarriesTheServersLoggedPausesAndTheGeneratorsCollections() throws Exception {
+    Path cluster = dir.resolve("ol-pauses-eventual-1.yaml");
+    Files.writeString(cluster, "name: ol-pauses-eventual-1\nprotocol: eventual\ndatacenters: 1\npartitions: 1\n"
+        + "servers:\n  - { id: 0_0, host: 127.0.0.1, port: " + org.kvlab.runtime.LoopbackPorts.freeBlock(1) + " }\n"
+        + "storage: { engine: memory, durability: none }\n"
+        + "security: { secretFile: '" + dir.resolve("ol.secret") + "' }\n");
+    Path file = dir.resolve("ol-pauses.yaml");
+    Files.writeString(file, """
+        mode: open-loop
+        name: ol-pauses
+        clusters: [ol-pauses-eventual-1.yaml]
+        jvm: -Xmx64m -XX:+UseSerialGC -XX:TieredStopAtLevel=1
+        rates: [300]
+        warmup: 0s
+        duration: 2s
+        p99bound: 50ms
+        sessions: 2
+        records: 50
+        """);
+    List<String> progress = new ArrayList<>();
+    OpenLoopBench.Report r = OpenLoopBench.run(OpenLoopExperiment.load(file), dir.resolve("results"), progress::add);
+    assertEquals(1, r.points().size(), progress.toString());
+    OpenLoopBench.Point p = r.points().get(0);
+    assertEquals(0, p.errors(), p.firstError());
+    assertTrue(p.serverPauses() != null, "the server's pauses are read from its log: " + progress);
+    assertTrue(p.serverPauses().count() >= 0 && p.serverPauses().totalMillis() >= 0);
+    assertTrue(p.generatorGc() != null && p.generatorGc().bytesPerRequest() > 0, String.valueOf(p.generatorGc()));
+    Path logs = r.directory().resolve("gc-ol-pauses-eventual-1");
+    List<Path> serverLogs;
+    try (var l = Files.list(logs)) {
+      serverLogs = l.toList();
+    }
+    assertEquals(1, serverLogs.size(), serverLogs.toString());
+    assertTrue(Files.readString(serverLogs.get(0)).contains("[gc] Using Serial"), "the server JVM logs its collector");
+    assertTrue(progress.stream().anyMatch(l -> l.contains("; server: ") && l.contains("; generator: ")), progress.toString());
+    String csv = Files.readString(r.directory().resolve("openloop.csv"));
+    assertTrue(csv.lines().findFirst().orElseThrow().endsWith("generator_bytes_per_req"), csv);
+  }
+
+  @Test
+  void when_theGeneratorConnects_then_itsClientAllowsEveryRequestUntilTheRunIsAbandoned() {
+    ClusterConfig config = TestClusters.loopback("eventual", 1, 1, TestClusters.memory());
+    ClusterConfig raised = OpenLoopBench.forLoadGenerator(config);
+    // abandoned at IN_FLIGHT_MAX, checked once per wake-up: the last batch may add up to BATCH_MAX more
+    assertEquals(OpenLoopLoad.IN_FLIGHT_MAX + OpenLoopLoad.BATCH_MAX, raised.limits().clientRequestsInFlightMax());
+    assertEquals(config.limits().frameBytesMax(), raised.limits().frameBytesMax(), "only the in-flight limit changes");
+    assertEquals(config.servers(), raised.servers());
   }
 
   private static OpenLoopBench.Point point(String protocol, double rate, double p99Micros, long errors) {

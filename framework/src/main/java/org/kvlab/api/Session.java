@@ -32,6 +32,8 @@ public final class Session implements AutoCloseable {
   private volatile int dc;
   /** Moves the client's context to another datacenter, on the session thread; null if the session cannot move. */
   private final java.util.function.IntConsumer mover;
+  /** True when called on the session's thread (then an operation starts at once, without a hand-off); may be null. */
+  private final java.util.function.BooleanSupplier onThread;
 
   public Session(Client client, Executor thread, Duration timeout, String protocol, Runnable onClose) {
     this(client, thread, timeout, protocol, onClose, null, 0, 0);
@@ -49,6 +51,18 @@ public final class Session implements AutoCloseable {
   /** As above, for a session that can {@link #moveTo} another datacenter ({@code mover} changes its context's). */
   public Session(Client client, Executor thread, Duration timeout, String protocol, Runnable onClose,
       org.kvlab.history.History.Recorder recorder, int sessionId, int dc, java.util.function.IntConsumer mover) {
+    this(client, thread, timeout, protocol, onClose, recorder, sessionId, dc, mover, null);
+  }
+
+  /**
+   * As above; {@code onThread} says whether the caller is on the session's thread {@code thread}: an operation
+   * called there (e.g. by a task given to {@link #executor()}) starts at once instead of being handed to the
+   * thread's queue again.
+   */
+  public Session(Client client, Executor thread, Duration timeout, String protocol, Runnable onClose,
+      org.kvlab.history.History.Recorder recorder, int sessionId, int dc, java.util.function.IntConsumer mover,
+      java.util.function.BooleanSupplier onThread) {
+    this.onThread = onThread;
     this.mover = mover;
     this.client = client;
     this.thread = thread;
@@ -138,7 +152,8 @@ public final class Session implements AutoCloseable {
   /**
    * The session's thread. A caller that issues many operations at once (the open-loop load generator) can
    * hand them to it in one task, instead of one hand-off (and possibly one wake-up of that thread) per
-   * operation; the {@code ...Async} methods may be called from it as from any thread.
+   * operation; the {@code ...Async} methods may be called from it as from any thread (and, if the session knows
+   * its thread, start there at once).
    */
   public Executor executor() {
     return thread;
@@ -246,6 +261,14 @@ public final class Session implements AutoCloseable {
   }
 
   private <T> CompletableFuture<T> onSessionThread(Supplier<CompletableFuture<T>> op) {
+    if (onThread != null && onThread.getAsBoolean()) {
+      // Already on the session thread (the open-loop generator's batches): no second hand-off and future chain.
+      try {
+        return op.get();
+      } catch (RuntimeException e) {
+        return CompletableFuture.failedFuture(new java.util.concurrent.CompletionException(e)); // as supplyAsync fails
+      }
+    }
     return CompletableFuture.supplyAsync(op, thread).thenCompose(f -> f);
   }
 

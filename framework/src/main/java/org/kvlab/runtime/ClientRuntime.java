@@ -125,7 +125,8 @@ public final class ClientRuntime implements AutoCloseable {
     } catch (Exception e) {
       throw new OperationException("cannot start a " + protocol.name() + " session: " + e, e);
     }
-    return new Session(client, thread, timeout, protocol.name(), null, recorder, (int) n, dc, ctx::moveTo);
+    return new Session(client, thread, timeout, protocol.name(), null, recorder, (int) n, dc, ctx::moveTo,
+        thread::inEventLoop);
   }
 
   /**
