@@ -36,6 +36,11 @@ public abstract class ForwardingStore<R> implements VersionedStore<R> {
   }
 
   @Override
+  public int pruneBelow(String key, byte[] versionKey) {
+    return inner.pruneBelow(key, versionKey);
+  }
+
+  @Override
   public long keyCount() {
     return inner.keyCount();
   }

@@ -99,6 +99,25 @@ public final class InMemoryStore<R extends Message> implements VersionedStore<R>
   }
 
   @Override
+  public int pruneBelow(String key, byte[] versionKey) {
+    checkOpen();
+    Objects.requireNonNull(versionKey, "versionKey");
+    NavigableMap<byte[], R> versions = keys.get(Stores.checkKey(key));
+    if (versions == null) {
+      return 0;
+    }
+    int removed = 0;
+    while (!versions.isEmpty() && Arrays.compareUnsigned(versions.firstKey(), versionKey) < 0) {
+      versions.pollFirstEntry();
+      removed++;
+    }
+    if (versions.isEmpty()) {
+      keys.remove(key); // every value map is non-empty
+    }
+    return removed;
+  }
+
+  @Override
   public long keyCount() {
     checkOpen();
     return keys.size();

@@ -53,6 +53,17 @@ public interface VersionedStore<R> extends AutoCloseable {
    */
   int prune(String key, Predicate<? super R> stable);
 
+  /**
+   * Removes every version of {@code key} whose version key is below {@code versionKey} (unsigned byte order, the
+   * order versions are kept in), without reading or parsing any record: for records whose version key alone says
+   * they are obsolete, such as a journal numbered by position (NuKV's Raft journal prunes the records before a
+   * snapshot this way). Unlike {@link #prune} it may remove every version, the newest too, if all are below the
+   * bound. The cost is proportional to the versions removed.
+   *
+   * @return the number of versions removed
+   */
+  int pruneBelow(String key, byte[] versionKey);
+
   /** Number of distinct keys stored (may scan; for tests and status). */
   long keyCount();
 

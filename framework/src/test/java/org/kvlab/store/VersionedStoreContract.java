@@ -293,6 +293,37 @@ abstract class VersionedStoreContract {
   }
 
   @Test
+  void when_pruneBelow_then_exactly_the_versions_below_the_version_key_are_removed_without_a_predicate() {
+    for (int ut = 1; ut <= 10; ut++) {
+      store.put("k", rec(ut, 0));
+    }
+    store.put("k\u0000", rec(1, 0)); // a key the JE prefix of "k" must not reach
+    store.put("j", rec(1, 0));
+
+    assertEquals(4, store.pruneBelow("k", VersionKey.of(5, 0)));
+    assertEquals(List.of(10L, 9L, 8L, 7L, 6L, 5L), store.versions("k").stream().map(TestRecord::getUt).toList());
+    assertEquals(0, store.pruneBelow("k", VersionKey.of(5, 0)), "nothing left below the bound");
+    assertEquals(1, store.pruneBelow("k", VersionKey.of(5, 1)), "(5, 0) is below (5, 1)");
+    assertEquals(0, store.pruneBelow("missing", VersionKey.of(100)));
+    assertEquals(List.of(rec(1, 0)), store.versions("k\u0000"));
+    assertEquals(List.of(rec(1, 0)), store.versions("j"));
+    assertEquals(3, store.keyCount());
+  }
+
+  @Test
+  void when_pruneBelow_passes_the_newest_version_then_the_key_is_gone_and_can_be_written_again() {
+    store.put("k", rec(1, 0));
+    store.put("k", rec(2, 0));
+
+    assertEquals(2, store.pruneBelow("k", VersionKey.of(3, 0)));
+    assertEquals(List.of(), store.versions("k"));
+    assertEquals(Optional.empty(), store.newest("k"));
+    assertEquals(0, store.keyCount());
+    store.put("k", rec(1, 0));
+    assertEquals(List.of(rec(1, 0)), store.versions("k"));
+  }
+
+  @Test
   void when_a_pruned_version_is_put_again_then_it_is_stored_again() {
     store.put("k", rec(1, 0));
     store.put("k", rec(2, 0));
