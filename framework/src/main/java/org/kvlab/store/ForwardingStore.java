@@ -36,8 +36,8 @@ public abstract class ForwardingStore<R> implements VersionedStore<R> {
   }
 
   @Override
-  public int pruneBelow(String key, byte[] versionKey) {
-    return inner.pruneBelow(key, versionKey);
+  public int pruneRange(String key, byte[] from, byte[] below) {
+    return inner.pruneRange(key, from, below);
   }
 
   @Override

@@ -99,18 +99,17 @@ public final class InMemoryStore<R extends Message> implements VersionedStore<R>
   }
 
   @Override
-  public int pruneBelow(String key, byte[] versionKey) {
+  public int pruneRange(String key, byte[] from, byte[] below) {
     checkOpen();
-    Objects.requireNonNull(versionKey, "versionKey");
+    Objects.requireNonNull(from, "from");
+    Objects.requireNonNull(below, "below");
     NavigableMap<byte[], R> versions = keys.get(Stores.checkKey(key));
-    if (versions == null) {
+    if (versions == null || Arrays.compareUnsigned(from, below) >= 0) {
       return 0;
     }
-    int removed = 0;
-    while (!versions.isEmpty() && Arrays.compareUnsigned(versions.firstKey(), versionKey) < 0) {
-      versions.pollFirstEntry();
-      removed++;
-    }
+    NavigableMap<byte[], R> range = versions.subMap(from, true, below, false);
+    int removed = range.size();
+    range.clear();
     if (versions.isEmpty()) {
       keys.remove(key); // every value map is non-empty
     }

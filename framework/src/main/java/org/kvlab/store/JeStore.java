@@ -308,17 +308,17 @@ public final class JeStore<R extends Message> implements VersionedStore<R> {
   }
 
   /**
-   * Walks the key's versions from the oldest with a key-only cursor (a zero-length partial data entry: JE does not
-   * fetch the records) and deletes each one below the bound: no record is read or parsed.
+   * Walks the key's versions from {@code from} with a key-only cursor (a zero-length partial data entry: JE does not
+   * fetch the records) and deletes each one below {@code below}: no record is read or parsed.
    */
   @Override
-  public int pruneBelow(String key, byte[] versionKey) {
+  public int pruneRange(String key, byte[] from, byte[] below) {
     checkOpen();
-    Objects.requireNonNull(versionKey, "versionKey");
+    Objects.requireNonNull(from, "from");
+    Objects.requireNonNull(below, "below");
     byte[] prefix = prefixOf(key);
-    byte[] bound = Arrays.copyOf(prefix, prefix.length + versionKey.length);
-    System.arraycopy(versionKey, 0, bound, prefix.length, versionKey.length);
-    DatabaseEntry k = new DatabaseEntry(prefix);
+    byte[] bound = concat(prefix, below);
+    DatabaseEntry k = new DatabaseEntry(concat(prefix, from));
     DatabaseEntry noData = new DatabaseEntry();
     noData.setPartial(0, 0, true);
     int removed = 0;
@@ -484,6 +484,12 @@ public final class JeStore<R extends Message> implements VersionedStore<R> {
     byte[] data = k.getData();
     int off = k.getOffset();
     return Arrays.equals(data, off, off + prefix.length, prefix, 0, prefix.length);
+  }
+
+  private static byte[] concat(byte[] a, byte[] b) {
+    byte[] out = Arrays.copyOf(a, a.length + b.length);
+    System.arraycopy(b, 0, out, a.length, b.length);
+    return out;
   }
 
   /** Whether the JE key in {@code k} sorts before {@code bound} (unsigned bytes, as JE orders them). */

@@ -54,15 +54,19 @@ public interface VersionedStore<R> extends AutoCloseable {
   int prune(String key, Predicate<? super R> stable);
 
   /**
-   * Removes every version of {@code key} whose version key is below {@code versionKey} (unsigned byte order, the
-   * order versions are kept in), without reading or parsing any record: for records whose version key alone says
-   * they are obsolete, such as a journal numbered by position (NuKV's Raft journal prunes the records before a
-   * snapshot this way). Unlike {@link #prune} it may remove every version, the newest too, if all are below the
-   * bound. The cost is proportional to the versions removed.
+   * Removes every version of {@code key} whose version key is at least {@code from} and below {@code below}
+   * (unsigned byte order, the order versions are kept in), without reading or parsing any record: for records whose
+   * version key alone says they are obsolete, such as a journal numbered by position (NuKV's Raft journal prunes the
+   * records before a snapshot this way). Unlike {@link #prune} it may remove every version, the newest too. The cost
+   * is proportional to the versions removed, if {@code from} is where the key's remaining versions start: a caller
+   * that prunes a key's oldest versions a few at a time should pass where its last prune ended, not an empty
+   * {@code from} (JE keeps deleted records' slots until its compressor thread runs, and a scan from the key's first
+   * slot walks over all of them: a journal pruned 4 records at a time from its start took 17.7 s for 51,000
+   * records, against milliseconds from where the last prune ended).
    *
    * @return the number of versions removed
    */
-  int pruneBelow(String key, byte[] versionKey);
+  int pruneRange(String key, byte[] from, byte[] below);
 
   /** Number of distinct keys stored (may scan; for tests and status). */
   long keyCount();

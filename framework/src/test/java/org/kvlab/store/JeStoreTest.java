@@ -227,8 +227,9 @@ class JeStoreTest extends VersionedStoreContract {
         if (random.nextBoolean()) {
           assertEquals(model.prune(key, r -> r.getUt() <= cut), store.prune(key, r -> r.getUt() <= cut));
         } else {
-          byte[] bound = VersionKey.of(cut, random.nextInt(3));
-          assertEquals(model.pruneBelow(key, bound), store.pruneBelow(key, bound));
+          byte[] from = VersionKey.of(cut - random.nextInt(50), random.nextInt(3));
+          byte[] below = VersionKey.of(cut, random.nextInt(3));
+          assertEquals(model.pruneRange(key, from, below), store.pruneRange(key, from, below));
         }
       } else {
         long below = random.nextInt(200) - 100;

@@ -24,8 +24,8 @@ final class SimStore<R extends Message> implements VersionedStore<R> {
   private InMemoryStore<R> live;
   private long changes; // puts, prunes and crashes so far: tells observers whether the contents may have changed
 
-  /** A put (record), a prune (prune) or a prune by version key (below). */
-  private record Op<R>(String key, R record, Predicate<? super R> prune, byte[] below) {}
+  /** A put (record), a prune (prune) or a prune by version key (from, below). */
+  private record Op<R>(String key, R record, Predicate<? super R> prune, byte[] from, byte[] below) {}
 
   SimStore(RecordType<R> type, Durability durability) {
     this.type = type;
@@ -37,7 +37,7 @@ final class SimStore<R extends Message> implements VersionedStore<R> {
   public void put(String key, R record) {
     live.put(key, record);
     changes++;
-    ops.add(new Op<>(key, record, null, null));
+    ops.add(new Op<>(key, record, null, null, null));
     if (durability == Durability.SYNC) {
       durable = ops.size();
     }
@@ -58,7 +58,7 @@ final class SimStore<R extends Message> implements VersionedStore<R> {
     int removed = live.prune(key, stable);
     if (removed > 0) {
       changes++;
-      ops.add(new Op<>(key, null, stable, null));
+      ops.add(new Op<>(key, null, stable, null, null));
       if (durability == Durability.SYNC) {
         durable = ops.size();
       }
@@ -67,11 +67,11 @@ final class SimStore<R extends Message> implements VersionedStore<R> {
   }
 
   @Override
-  public int pruneBelow(String key, byte[] versionKey) {
-    int removed = live.pruneBelow(key, versionKey);
+  public int pruneRange(String key, byte[] from, byte[] below) {
+    int removed = live.pruneRange(key, from, below);
     if (removed > 0) {
       changes++;
-      ops.add(new Op<>(key, null, null, versionKey.clone()));
+      ops.add(new Op<>(key, null, null, from.clone(), below.clone()));
       if (durability == Durability.SYNC) {
         durable = ops.size();
       }
@@ -106,7 +106,7 @@ final class SimStore<R extends Message> implements VersionedStore<R> {
       } else if (op.prune() != null) {
         live.prune(op.key(), op.prune());
       } else {
-        live.pruneBelow(op.key(), op.below());
+        live.pruneRange(op.key(), op.from(), op.below());
       }
       ops.add(op);
     }

@@ -28,9 +28,9 @@ class SimStoreTest {
     for (long ut = 1; ut <= 6; ut++) {
       s.put("k", rec(ut));
     }
-    assertEquals(2, s.pruneBelow("k", VersionKey.of(3)));
+    assertEquals(2, s.pruneRange("k", VersionKey.of(0), VersionKey.of(3)));
     s.flush();
-    assertEquals(2, s.pruneBelow("k", VersionKey.of(5)));
+    assertEquals(2, s.pruneRange("k", VersionKey.of(3), VersionKey.of(5)));
     s.put("k", rec(7));
     assertEquals(List.of(7L, 6L, 5L), uts(s));
 
@@ -43,7 +43,7 @@ class SimStoreTest {
     SimStore<TestRecord> s = new SimStore<>(TYPE, Durability.SYNC);
     s.put("k", rec(1));
     s.put("k", rec(2));
-    assertEquals(2, s.pruneBelow("k", VersionKey.of(10))); // every version, the key is gone
+    assertEquals(2, s.pruneRange("k", VersionKey.of(Long.MIN_VALUE), VersionKey.of(10))); // every version, the key is gone
     s.put("k", rec(3)); // written again after the prune: must survive its replay
     s.crash();
     assertEquals(List.of(3L), uts(s));

@@ -38,8 +38,8 @@ import org.kvlab.store.VersionedStore;
  * entry, however many keys the snapshot holds.
  *
  * <p>Pruning: the records before the snapshot's chunks (the previous snapshot and the entries since it) are removed
- * by version key ({@link VersionedStore#pruneBelow}: the store reads none of them; the journal's version key is its
- * position) and not within the snapshot's own persist, which MicroRaft runs on the replica's event loop: after the
+ * by version key ({@link VersionedStore#pruneRange} from the oldest record left: the store reads none of them; the
+ * journal's version key is its position) and not within the snapshot's own persist, which MicroRaft runs on the replica's event loop: after the
  * restatement is written they are only marked superseded, and every later record other than a snapshot chunk prunes
  * {@value #PRUNE_PER_RECORD} of them, oldest first. Pruning later is safe because a replay that meets superseded
  * records before the snapshot's chunks and restatement ends in the same state (as after a crash in the middle of a
@@ -138,7 +138,7 @@ final class JournalRaftStore implements RaftStore {
   private void pruneSuperseded(long n) {
     if (oldest < supersededBelow) {
       long below = Math.min(supersededBelow, oldest + n);
-      store.pruneBelow(KEY, versionKey(below));
+      store.pruneRange(KEY, versionKey(oldest), versionKey(below));
       oldest = below;
     }
   }

@@ -342,9 +342,9 @@ public final class NuKVSnapshotBench {
     }
 
     @Override
-    public int pruneBelow(String key, byte[] versionKey) {
+    public int pruneRange(String key, byte[] from, byte[] below) {
       long t0 = System.nanoTime();
-      int removed = inner.pruneBelow(key, versionKey);
+      int removed = inner.pruneRange(key, from, below);
       pruneMs += (System.nanoTime() - t0) / 1e6;
       return removed;
     }
