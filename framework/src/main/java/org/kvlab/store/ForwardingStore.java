@@ -36,6 +36,11 @@ public abstract class ForwardingStore<R> implements VersionedStore<R> {
   }
 
   @Override
+  public int pruneRange(String key, byte[] from, byte[] below) {
+    return inner.pruneRange(key, from, below);
+  }
+
+  @Override
   public long keyCount() {
     return inner.keyCount();
   }

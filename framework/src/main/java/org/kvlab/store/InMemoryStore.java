@@ -179,6 +179,24 @@ public final class InMemoryStore<R extends Message> implements VersionedStore<R>
   }
 
   @Override
+  public int pruneRange(String key, byte[] from, byte[] below) {
+    checkOpen();
+    Objects.requireNonNull(from, "from");
+    Objects.requireNonNull(below, "below");
+    NavigableMap<byte[], R> versions = keys.get(Stores.checkKey(key));
+    if (versions == null || Arrays.compareUnsigned(from, below) >= 0) {
+      return 0;
+    }
+    NavigableMap<byte[], R> range = versions.subMap(from, true, below, false);
+    int removed = range.size();
+    range.clear();
+    if (versions.isEmpty()) {
+      keys.remove(key); // every value map is non-empty
+    }
+    return removed;
+  }
+
+  @Override
   public long keyCount() {
     checkOpen();
     return count;

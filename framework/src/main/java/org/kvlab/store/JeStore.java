@@ -307,6 +307,36 @@ public final class JeStore<R extends Message> implements VersionedStore<R> {
     }
   }
 
+  /**
+   * Walks the key's versions from {@code from} with a key-only cursor (a zero-length partial data entry: JE does not
+   * fetch the records) and deletes each one below {@code below}: no record is read or parsed.
+   */
+  @Override
+  public int pruneRange(String key, byte[] from, byte[] below) {
+    checkOpen();
+    Objects.requireNonNull(from, "from");
+    Objects.requireNonNull(below, "below");
+    byte[] prefix = prefixOf(key);
+    byte[] bound = concat(prefix, below);
+    DatabaseEntry k = new DatabaseEntry(concat(prefix, from));
+    DatabaseEntry noData = new DatabaseEntry();
+    noData.setPartial(0, 0, true);
+    int removed = 0;
+    try (Cursor c = db.openCursor(null, null)) {
+      for (OperationStatus s = c.getSearchKeyRange(k, noData, null); inKey(s, k, prefix) && below(k, bound);
+          s = c.getNext(k, noData, null)) {
+        if (c.delete() != OperationStatus.SUCCESS) {
+          throw new IllegalStateException("JE could not delete a version of key " + Stores.show(key));
+        }
+        removed++;
+      }
+    }
+    if (removed > 0) {
+      written();
+    }
+    return removed;
+  }
+
   @Override
   public long keyCount() {
     checkOpen();
@@ -454,6 +484,17 @@ public final class JeStore<R extends Message> implements VersionedStore<R> {
     byte[] data = k.getData();
     int off = k.getOffset();
     return Arrays.equals(data, off, off + prefix.length, prefix, 0, prefix.length);
+  }
+
+  private static byte[] concat(byte[] a, byte[] b) {
+    byte[] out = Arrays.copyOf(a, a.length + b.length);
+    System.arraycopy(b, 0, out, a.length, b.length);
+    return out;
+  }
+
+  /** Whether the JE key in {@code k} sorts before {@code bound} (unsigned bytes, as JE orders them). */
+  private static boolean below(DatabaseEntry k, byte[] bound) {
+    return Arrays.compareUnsigned(k.getData(), k.getOffset(), k.getOffset() + k.getSize(), bound, 0, bound.length) < 0;
   }
 
   private static byte[] bytesOf(DatabaseEntry e) {

@@ -53,6 +53,21 @@ public interface VersionedStore<R> extends AutoCloseable {
    */
   int prune(String key, Predicate<? super R> stable);
 
+  /**
+   * Removes every version of {@code key} whose version key is at least {@code from} and below {@code below}
+   * (unsigned byte order, the order versions are kept in), without reading or parsing any record: for records whose
+   * version key alone says they are obsolete, such as a journal numbered by position (NuKV's Raft journal prunes the
+   * records before a snapshot this way). Unlike {@link #prune} it may remove every version, the newest too. The cost
+   * is proportional to the versions removed, if {@code from} is where the key's remaining versions start: a caller
+   * that prunes a key's oldest versions a few at a time should pass where its last prune ended, not an empty
+   * {@code from} (JE keeps deleted records' slots until its compressor thread runs, and a scan from the key's first
+   * slot walks over all of them: NuKV's journal pruned 4 records at a time, each prune from the key's start, took
+   * 17.7 s for 51,000 records on a loaded machine, and 0.2-1.8 s for 50,000-51,000 from where the last one ended).
+   *
+   * @return the number of versions removed
+   */
+  int pruneRange(String key, byte[] from, byte[] below);
+
   /** Number of distinct keys stored (may scan; for tests and status). */
   long keyCount();
 

@@ -17,6 +17,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.kvlab.api.Invariants.InvariantViolation;
+import org.kvlab.api.VersionKey;
 import org.kvlab.testing.TestRecord;
 
 class JeStoreTest extends VersionedStoreContract {
@@ -223,7 +224,13 @@ class JeStoreTest extends VersionedStoreContract {
         store.put(key, r);
       } else if (choice < 8) {
         long cut = random.nextInt(200) - 100;
-        assertEquals(model.prune(key, r -> r.getUt() <= cut), store.prune(key, r -> r.getUt() <= cut));
+        if (random.nextBoolean()) {
+          assertEquals(model.prune(key, r -> r.getUt() <= cut), store.prune(key, r -> r.getUt() <= cut));
+        } else {
+          byte[] from = VersionKey.of(cut - random.nextInt(50), random.nextInt(3));
+          byte[] below = VersionKey.of(cut, random.nextInt(3));
+          assertEquals(model.pruneRange(key, from, below), store.pruneRange(key, from, below));
+        }
       } else {
         long below = random.nextInt(200) - 100;
         assertEquals(model.newest(key, r -> r.getUt() < below), store.newest(key, r -> r.getUt() < below));

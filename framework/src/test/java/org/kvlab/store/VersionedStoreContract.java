@@ -293,6 +293,60 @@ abstract class VersionedStoreContract {
   }
 
   @Test
+  void when_pruneRange_then_exactly_the_versions_in_the_range_are_removed_without_a_predicate() {
+    for (int ut = 1; ut <= 10; ut++) {
+      store.put("k", rec(ut, 0));
+    }
+    store.put("k\u0000", rec(1, 0)); // a key the JE prefix of "k" must not reach
+    store.put("j", rec(1, 0));
+    byte[] none = new byte[0]; // below every version key
+
+    assertEquals(2, store.pruneRange("k", VersionKey.of(3, 0), VersionKey.of(5, 0)), "3 and 4");
+    assertEquals(List.of(10L, 9L, 8L, 7L, 6L, 5L, 2L, 1L), uts("k"));
+    assertEquals(2, store.pruneRange("k", none, VersionKey.of(5, 0)), "1 and 2");
+    assertEquals(0, store.pruneRange("k", none, VersionKey.of(5, 0)), "nothing left below the bound");
+    assertEquals(1, store.pruneRange("k", VersionKey.of(5, 0), VersionKey.of(5, 1)), "(5, 0) is below (5, 1)");
+    assertEquals(0, store.pruneRange("k", VersionKey.of(9, 0), VersionKey.of(7, 0)), "an empty range");
+    assertEquals(List.of(10L, 9L, 8L, 7L, 6L), uts("k"));
+    assertEquals(0, store.pruneRange("missing", none, VersionKey.of(100)));
+    assertEquals(List.of(rec(1, 0)), store.versions("k\u0000"));
+    assertEquals(List.of(rec(1, 0)), store.versions("j"));
+    assertEquals(3, store.keyCount());
+  }
+
+  private List<Long> uts(String key) {
+    return store.versions(key).stream().map(TestRecord::getUt).toList();
+  }
+
+  /** The journal's way: the oldest few at a time, each prune starting where the last one ended. */
+  @Test
+  void when_pruneRange_walks_up_a_long_chain_a_few_at_a_time_then_it_removes_each_version_once() {
+    int n = 5_000;
+    for (int i = 0; i < n; i++) {
+      store.put("journal", rec(i, 0));
+    }
+    int removed = 0;
+    for (long from = 0; from < n - 4; from += 4) {
+      removed += store.pruneRange("journal", VersionKey.of(from, 0), VersionKey.of(from + 4, 0));
+    }
+    assertEquals(n - 4, removed);
+    assertEquals(List.of(4999L, 4998L, 4997L, 4996L), uts("journal"));
+  }
+
+  @Test
+  void when_pruneRange_covers_the_newest_version_then_the_key_is_gone_and_can_be_written_again() {
+    store.put("k", rec(1, 0));
+    store.put("k", rec(2, 0));
+
+    assertEquals(2, store.pruneRange("k", new byte[0], VersionKey.of(3, 0)));
+    assertEquals(List.of(), store.versions("k"));
+    assertEquals(Optional.empty(), store.newest("k"));
+    assertEquals(0, store.keyCount());
+    store.put("k", rec(1, 0));
+    assertEquals(List.of(rec(1, 0)), store.versions("k"));
+  }
+
+  @Test
   void when_a_pruned_version_is_put_again_then_it_is_stored_again() {
     store.put("k", rec(1, 0));
     store.put("k", rec(2, 0));

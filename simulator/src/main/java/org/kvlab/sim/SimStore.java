@@ -24,7 +24,8 @@ final class SimStore<R extends Message> implements VersionedStore<R> {
   private InMemoryStore<R> live;
   private long changes; // puts, prunes and crashes so far: tells observers whether the contents may have changed
 
-  private record Op<R>(String key, R record, Predicate<? super R> prune) {}
+  /** A put (record), a prune (prune) or a prune by version key (from, below). */
+  private record Op<R>(String key, R record, Predicate<? super R> prune, byte[] from, byte[] below) {}
 
   SimStore(RecordType<R> type, Durability durability) {
     this.type = type;
@@ -36,7 +37,7 @@ final class SimStore<R extends Message> implements VersionedStore<R> {
   public void put(String key, R record) {
     live.put(key, record);
     changes++;
-    ops.add(new Op<>(key, record, null));
+    ops.add(new Op<>(key, record, null, null, null));
     if (durability == Durability.SYNC) {
       durable = ops.size();
     }
@@ -57,7 +58,20 @@ final class SimStore<R extends Message> implements VersionedStore<R> {
     int removed = live.prune(key, stable);
     if (removed > 0) {
       changes++;
-      ops.add(new Op<>(key, null, stable));
+      ops.add(new Op<>(key, null, stable, null, null));
+      if (durability == Durability.SYNC) {
+        durable = ops.size();
+      }
+    }
+    return removed;
+  }
+
+  @Override
+  public int pruneRange(String key, byte[] from, byte[] below) {
+    int removed = live.pruneRange(key, from, below);
+    if (removed > 0) {
+      changes++;
+      ops.add(new Op<>(key, null, null, from.clone(), below.clone()));
       if (durability == Durability.SYNC) {
         durable = ops.size();
       }
@@ -89,8 +103,10 @@ final class SimStore<R extends Message> implements VersionedStore<R> {
     for (Op<R> op : kept) {
       if (op.record() != null) {
         live.put(op.key(), op.record());
-      } else {
+      } else if (op.prune() != null) {
         live.prune(op.key(), op.prune());
+      } else {
+        live.pruneRange(op.key(), op.from(), op.below());
       }
       ops.add(op);
     }

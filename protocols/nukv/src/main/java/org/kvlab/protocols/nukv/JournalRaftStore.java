@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeMap;
 import org.kvlab.api.Invariants;
+import org.kvlab.api.VersionKey;
 import org.kvlab.store.VersionedStore;
 
 /**
@@ -26,41 +27,86 @@ import org.kvlab.store.VersionedStore;
  * <p>Compaction: once every chunk of a snapshot is persisted (MicroRaft takes one every
  * {@code snapshotEvery} commits, or a lagging replica receives one from the leader), the journal restates its
  * whole meaning after the records it has: the endpoint, members and term and each log entry after the snapshot,
- * one record each, and then prunes every record before the snapshot's first chunk record. Each record of the
+ * one record each, after which every record before the snapshot's first chunk record is superseded (and pruned,
+ * see below). Each record of the
  * restatement says again what the journal already means, so a replay that reads the old records and then a part
  * of the restatement (a crash while writing it) means the same as the old journal, and a replay from the
  * snapshot's chunks on means all of it. The chunk records themselves stay where they were written and are not
  * written again (a snapshot is written to the journal once); only if some of them were pruned already (an older
  * snapshot completed while this one was arriving) are the chunks restated too, from memory, before the entries.
  * No record is larger than one snapshot chunk (at most {@link NuKVServer#SNAPSHOT_CHUNK_KEYS} keys) or one log
- * entry, however many keys the snapshot holds. The journal thus holds at most about one snapshot and
- * {@code snapshotEvery} entries.
+ * entry, however many keys the snapshot holds.
+ *
+ * <p>Pruning: the records before the snapshot's chunks (the previous snapshot and the entries since it) are removed
+ * by version key ({@link VersionedStore#pruneRange} from the oldest record left: the store reads none of them; the
+ * journal's version key is its position) and not within the snapshot's own persist, which MicroRaft runs on the replica's event loop: after the
+ * restatement is written they are only marked superseded, and every later record other than a snapshot chunk prunes
+ * {@value #PRUNE_PER_RECORD} of them, oldest first. Pruning later is safe because a replay that meets superseded
+ * records before the snapshot's chunks and restatement ends in the same state (as after a crash in the middle of a
+ * prune), and what a crash leaves of the store is a prefix of its puts and deletes, so the records left are always
+ * a suffix of the journal. A compaction that finds the
+ * previous one's records not all pruned yet (snapshots closer together than {@value #PRUNE_PER_RECORD} records per
+ * superseded record) prunes the rest at once, so superseded records of at most one compaction wait. The journal
+ * thus holds at most about two snapshots and {@code 2 * snapshotEvery} entries; in a steady stream of writes the
+ * previous snapshot's records are gone after about a quarter of the interval. A restart forgets which records were
+ * superseded; the next compaction prunes them with its own. The layout on disk is the one earlier versions wrote: a
+ * journal they left is read and continued as it is.
  */
 final class JournalRaftStore implements RaftStore {
   /** The reserved key; user keys cannot start with a NUL character through the client API's tools. */
   static final String KEY = "\u0000nukv.raft";
 
+  /** Superseded records pruned with each record appended (but a snapshot chunk's) while some wait. */
+  static final int PRUNE_PER_RECORD = 4;
+
+  /**
+   * How a compaction prunes. The journal runs {@link #DEFERRED}; the others are the ways earlier versions did it,
+   * kept so that NuKVSnapshotBench can compare them on the same state (they write the same layout).
+   */
+  enum Compaction {
+    /** By version key, {@link #PRUNE_PER_RECORD} superseded records with each later record (see the class comment). */
+    DEFERRED,
+    /** By version key, every superseded record at once, in the persist of the snapshot's last chunk. */
+    AT_ONCE,
+    /** As issue 15's first change left it: every superseded record read and parsed by the store's prune, at once. */
+    PARSE,
+    /** As before issue 15: PARSE, and the snapshot's chunks written a second time by the restatement. */
+    REWRITE
+  }
+
   private final VersionedStore<Stored> store;
+  private Compaction compaction;
   private final State state = new State();
   private long seq;
   /** The journal's oldest record still in the store (records before it are pruned). */
   private long oldest;
-  /** Compaction writes a complete snapshot's chunks again even if they are all still in the journal (benchmarks). */
-  private final boolean rewriteChunks;
+  /** Records before this one are superseded: a compaction restated what they mean after them. */
+  private long supersededBelow;
 
   JournalRaftStore(VersionedStore<Stored> store) {
-    this(store, false);
+    this(store, Compaction.DEFERRED);
   }
 
-  JournalRaftStore(VersionedStore<Stored> store, boolean rewriteChunks) {
+  JournalRaftStore(VersionedStore<Stored> store, Compaction compaction) {
     this.store = store;
-    this.rewriteChunks = rewriteChunks;
+    this.compaction = compaction;
     List<Stored> newestFirst = store.versions(KEY);
     for (int i = newestFirst.size() - 1; i >= 0; i--) {
       state.apply(newestFirst.get(i).getJournal(), newestFirst.get(i).getSeq());
     }
     this.seq = newestFirst.isEmpty() ? 0 : newestFirst.get(0).getSeq();
     this.oldest = newestFirst.isEmpty() ? 1 : newestFirst.get(newestFirst.size() - 1).getSeq();
+    this.supersededBelow = oldest;
+  }
+
+  /** From now on compacts this way (NuKVSnapshotBench alternates them on one journal). */
+  void compaction(Compaction c) {
+    compaction = c;
+  }
+
+  /** The version key of the journal record at position {@code seq} (see {@link NuKV#RECORD}). */
+  static byte[] versionKey(long seq) {
+    return VersionKey.of(seq);
   }
 
   /** Journal records (versions of {@link #KEY}) in the store: tests check compaction with it. */
@@ -68,10 +114,33 @@ final class JournalRaftStore implements RaftStore {
     return store.versions(KEY).size();
   }
 
+  /** Journal records in the store, from the positions of the first and last (none is read; benchmarks, tests). */
+  long storedRecords() {
+    return seq - oldest + 1;
+  }
+
+  /** Superseded records still in the store, waiting to be pruned (tests). */
+  long superseded() {
+    return supersededBelow - oldest;
+  }
+
   /** Appends a record and applies it to the in-memory mirror; true if it completed a snapshot. */
   private boolean record(JournalRecord r) {
     store.put(KEY, Stored.newBuilder().setSeq(++seq).setJournal(r).build());
-    return state.apply(r, seq);
+    boolean completed = state.apply(r, seq);
+    if (!r.hasChunk()) {
+      pruneSuperseded(PRUNE_PER_RECORD); // not in a snapshot's persist: MicroRaft runs it on the event loop
+    }
+    return completed;
+  }
+
+  /** Prunes up to {@code n} superseded records, oldest first. */
+  private void pruneSuperseded(long n) {
+    if (oldest < supersededBelow) {
+      long below = Math.min(supersededBelow, oldest + n);
+      store.pruneRange(KEY, versionKey(oldest), versionKey(below));
+      oldest = below;
+    }
   }
 
   @Override
@@ -110,11 +179,13 @@ final class JournalRaftStore implements RaftStore {
   }
 
   /**
-   * Restates the journal record by record (see the class comment) and prunes everything before the snapshot's chunk
-   * records (or, if they are restated too, before the restatement).
+   * Restates the journal record by record (see the class comment) and supersedes everything before the snapshot's
+   * chunk records (or, if they are restated too, before the restatement).
    */
   private void checkpoint() {
-    boolean inPlace = !rewriteChunks && state.snapshotFrom >= oldest; // every chunk record is still in the journal
+    // Every chunk record is still in the journal and none is superseded (a chunk of this snapshot persisted before an
+    // older snapshot completed is, and may be pruned any time).
+    boolean inPlace = compaction != Compaction.REWRITE && state.snapshotFrom >= supersededBelow;
     long from = inPlace ? state.snapshotFrom : seq + 1;
     List<JournalRecord> restated = new ArrayList<>();
     for (JournalRecord r : new JournalRecord[] {state.endpoint, state.members, state.term}) {
@@ -131,8 +202,18 @@ final class JournalRaftStore implements RaftStore {
       Invariants.check(!completed, "restating snapshot %s completed a snapshot again", state.snapshotIndex);
     }
     Invariants.check(from <= seq, "NuKV Raft journal compaction from %s past its last record %s", from, seq);
-    store.prune(KEY, s -> s.getSeq() <= from);
-    oldest = from;
+    Invariants.check(from >= supersededBelow, "NuKV Raft journal compaction from %s, below the superseded %s", from,
+        supersededBelow);
+    if (compaction == Compaction.PARSE || compaction == Compaction.REWRITE) {
+      store.prune(KEY, s -> s.getSeq() <= from);
+      oldest = from;
+    } else {
+      pruneSuperseded(supersededBelow - oldest); // what an earlier compaction left (see the class comment)
+    }
+    supersededBelow = from;
+    if (compaction == Compaction.AT_ONCE) {
+      pruneSuperseded(supersededBelow - oldest);
+    }
     checkpoints++;
     if (inPlace) {
       chunksKeptInPlace++;

@@ -20,8 +20,8 @@ public final class NuKV extends BaseProtocol {
   static final MessageTypes MESSAGES = MessageTypes.of(GetReq.class, GetReply.class, PutReq.class, PutReply.class,
       Raft.class, Replicate.class, ReplicateAck.class);
   /** User versions by (t, dc); the Raft journal (one reserved key) by its sequence number. */
-  static final RecordType<Stored> RECORD = RecordType.of(Stored.class,
-      s -> s.hasJournal() ? VersionKey.of(s.getSeq()) : VersionKey.of(s.getVersion().getT(), s.getVersion().getDc()));
+  static final RecordType<Stored> RECORD = RecordType.of(Stored.class, s -> s.hasJournal()
+      ? JournalRaftStore.versionKey(s.getSeq()) : VersionKey.of(s.getVersion().getT(), s.getVersion().getDc()));
 
   public NuKV() {
     super("nukv",

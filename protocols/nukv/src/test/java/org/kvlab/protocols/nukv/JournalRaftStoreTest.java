@@ -11,7 +11,9 @@ import io.microraft.persistence.RestoredRaftState;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.kvlab.api.NodeId;
+import org.kvlab.store.Durability;
 import org.kvlab.store.InMemoryStore;
+import org.kvlab.store.JeStore;
 
 /** The Raft journal in kvlab's store: what MicroRaft persisted is what a restart restores, truncations included. */
 class JournalRaftStoreTest {
@@ -82,10 +84,28 @@ class JournalRaftStoreTest {
     journal.persistSnapshotChunk(chunk(100, 0, 2, "a", view));
     journal.truncateLogEntriesUntil(100);
     journal.persistLogEntries(List.of(entry(121, 1, "k121")));
-    // Compacted: the 2 chunks, the restatement (endpoint, members, term, entries 101-120) and the 2 records after it.
+    // Compacted: the 2 chunks, the restatement (endpoint, members, term, entries 101-120) and the 2 records after it;
+    // the 125 records before the first chunk are superseded, and the 2 records after the restatement pruned 4 each.
     assertEquals(1, journal.checkpoints());
-    assertEquals(3 + 2 + 20 + 2, journal.records(), "compaction replaced " + before + " records");
+    assertEquals(125 - 2 * JournalRaftStore.PRUNE_PER_RECORD, journal.superseded());
+    assertEquals(3 + 2 + 20 + 2 + journal.superseded(), journal.records());
+    assertEquals(journal.storedRecords(), journal.records());
+    assertRestoresSnapshot100(store, 121); // superseded records still there: the same state
 
+    // Later records prune the superseded ones, oldest first, until none is left.
+    long i = 122;
+    for (; journal.superseded() > 0; i++) {
+      journal.persistLogEntries(List.of(entry(i, 1, "k" + i)));
+    }
+    assertEquals(152, i, "30 records pruned the 117 left, 4 each");
+    assertEquals(3 + 2 + 20 + 2 + 30, journal.records(), "compaction replaced " + before + " records");
+    assertEquals(journal.storedRecords(), journal.records());
+    assertTrue(store.versions(JournalRaftStore.KEY).get(journal.records() - 1).getJournal().hasChunk(),
+        "the oldest record is the snapshot's first chunk");
+    assertRestoresSnapshot100(store, 151);
+  }
+
+  private void assertRestoresSnapshot100(InMemoryStore<Stored> store, long lastEntry) {
     RestoredRaftState r = JournalRaftStore.restore(store, models, codec);
     assertEquals(100, r.getSnapshotEntry().getIndex());
     @SuppressWarnings("unchecked")
@@ -94,7 +114,7 @@ class JournalRaftStoreTest {
     assertEquals(List.of("a", "b"), chunks.stream()
         .map(c -> ((SnapshotPart) c.getOperation()).getOps(0).getKey()).toList());
     assertEquals(3, r.getSnapshotEntry().getGroupMembersView().getMembers().size());
-    assertEquals(java.util.stream.LongStream.rangeClosed(101, 121).boxed().toList(),
+    assertEquals(java.util.stream.LongStream.rangeClosed(101, lastEntry).boxed().toList(),
         r.getLogEntries().stream().map(LogEntry::getIndex).toList());
     assertEquals(1, r.getTermPersistentState().getTerm());
     assertEquals(NodeId.of(0, 0, 0), r.getLocalEndpointPersistentState().getLocalEndpoint().getId());
@@ -131,7 +151,12 @@ class JournalRaftStoreTest {
       }
       journal.truncateLogEntriesUntil(index);
       assertEquals(round, journal.checkpoints());
-      assertEquals(3 + chunks + 10 + 1, journal.records(), "round " + round + ": the restatement and the truncation");
+      // Round 1 supersedes the 3 first records and 1,010 entries, round 2 the first snapshot and 1,023 records more
+      // (the first round's were pruned by the 1,010 entries of round 2); the truncation pruned 4.
+      assertEquals((round == 1 ? 3 + 1_010 : chunks + 13 + 1 + 1_010) - JournalRaftStore.PRUNE_PER_RECORD,
+          journal.superseded(), "round " + round);
+      assertEquals(3 + chunks + 10 + 1 + journal.superseded(), journal.records(),
+          "round " + round + ": the restatement, the truncation and the superseded records");
     }
     int largestChunk = 0;
     for (int c = 0; c < chunks; c++) {
@@ -181,9 +206,10 @@ class JournalRaftStoreTest {
     assertEquals(1, journal.chunksKeptInPlace());
     List<Stored> records = store.versions(JournalRaftStore.KEY);
     assertEquals(5, records.stream().filter(r -> r.getJournal().hasChunk()).count(), "each chunk once");
-    // The chunks, then the restatement: endpoint, members, term, entries 51-60.
-    assertEquals(5 + 3 + 10, records.size());
-    assertTrue(records.get(records.size() - 1).getJournal().hasChunk(), "the oldest record is the first chunk");
+    // The chunks, then the restatement: endpoint, members, term, entries 51-60; the 63 records before the chunks are
+    // superseded, not pruned yet (nothing was written after the restatement).
+    assertEquals(63, journal.superseded());
+    assertEquals(5 + 3 + 10 + 63, records.size());
 
     RestoredRaftState r = JournalRaftStore.restore(store, models, codec);
     assertEquals(50, r.getSnapshotEntry().getIndex());
@@ -196,23 +222,35 @@ class JournalRaftStoreTest {
     assertEquals(NodeId.of(0, 0, 0), r.getLocalEndpointPersistentState().getLocalEndpoint().getId());
     assertEquals(1, r.getTermPersistentState().getTerm());
 
-    // The next snapshot, in a journal reopened from the store, prunes this one's chunks.
+    // A restart forgets which records were superseded: they stay until the next compaction. The next snapshot, in the
+    // reopened journal, supersedes them with this one's chunks; later records prune them.
     JournalRaftStore reopened = new JournalRaftStore(store);
+    assertEquals(0, reopened.superseded());
     for (long i = 61; i <= 110; i++) {
       reopened.persistLogEntries(List.of(entry(i, 1, "k" + i)));
     }
+    assertEquals(5 + 3 + 10 + 63 + 50, reopened.records(), "nothing pruned after the restart");
     for (int c = 0; c < 5; c++) {
       reopened.persistSnapshotChunk(bigChunk(100, c, 5, 10, view));
     }
     assertEquals(1, reopened.chunksKeptInPlace());
-    assertEquals(5 + 3 + 10, store.versions(JournalRaftStore.KEY).size());
+    assertEquals(5 + 3 + 10 + 63 + 50, reopened.superseded());
+    assertEquals(100, JournalRaftStore.restore(store, models, codec).getSnapshotEntry().getIndex());
+    for (long i = 111; reopened.superseded() > 0; i++) {
+      reopened.persistLogEntries(List.of(entry(i, 1, "k" + i)));
+    }
+    records = store.versions(JournalRaftStore.KEY);
+    assertEquals(5, records.stream().filter(x -> x.getJournal().hasChunk()).count(), "the first snapshot's are gone");
+    assertTrue(records.get(records.size() - 1).getJournal().hasChunk(), "the oldest record is the first chunk");
+    assertEquals(100, records.get(records.size() - 1).getJournal().getChunk().getIndex());
     assertEquals(100, JournalRaftStore.restore(store, models, codec).getSnapshotEntry().getIndex());
   }
 
   /**
    * A snapshot being received (chunk 0 of the snapshot at 200) while an older one completes (at 100): that compaction
-   * prunes the received chunk's record. When the snapshot at 200 completes, its chunks are restated from memory, so a
-   * restart still restores it whole.
+   * supersedes the received chunk's record (it is pruned later, with the others before the snapshot at 100). When the
+   * snapshot at 200 completes, its chunks are restated from memory (though the superseded record is still in the
+   * store: it may be pruned any time), so a restart restores it whole, before and after the pruning.
    */
   @Test
   void when_aCompactionPrunedAChunkOfASnapshotStillArriving_then_itsCompletionRestatesTheChunks() throws Exception {
@@ -226,13 +264,27 @@ class JournalRaftStoreTest {
     journal.persistSnapshotChunk(bigChunk(100, 0, 2, 3, view));
     journal.persistSnapshotChunk(bigChunk(100, 1, 2, 3, view));
     assertEquals(1, journal.chunksKeptInPlace());
-    assertEquals(0, store.versions(JournalRaftStore.KEY).stream()
+    assertEquals(124, journal.superseded(), "the 123 first records and the chunk of 200 written before the snapshot");
+    assertEquals(1, store.versions(JournalRaftStore.KEY).stream()
         .filter(r -> r.getJournal().hasChunk() && r.getJournal().getChunk().getIndex() == 200).count(),
-        "the compaction at 100 pruned the chunk of 200 written before it");
+        "superseded, not pruned yet");
     journal.persistSnapshotChunk(bigChunk(200, 1, 2, 3, view));
     assertEquals(2, journal.checkpoints());
     assertEquals(1, journal.chunksKeptInPlace(), "the second compaction restated the chunks");
+    assertRestoresSnapshot200(store);
 
+    for (long i = 201; journal.superseded() > 0; i++) {
+      journal.persistLogEntries(List.of(entry(i, 1, "k" + i)));
+    }
+    assertEquals(2, store.versions(JournalRaftStore.KEY).stream()
+        .filter(r -> r.getJournal().hasChunk() && r.getJournal().getChunk().getIndex() == 200).count(),
+        "the chunk of 200 written before the snapshot at 100 is pruned, the 2 restated ones are left");
+    assertEquals(0, store.versions(JournalRaftStore.KEY).stream()
+        .filter(r -> r.getJournal().hasChunk() && r.getJournal().getChunk().getIndex() == 100).count());
+    assertRestoresSnapshot200(store);
+  }
+
+  private void assertRestoresSnapshot200(InMemoryStore<Stored> store) {
     RestoredRaftState r = JournalRaftStore.restore(store, models, codec);
     assertEquals(200, r.getSnapshotEntry().getIndex());
     @SuppressWarnings("unchecked")
@@ -240,7 +292,165 @@ class JournalRaftStoreTest {
         (List<io.microraft.model.log.SnapshotChunk>) r.getSnapshotEntry().getOperation();
     assertEquals(List.of("200/0/0", "200/1/0"), chunks.stream()
         .map(c -> ((SnapshotPart) c.getOperation()).getOps(0).getKey()).toList());
-    assertTrue(r.getLogEntries().isEmpty(), "every entry is below the snapshot: " + r.getLogEntries());
+    for (LogEntry e : r.getLogEntries()) {
+      assertTrue(e.getIndex() > 200, "an entry the snapshot covers: " + e.getIndex());
+    }
+  }
+
+  /**
+   * A replica that stops at any point of the deferred prune (after any number of the superseded records are pruned,
+   * oldest first, as a crash leaves them) restores the same state: the snapshot, the entries after it, term and
+   * endpoint.
+   */
+  @Test
+  void when_aReplicaRestartsAtAnyPointOfTheDeferredPrune_then_itRestoresTheSameState() throws Exception {
+    InMemoryStore<Stored> store = new InMemoryStore<>(NuKV.RECORD);
+    var view = view();
+    JournalRaftStore journal = started(store, view);
+    for (long i = 1; i <= 60; i++) {
+      journal.persistLogEntries(List.of(entry(i, 1, "k" + i)));
+    }
+    for (int c = 0; c < 5; c++) {
+      journal.persistSnapshotChunk(bigChunk(50, c, 5, 10, view));
+    }
+    List<Stored> newestFirst = store.versions(JournalRaftStore.KEY);
+    assertEquals(63, journal.superseded());
+    for (int pruned = 0; pruned <= 63; pruned++) {
+      InMemoryStore<Stored> left = new InMemoryStore<>(NuKV.RECORD);
+      for (int i = newestFirst.size() - 1 - pruned; i >= 0; i--) {
+        left.put(JournalRaftStore.KEY, newestFirst.get(i));
+      }
+      RestoredRaftState r = JournalRaftStore.restore(left, models, codec);
+      assertEquals(50, r.getSnapshotEntry().getIndex(), pruned + " pruned");
+      @SuppressWarnings("unchecked")
+      List<io.microraft.model.log.SnapshotChunk> chunks =
+          (List<io.microraft.model.log.SnapshotChunk>) r.getSnapshotEntry().getOperation();
+      assertEquals(List.of("50/0/0", "50/1/0", "50/2/0", "50/3/0", "50/4/0"), chunks.stream()
+          .map(c -> ((SnapshotPart) c.getOperation()).getOps(0).getKey()).toList(), pruned + " pruned");
+      assertEquals(java.util.stream.LongStream.rangeClosed(51, 60).boxed().toList(),
+          r.getLogEntries().stream().map(LogEntry::getIndex).toList(), pruned + " pruned");
+      assertEquals(1, r.getTermPersistentState().getTerm());
+      assertEquals(NodeId.of(0, 0, 0), r.getLocalEndpointPersistentState().getLocalEndpoint().getId());
+      assertEquals(3, r.getInitialGroupMembers().getMembers().size());
+    }
+  }
+
+  /**
+   * On JE, as a server runs it: a replica closed with superseded records left (a restart forgets them) restores
+   * everything from the journal, keeps appending, and its next compaction supersedes and later records prune them.
+   */
+  @Test
+  void when_aJeReplicaRestartsWithSupersededRecordsLeft_then_itRestoresEverythingAndPrunesThemLater(
+      @org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+    var view = view();
+    try (JeStore<Stored> store = new JeStore<>(NuKV.RECORD, dir, Durability.SYNC)) {
+      JournalRaftStore journal = started(store, view);
+      for (long i = 1; i <= 60; i++) {
+        journal.persistLogEntries(List.of(entry(i, 1, "k" + i)));
+      }
+      for (int c = 0; c < 5; c++) {
+        journal.persistSnapshotChunk(bigChunk(50, c, 5, 10, view));
+      }
+      journal.persistLogEntries(List.of(entry(61, 1, "k61"), entry(62, 1, "k62")));
+      assertEquals(63 - 2 * JournalRaftStore.PRUNE_PER_RECORD, journal.superseded());
+      store.sync();
+    }
+    try (JeStore<Stored> store = new JeStore<>(NuKV.RECORD, dir, Durability.SYNC)) {
+      RestoredRaftState r = JournalRaftStore.restore(store, models, codec);
+      assertEquals(50, r.getSnapshotEntry().getIndex());
+      assertEquals(java.util.stream.LongStream.rangeClosed(51, 62).boxed().toList(),
+          r.getLogEntries().stream().map(LogEntry::getIndex).toList());
+      JournalRaftStore journal = new JournalRaftStore(store);
+      assertEquals(journal.storedRecords(), journal.records());
+      for (long i = 63; i <= 110; i++) {
+        journal.persistLogEntries(List.of(entry(i, 1, "k" + i)));
+      }
+      for (int c = 0; c < 5; c++) {
+        journal.persistSnapshotChunk(bigChunk(100, c, 5, 10, view));
+      }
+      for (long i = 111; journal.superseded() > 0; i++) {
+        journal.persistLogEntries(List.of(entry(i, 1, "k" + i)));
+      }
+      List<Stored> records = store.versions(JournalRaftStore.KEY);
+      assertEquals(journal.storedRecords(), records.size());
+      assertEquals(100, records.get(records.size() - 1).getJournal().getChunk().getIndex(),
+          "the oldest record is the snapshot at 100's first chunk");
+      assertEquals(5, records.stream().filter(x -> x.getJournal().hasChunk()).count());
+    }
+    try (JeStore<Stored> store = new JeStore<>(NuKV.RECORD, dir, Durability.SYNC)) {
+      RestoredRaftState r = JournalRaftStore.restore(store, models, codec);
+      assertEquals(100, r.getSnapshotEntry().getIndex());
+      long last = r.getLogEntries().get(r.getLogEntries().size() - 1).getIndex();
+      assertEquals(java.util.stream.LongStream.rangeClosed(101, last).boxed().toList(),
+          r.getLogEntries().stream().map(LogEntry::getIndex).toList());
+      assertEquals(NodeId.of(0, 0, 0), r.getLocalEndpointPersistentState().getLocalEndpoint().getId());
+    }
+  }
+
+  /**
+   * Journals left by earlier versions: the layout is unchanged, so a journal compacted by the earlier prune (every
+   * older record parsed, at once) is continued as it is; a journal compacted into one checkpoint record (the first
+   * version) restores too and is compacted the new way at the next snapshot.
+   */
+  @Test
+  void when_aJournalWasWrittenByAnEarlierVersion_then_itIsRestoredAndContinued() throws Exception {
+    var view = view();
+    InMemoryStore<Stored> store = new InMemoryStore<>(NuKV.RECORD);
+    JournalRaftStore old = started(store, view);
+    old.compaction(JournalRaftStore.Compaction.PARSE);
+    for (long i = 1; i <= 60; i++) {
+      old.persistLogEntries(List.of(entry(i, 1, "k" + i)));
+    }
+    for (int c = 0; c < 5; c++) {
+      old.persistSnapshotChunk(bigChunk(50, c, 5, 10, view));
+    }
+    assertEquals(5 + 3 + 10, old.records(), "pruned at once");
+    continueTo100(store, view);
+
+    // The first version's layout: a single checkpoint record holding endpoint, members, term, the snapshot's chunks
+    // and the entries after it.
+    InMemoryStore<Stored> first = new InMemoryStore<>(NuKV.RECORD);
+    Checkpoint.Builder cp = Checkpoint.newBuilder().setSnapshotIndex(50);
+    for (Stored x : store.versions(JournalRaftStore.KEY)) {
+      if (!x.getJournal().hasChunk() && !x.getJournal().hasEntry()) {
+        cp.addRecords(x.getJournal()); // endpoint, members, term
+      }
+    }
+    for (int c = 0; c < 5; c++) {
+      cp.addRecords(JournalRecord.newBuilder().setChunk(RaftCodec.chunk(bigChunk(50, c, 5, 10, view))));
+    }
+    for (long i = 51; i <= 60; i++) {
+      cp.addRecords(JournalRecord.newBuilder().setEntry(RaftCodec.entry(entry(i, 1, "k" + i))));
+    }
+    first.put(JournalRaftStore.KEY, Stored.newBuilder().setSeq(7).setJournal(JournalRecord.newBuilder()
+        .setCheckpoint(cp)).build());
+    RestoredRaftState r = JournalRaftStore.restore(first, models, codec);
+    assertEquals(50, r.getSnapshotEntry().getIndex());
+    assertEquals(java.util.stream.LongStream.rangeClosed(51, 60).boxed().toList(),
+        r.getLogEntries().stream().map(LogEntry::getIndex).toList());
+    continueTo100(first, view);
+  }
+
+  /** Reopens the journal, which holds a snapshot at 50 and entries to 60, and runs it past a snapshot at 100. */
+  private void continueTo100(InMemoryStore<Stored> store, io.microraft.model.log.RaftGroupMembersView view) {
+    JournalRaftStore journal = new JournalRaftStore(store);
+    for (long i = 61; i <= 110; i++) {
+      journal.persistLogEntries(List.of(entry(i, 1, "k" + i)));
+    }
+    for (int c = 0; c < 5; c++) {
+      journal.persistSnapshotChunk(bigChunk(100, c, 5, 10, view));
+    }
+    assertEquals(1, journal.checkpoints());
+    for (long i = 111; journal.superseded() > 0; i++) {
+      journal.persistLogEntries(List.of(entry(i, 1, "k" + i)));
+    }
+    List<Stored> records = store.versions(JournalRaftStore.KEY);
+    assertEquals(100, records.get(records.size() - 1).getJournal().getChunk().getIndex());
+    RestoredRaftState r = JournalRaftStore.restore(store, models, codec);
+    assertEquals(100, r.getSnapshotEntry().getIndex());
+    assertEquals(101, r.getLogEntries().get(0).getIndex());
+    assertEquals(1, r.getTermPersistentState().getTerm());
+    assertEquals(NodeId.of(0, 0, 0), r.getLocalEndpointPersistentState().getLocalEndpoint().getId());
   }
 
   private io.microraft.model.log.RaftGroupMembersView view() {
@@ -250,7 +460,8 @@ class JournalRaftStoreTest {
         .build();
   }
 
-  private JournalRaftStore started(InMemoryStore<Stored> store, io.microraft.model.log.RaftGroupMembersView view) {
+  private JournalRaftStore started(org.kvlab.store.VersionedStore<Stored> store,
+      io.microraft.model.log.RaftGroupMembersView view) {
     RaftCodec.Endpoint self = new RaftCodec.Endpoint(NodeId.of(0, 0, 0));
     JournalRaftStore journal = new JournalRaftStore(store);
     journal.persistAndFlushLocalEndpoint(models.createRaftEndpointPersistentStateBuilder().setLocalEndpoint(self)

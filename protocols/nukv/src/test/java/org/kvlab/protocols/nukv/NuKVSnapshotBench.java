@@ -37,14 +37,22 @@ import org.kvlab.store.VersionedStore;
  * {@code snapshotEvery} log entries since, and times it with the wall clock: that is the event-loop pause (GC
  * during it included, and shown apart).
  *
- * <p>Two implementations, interleaved in each round (the order alternates): "before", the snapshot code this
- * change replaced (copied verbatim below: every key's newest version read from the store, and a compaction that
- * writes the snapshot's chunks to the journal a second time), and "after" ({@link SnapshotSource}: only keys
- * changed since the last snapshot are read; the chunks stay where they were first written).
+ * <p>Implementations (the {@code --impls} given, interleaved in each round, their order rotating): {@code rewrite},
+ * the snapshot code before issue 15 (copied verbatim below: every key's newest version read from the store, and a
+ * compaction that writes the snapshot's chunks to the journal a second time, then prunes by parsing every older
+ * record); {@code parse}, issue 15's first change ({@link SnapshotSource}: only keys changed since the last snapshot
+ * are read; the chunks stay where they were first written; the older records still parsed by the store's prune);
+ * {@code at-once}, the older records pruned by version key (none read) in the snapshot's last persist; and
+ * {@code deferred}, the journal's way: pruned by version key, a few with each later record
+ * ({@link JournalRaftStore.Compaction}). One journal runs throughout, switched between them before each snapshot.
+ *
+ * <p>Besides the pause, each row shows the time the store spent pruning in it, and in the {@code every} commits that
+ * follow the snapshot (where the deferred prune runs; measured before the next snapshot, whichever implementation
+ * takes it).
  *
  * <p>Usage: {@code NuKVSnapshotBench [--stores memory,je] [--keys 10000,100000,1000000] [--every 50000]
- * [--rounds 3] [--value 64] [--dir DIR]}. Writes between snapshots go to uniformly random keys (each commit one
- * PUT), so about {@code min(N, every)} keys change between two snapshots.
+ * [--rounds 3] [--impls parse,deferred] [--value 64] [--dir DIR]}. Writes between snapshots go to uniformly random
+ * keys (each commit one PUT), so about {@code min(N, every)} keys change between two snapshots.
  */
 public final class NuKVSnapshotBench {
   private static final RaftModelFactory MODELS = new DefaultRaftModelFactory();
@@ -57,6 +65,7 @@ public final class NuKVSnapshotBench {
     int every = 50_000;
     int rounds = 3;
     int valueBytes = 64;
+    List<String> impls = List.of("parse", "deferred");
     Path dir = null;
     for (int i = 0; i < args.length; i += 2) {
       String v = i + 1 < args.length ? args[i + 1] : "";
@@ -66,43 +75,73 @@ public final class NuKVSnapshotBench {
         case "--every" -> every = Integer.parseInt(v);
         case "--rounds" -> rounds = Integer.parseInt(v);
         case "--value" -> valueBytes = Integer.parseInt(v);
+        case "--impls" -> impls = List.of(v.split(","));
         case "--dir" -> dir = Path.of(v);
         default -> throw new IllegalArgumentException("unknown option " + args[i] + ": use --stores, --keys,"
-            + " --every, --rounds, --value or --dir");
+            + " --every, --rounds, --impls, --value or --dir");
       }
+    }
+    for (String impl : impls) {
+      compaction(impl);
     }
     System.out.printf("# java %s, %s, max heap %d MB, %d cores; snapshotEvery %d, %d-byte values, %d rounds%n",
         System.getProperty("java.version"), ManagementFactory.getRuntimeMXBean().getInputArguments(),
         Runtime.getRuntime().maxMemory() >> 20, Runtime.getRuntime().availableProcessors(), every, valueBytes, rounds);
     System.out.println("| store | keys | round | impl | pause ms | takeSnapshot ms | persist chunks ms"
-        + " | compaction ms | GC ms in pause | keys read | chunks | snapshot bytes | journal bytes written |");
-    System.out.println("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+        + " | compaction ms | prune ms in pause | GC ms in pause | keys read | chunks | snapshot bytes"
+        + " | journal bytes written | prune ms on the next commits | next commits ms | journal records after |");
+    System.out.println("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     for (String kind : stores) {
       for (int n : sizes) {
         Path d = !kind.equals("je") ? null
             : dir != null ? dir.resolve("je-" + n) : Files.createTempDirectory("nukv-snap-bench-je-" + n);
         try (Bench b = new Bench(kind, d, n, every, valueBytes)) {
           b.load();
+          b.commits();
+          Result pending = null;
+          int step = 0;
           for (int r = 1; r <= rounds; r++) {
-            boolean beforeFirst = r % 2 == 1;
-            for (boolean before : beforeFirst ? new boolean[] {true, false} : new boolean[] {false, true}) {
-              Result x = b.step(before);
-              System.out.printf("| %s | %,d | %d | %s | %.1f | %.1f | %.1f | %.1f | %d | %,d | %d | %,d | %,d |%n", kind,
-                  n, r, before ? "before" : "after", x.totalMs, x.takeMs, x.persistMs - x.compactMs, x.compactMs,
-                  x.gcMs, x.reads, x.chunks, x.bytes, x.journalBytes);
+            for (int i = 0; i < impls.size(); i++) {
+              String impl = impls.get((i + step) % impls.size());
+              if (pending != null) {
+                print(kind, n, pending, b.commits());
+              }
+              pending = b.snapshot(impl, r);
             }
+            step++;
           }
+          print(kind, n, pending, b.commits());
         }
       }
     }
+  }
+
+  private static void print(String kind, int n, Result x, Commits next) {
+    System.out.printf("| %s | %,d | %d | %s | %.1f | %.1f | %.1f | %.1f | %.1f | %d | %,d | %d | %,d | %,d | %.1f"
+        + " | %.1f | %,d |%n", kind, n, x.round, x.impl, x.totalMs, x.takeMs, x.persistMs - x.compactMs, x.compactMs, x.pruneMs, x.gcMs,
+        x.reads, x.chunks, x.bytes, x.journalBytes, next.pruneMs, next.totalMs, x.records);
+  }
+
+  static JournalRaftStore.Compaction compaction(String impl) {
+    return switch (impl) {
+      case "rewrite" -> JournalRaftStore.Compaction.REWRITE;
+      case "parse" -> JournalRaftStore.Compaction.PARSE;
+      case "at-once" -> JournalRaftStore.Compaction.AT_ONCE;
+      case "deferred" -> JournalRaftStore.Compaction.DEFERRED;
+      default -> throw new IllegalArgumentException("unknown implementation " + impl
+          + ": use rewrite, parse, at-once or deferred");
+    };
   }
 
   /**
    * One snapshot: the whole pause, the state machine's takeSnapshot, persisting the chunks (compaction included) and
    * the compaction alone (the last chunk's persist, which completes the snapshot and compacts the journal).
    */
-  record Result(double totalMs, double takeMs, double persistMs, double compactMs, long gcMs, long reads, int chunks,
-      long bytes, long journalBytes) {}
+  record Result(String impl, int round, double totalMs, double takeMs, double persistMs, double compactMs,
+      double pruneMs, long gcMs, long reads, int chunks, long bytes, long journalBytes, long records) {}
+
+  /** The {@code every} commits between two snapshots: their whole time and the store's pruning in it. */
+  record Commits(double totalMs, double pruneMs) {}
 
   /** One replica's state: a store with N keys, its journal, and both snapshot implementations' key sets. */
   private static final class Bench implements AutoCloseable {
@@ -120,6 +159,7 @@ public final class NuKVSnapshotBench {
     long index;
     long t = 1;
     List<SnapshotChunk> held = List.of(); // what MicroRaft keeps: the last snapshot's chunks
+    JournalRaftStore journal;
 
     Bench(String kind, Path dir, int n, int every, int valueBytes) throws IOException {
       this.kind = kind;
@@ -150,25 +190,21 @@ public final class NuKVSnapshotBench {
       return "user" + (1_000_000_000L + i * 7_919 % 1_000_000_000L);
     }
 
-    JournalRaftStore journal(boolean rewriteChunks) {
-      return new JournalRaftStore(store, rewriteChunks);
-    }
-
     /** N keys written (as a replica that applied N commits would hold them), then a first snapshot. */
     void load() {
-      JournalRaftStore journal = journal(false);
+      journal = new JournalRaftStore(store, JournalRaftStore.Compaction.AT_ONCE);
       journal.persistAndFlushLocalEndpoint(MODELS.createRaftEndpointPersistentStateBuilder().setLocalEndpoint(self)
           .setVoting(true).build());
       journal.persistAndFlushInitialGroupMembers(view);
       journal.persistAndFlushTerm(MODELS.createRaftTermPersistentStateBuilder().setTerm(1).setVotedFor(self).build());
       for (int i = 0; i < n; i++) {
-        write(key(i), false, journal);
+        write(key(i), false);
       }
-      snapshot(journal, false);
+      snapshot("at-once", 0);
     }
 
     /** One commit: a PUT of a random key, its log entry in the journal, the key's new version in the store. */
-    void write(String key, boolean logged, JournalRaftStore journal) {
+    void write(String key, boolean logged) {
       index++;
       Version v = Version.newBuilder().setValue(value).setT(++t).setDc(0).setIdx(index).build();
       if (logged) {
@@ -180,27 +216,29 @@ public final class NuKVSnapshotBench {
       store.put(key, Stored.newBuilder().setVersion(v).build());
     }
 
-    /**
-     * {@code every} commits (random keys), logged in the journal reopened from the store with the compaction of the
-     * implementation measured, then the snapshot MicroRaft takes at the last of them.
-     */
-    Result step(boolean before) {
-      JournalRaftStore journal = journal(before);
+    /** {@code every} commits (random keys), logged in the journal: the commits between two snapshots. */
+    Commits commits() {
+      double prune0 = store.pruneMs;
+      long t0 = System.nanoTime();
       for (int i = 0; i < every; i++) {
-        write(key(random.nextInt(n)), true, journal);
+        write(key(random.nextInt(n)), true);
       }
-      return snapshot(journal, before);
+      return new Commits((System.nanoTime() - t0) / 1e6, store.pruneMs - prune0);
     }
 
-    Result snapshot(JournalRaftStore journal, boolean before) {
+    /** The snapshot MicroRaft takes at the last commit, with the implementation {@code impl}. */
+    Result snapshot(String impl, int round) {
+      boolean rewrite = impl.equals("rewrite");
+      journal.compaction(compaction(impl));
       long[] sv = {index, 0};
       List<Object> parts = new ArrayList<>();
       long gc0 = gcMillis();
       long journal0 = store.journalBytes;
+      double prune0 = store.pruneMs;
       long t0 = System.nanoTime();
       // RaftNodeImpl.takeSnapshot: the state machine's chunks, then each chunk persisted, then kept in memory.
       int reads;
-      if (before) {
+      if (rewrite) {
         reads = oldSnapshot(keys, store, sv, parts::add);
       } else {
         source.take(sv, NuKVServer.SNAPSHOT_CHUNK_KEYS, k -> null, parts::add);
@@ -218,17 +256,18 @@ public final class NuKVSnapshotBench {
       }
       held = chunks;
       long t2 = System.nanoTime();
-      if (before) {
+      double pruneMs = store.pruneMs - prune0;
+      if (rewrite) {
         // Unmeasured: the source sees a snapshot taken here too, as it would in a server running it, so that the
-        // next "after" snapshot reads only the keys changed since this one.
+        // next snapshot reads only the keys changed since this one.
         source.take(sv, NuKVServer.SNAPSHOT_CHUNK_KEYS, k -> null, p -> { });
       }
       long bytes = 0;
       for (Object p : parts) {
         bytes += ((SnapshotPart) p).getSerializedSize();
       }
-      return new Result((t2 - t0) / 1e6, (t1 - t0) / 1e6, (t2 - t1) / 1e6, (t2 - last) / 1e6, gcMillis() - gc0, reads,
-          parts.size(), bytes, store.journalBytes - journal0);
+      return new Result(impl, round, (t2 - t0) / 1e6, (t1 - t0) / 1e6, (t2 - t1) / 1e6, (t2 - last) / 1e6, pruneMs,
+          gcMillis() - gc0, reads, parts.size(), bytes, store.journalBytes - journal0, journal.storedRecords());
     }
 
     @Override
@@ -277,9 +316,10 @@ public final class NuKVSnapshotBench {
     return keys.size();
   }
 
-  /** A store that counts the bytes of journal records put into it. */
+  /** A store that counts the bytes of journal records put into it, and times its prunes. */
   private static final class CountingStore extends org.kvlab.store.ForwardingStore<Stored> {
     long journalBytes;
+    double pruneMs;
 
     CountingStore(VersionedStore<Stored> inner) {
       super(inner);
@@ -291,6 +331,22 @@ public final class NuKVSnapshotBench {
         journalBytes += record.getSerializedSize();
       }
       inner.put(key, record);
+    }
+
+    @Override
+    public int prune(String key, Predicate<? super Stored> stable) {
+      long t0 = System.nanoTime();
+      int removed = inner.prune(key, stable);
+      pruneMs += (System.nanoTime() - t0) / 1e6;
+      return removed;
+    }
+
+    @Override
+    public int pruneRange(String key, byte[] from, byte[] below) {
+      long t0 = System.nanoTime();
+      int removed = inner.pruneRange(key, from, below);
+      pruneMs += (System.nanoTime() - t0) / 1e6;
+      return removed;
     }
   }
 }
