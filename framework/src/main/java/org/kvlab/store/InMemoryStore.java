@@ -27,7 +27,8 @@ import org.kvlab.api.RecordType;
  * durability {@code sync} with this engine, see {@link Stores#open}).
  *
  * <p>The key of the last call and its chain are remembered: a protocol that puts and then prunes the same key
- * (the same string) looks it up once. Keys are never removed, so the remembered chain stays the key's.
+ * (the same string) looks it up once. Chains are never removed from the table (a key whose every version
+ * {@link #pruneRange} removed keeps an empty chain, which counts as no key), so the remembered chain stays the key's.
  *
  * <p>Records are kept by reference (protobuf messages are immutable). Not thread-safe, except
  * {@link #sync()} and {@link #close()}, which touch no data.
@@ -37,7 +38,8 @@ public final class InMemoryStore<R extends Message> implements VersionedStore<R>
   private final RecordType<R> type;
   /** Open addressing; a power of two in length, at most half full; never iterated (see class comment). */
   private VersionChain<R>[] table = newTable(INITIAL_TABLE);
-  private int count;
+  private int count; // keys with at least one version
+  private int chains; // chains in the table (empty ones too)
   private String lastKey; // the key of the last call, compared by identity
   private VersionChain<R> lastChain; // its chain, null if it had none then (or the key failed the check)
   private volatile boolean closed;
@@ -85,7 +87,7 @@ public final class InMemoryStore<R extends Message> implements VersionedStore<R>
 
   /** Adds the chain of a key that has none. */
   private VersionChain<R> add(String key, byte[] version, R record) {
-    if (2 * (count + 1) > table.length) {
+    if (2 * (chains + 1) > table.length) {
       VersionChain<R>[] bigger = newTable(table.length * 2);
       for (VersionChain<R> c : table) {
         if (c != null) {
@@ -96,6 +98,7 @@ public final class InMemoryStore<R extends Message> implements VersionedStore<R>
     }
     VersionChain<R> c = new VersionChain<>(hash(key), key, version, record);
     place(table, c);
+    chains++;
     count++;
     return c;
   }
@@ -127,6 +130,9 @@ public final class InMemoryStore<R extends Message> implements VersionedStore<R>
       }
       return;
     }
+    if (versions.size() == 0) {
+      count++; // a key pruneRange emptied, written again
+    }
     versions.insert(-at - 1, version, record);
   }
 
@@ -135,7 +141,7 @@ public final class InMemoryStore<R extends Message> implements VersionedStore<R>
     checkOpen();
     Objects.requireNonNull(filter, "filter");
     VersionChain<R> versions = chain(key);
-    if (versions != null) {
+    if (versions != null && versions.size() > 0) {
       if (filter.test(versions.newest())) { // the common case: the newest version qualifies
         return Optional.of(versions.newest());
       }
@@ -183,17 +189,20 @@ public final class InMemoryStore<R extends Message> implements VersionedStore<R>
     checkOpen();
     Objects.requireNonNull(from, "from");
     Objects.requireNonNull(below, "below");
-    NavigableMap<byte[], R> versions = keys.get(Stores.checkKey(key));
-    if (versions == null || Arrays.compareUnsigned(from, below) >= 0) {
+    VersionChain<R> versions = chain(key);
+    if (versions == null || versions.size() == 0 || Arrays.compareUnsigned(from, below) >= 0) {
       return 0;
     }
-    NavigableMap<byte[], R> range = versions.subMap(from, true, below, false);
-    int removed = range.size();
-    range.clear();
-    if (versions.isEmpty()) {
-      keys.remove(key); // every value map is non-empty
+    int lo = versions.lowerBound(from);
+    int hi = versions.lowerBound(below);
+    if (hi <= lo) {
+      return 0;
     }
-    return removed;
+    versions.removeRange(lo, hi);
+    if (versions.size() == 0) {
+      count--;
+    }
+    return hi - lo;
   }
 
   @Override

@@ -156,6 +156,9 @@ final class VersionChain<R> {
    * {@link Arrays#binarySearch}). Checks the newest version first: a new version is nearly always newer than it.
    */
   int search(byte[] key) {
+    if (size == 0) {
+      return -1;
+    }
     int c = Long.compareUnsigned(prefix(key), newestPrefix);
     if (c == 0) {
       c = Arrays.compareUnsigned(key, key(size - 1));
@@ -177,6 +180,60 @@ final class VersionChain<R> {
       }
     }
     return -lo - 1;
+  }
+
+  /** The index of the oldest version whose key is at least {@code key} ({@link #size()} if there is none). */
+  int lowerBound(byte[] key) {
+    int lo = 0;
+    int hi = size;
+    while (lo < hi) {
+      int mid = (lo + hi) >>> 1;
+      if (Arrays.compareUnsigned(key(mid), key) < 0) {
+        lo = mid + 1;
+      } else {
+        hi = mid;
+      }
+    }
+    return lo;
+  }
+
+  /**
+   * Removes versions {@code lo} (inclusive) to {@code hi} (exclusive), 0 the oldest; may remove every version (the
+   * chain is then empty: {@link #newest()} is null until a version is inserted again).
+   */
+  @SuppressWarnings("unchecked")
+  void removeRange(int lo, int hi) {
+    if (lo == 0 && hi < size) { // the oldest ones, the newest stays (a journal pruned from its start)
+      for (int i = 0; i < hi; i++) {
+        removeOldest();
+      }
+      return;
+    }
+    int keep = size - (hi - lo);
+    byte[][] k = new byte[keep][];
+    Object[] r = new Object[keep];
+    for (int i = 0, j = 0; i < size; i++) {
+      if (i < lo || i >= hi) {
+        k[j] = key(i);
+        r[j++] = record(i);
+      }
+    }
+    k0 = k1 = null;
+    r0 = r1 = null;
+    head = 0;
+    keys = null;
+    records = null;
+    if (keep > 2) {
+      int capacity = Integer.highestOneBit(keep - 1) << 1;
+      keys = new byte[capacity][];
+      records = new Object[capacity];
+    }
+    size = keep;
+    for (int i = 0; i < keep; i++) {
+      set(i, k[i], r[i]);
+    }
+    newest = keep == 0 ? null : (R) r[keep - 1];
+    newestPrefix = keep == 0 ? 0 : prefix(k[keep - 1]);
   }
 
   /** Inserts a version at index {@code at} (from {@link #search}), moving the newer ones up by one. */

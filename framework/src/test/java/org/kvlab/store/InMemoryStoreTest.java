@@ -8,6 +8,7 @@ import java.util.Optional;
 import java.util.Random;
 import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
+import org.kvlab.api.VersionKey;
 import org.kvlab.testing.TestRecord;
 
 class InMemoryStoreTest extends VersionedStoreContract {
@@ -52,7 +53,7 @@ class InMemoryStoreTest extends VersionedStoreContract {
       int k = random.nextInt(5);
       String key = random.nextBoolean() ? names[k] : new String(names[k].toCharArray());
       TreeMap<Long, TestRecord> versions = model.get(k);
-      int op = random.nextInt(10);
+      int op = random.nextInt(11);
       if (op < 5) { // mostly newer versions, some older ones (replicated writes) and some repeats
         long ut = random.nextInt(4) == 0 ? Math.max(0, clock[k] - random.nextInt(50)) : ++clock[k] + random.nextInt(3);
         clock[k] = Math.max(clock[k], ut);
@@ -74,14 +75,28 @@ class InMemoryStoreTest extends VersionedStoreContract {
         var expected = versions.headMap(below * 2 + 1, true).lastEntry();
         assertEquals(Optional.ofNullable(expected == null ? null : expected.getValue()),
             store.newest(key, r -> r.getUt() <= below), "newest at step " + step);
-      } else {
+      } else if (op == 9) {
         assertEquals(newestFirst(new ArrayList<>(versions.values())), store.versions(key), "versions at step " + step);
+      } else { // remove a range by version key: the oldest few, one in the middle, or all (the key is then gone)
+        long from = random.nextInt(3) == 0 ? 0 : Math.max(0, clock[k] - random.nextInt(400));
+        long below = random.nextInt(8) == 0 ? clock[k] + 1 : from + random.nextInt(60);
+        int fromSr = random.nextInt(2);
+        int belowSr = random.nextInt(2);
+        int expected = 0;
+        if (from * 2 + fromSr < below * 2 + belowSr) {
+          var range = versions.subMap(from * 2 + fromSr, true, below * 2 + belowSr, false);
+          expected = range.size();
+          range.clear();
+        }
+        assertEquals(expected, store.pruneRange(key, VersionKey.of(from, fromSr), VersionKey.of(below, belowSr)),
+            "removed by range at step " + step);
+        assertEquals(model.stream().filter(m -> !m.isEmpty()).count(), store.keyCount(), "keys at step " + step);
       }
     }
     for (int k = 0; k < 5; k++) {
       assertEquals(newestFirst(new ArrayList<>(model.get(k).values())), store.versions(names[k]));
     }
-    assertEquals(5, store.keyCount());
+    assertEquals(model.stream().filter(m -> !m.isEmpty()).count(), store.keyCount());
     for (String other : List.of("key-1", "user6284781860667377212", "a key longer than twenty-four character", "ключ-4",
         "user628478186066737721", "\u00ff")) {
       assertEquals(List.of(), store.versions(other), other);
