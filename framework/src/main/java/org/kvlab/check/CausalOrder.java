@@ -70,7 +70,7 @@ abstract class CausalOrder {
   final int keyIdx;
   /** Operation index of each node, ascending. */
   final int[] nodeOp;
-  /** Node of each operation index (-1: not in this order), for the order over all operations; null for a key's. */
+  /** Node + 1 of each operation index (0: not in this order). */
   final int[] nodeOfOp;
   final int[][] succ;
   final int[] sessionPred;
@@ -143,21 +143,15 @@ abstract class CausalOrder {
           }
         }
       } else {
-        List<Integer> ops = m.opsByKey.getOrDefault(key, List.of());
-        nodeOp = new int[ops.size()];
-        for (int u = 0; u < nodeOp.length; u++) {
-          nodeOp[u] = ops.get(u);
-        }
+        nodeOp = m.opsByKey.getOrDefault(key, new int[0]); // not modified
       }
       int n = nodeOp.length;
-      if (key == null) { // the order over all operations looks nodes up by operation often: a direct index
-        nodeOfOp = new int[m.n];
-        Arrays.fill(nodeOfOp, -1);
-        for (int u = 0; u < n; u++) {
-          nodeOfOp[nodeOp[u]] = u;
-        }
-      } else {
-        nodeOfOp = null; // a key's order is small: binary search over its nodes is cheaper than an index of all
+      // a direct index from operation to node (node + 1; 0: none, as a new array is zeroed), for the order over all
+      // operations and for a key's: lookups by operation are frequent in both (reads-from edges, ranks), and a binary
+      // search over a key's nodes cost more than the zeroed array
+      nodeOfOp = new int[m.n];
+      for (int u = 0; u < n; u++) {
+        nodeOfOp[nodeOp[u]] = u + 1;
       }
       // edges: session order (from the previous OK operation of the session) and reads-from
       Graphs.EdgeList edges = new Graphs.EdgeList();
@@ -206,12 +200,15 @@ abstract class CausalOrder {
   }
 
   /** The node of operation {@code op} in an ascending {@code nodeOp}, or -1. */
-  /** As {@link #node(int[], int)}, through {@code nodeOfOp} (operation index to node, -1: none) if not null. */
+  /**
+   * As {@link #node(int[], int)}, through {@code nodeOfOp} (operation index to node + 1, 0: none) if not null: the same
+   * answer, without the search.
+   */
   static int node(int[] nodeOp, int[] nodeOfOp, int op) {
     if (nodeOfOp == null) {
       return node(nodeOp, op);
     }
-    return op >= 0 && op < nodeOfOp.length ? nodeOfOp[op] : -1; // as the search: an index of no node is -1
+    return op >= 0 && op < nodeOfOp.length ? nodeOfOp[op] - 1 : -1; // as the search: an index of no node is -1
   }
 
   static int node(int[] nodeOp, int op) {
@@ -456,6 +453,26 @@ abstract class CausalOrder {
       sb.append(m.describe(chain[i]));
     }
     return sb.toString();
+  }
+
+  /**
+   * Sorts {@code a[0..count)} ascending, as {@code Arrays.sort(a, 0, count)}: by insertion for the few candidates of a
+   * {@link Chains#maximal} call (one per chain, usually under ten), where the library sort's set-up costs more.
+   */
+  static void sortSmall(int[] a, int count) {
+    if (count > 32) {
+      Arrays.sort(a, 0, count);
+      return;
+    }
+    for (int i = 1; i < count; i++) {
+      int x = a[i];
+      int j = i - 1;
+      while (j >= 0 && a[j] > x) {
+        a[j + 1] = a[j];
+        j--;
+      }
+      a[j + 1] = x;
+    }
   }
 
   /** Pasts as bitsets of ranks: W²/16 bytes on average. */
@@ -800,7 +817,7 @@ abstract class CausalOrder {
           cand[count++] = r;
         }
       }
-      Arrays.sort(cand, 0, count);
+      sortSmall(cand, count);
       // highest rank first; a candidate in the past of a higher maximal one is not maximal
       int[] out = new int[count];
       int found = 0;

@@ -166,7 +166,7 @@ public final class ConvergenceChecker implements Checker {
             new Ids(m).add(any.op(), r.failedPut()).list()));
         continue;
       }
-      List<Integer> writes = m.writesByKey.getOrDefault(key, List.of());
+      int[] writes = m.writesByKey.getOrDefault(key, new int[0]);
       if (r.source() == HistoryModel.INITIAL) {
         int lost = -1;
         for (int w : writes) {

@@ -2,6 +2,7 @@ package org.kvlab.check;
 
 import com.google.protobuf.ByteString;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -58,10 +59,13 @@ final class HistoryModel {
   final Read[][] reads;
   /** Whether the operation is a node of the causal order: OK operations and INFO PUTs. */
   final boolean[] inGraph;
-  /** Per key, in id order: PUTs of the key in the causal order (OK and INFO). */
-  final Map<String, List<Integer>> writesByKey = new TreeMap<>();
-  /** Per key, in id order: operations of the causal order that touch the key (PUTs, GETs, ROTXs reading it). */
-  final Map<String, List<Integer>> opsByKey = new TreeMap<>();
+  /** Per key (sorted by key), in id order: PUTs of the key in the causal order (OK and INFO). Do not modify. */
+  final Map<String, int[]> writesByKey = new TreeMap<>();
+  /**
+   * Per key (sorted by key), in id order: operations of the causal order that touch the key (PUTs, GETs, ROTXs reading
+   * it). Do not modify.
+   */
+  final Map<String, int[]> opsByKey = new TreeMap<>();
   /** Whether some completed read returned this PUT's value. */
   final boolean[] observed;
   /**
@@ -127,8 +131,16 @@ final class HistoryModel {
   CausalOrder.Representation globalOrderForced;
 
   HistoryModel(History history) {
-    List<Operation> sorted = new ArrayList<>(history.operations());
-    sorted.sort(Comparator.comparingLong(Operation::id));
+    List<Operation> given = history.operations();
+    boolean inOrder = true; // a recorded history comes sorted by id: then the (stable) sort would change nothing
+    for (int i = 1; i < given.size() && inOrder; i++) {
+      inOrder = given.get(i - 1).id() <= given.get(i).id();
+    }
+    List<Operation> sorted = given;
+    if (!inOrder) {
+      sorted = new ArrayList<>(given);
+      sorted.sort(Comparator.comparingLong(Operation::id));
+    }
     this.ops = Collections.unmodifiableList(sorted);
     this.n = sorted.size();
     this.reads = new Read[n][];
@@ -177,6 +189,11 @@ final class HistoryModel {
       }
     }
 
+    // by key index, in id order: the lists of writesByKey and opsByKey, built as ints (no boxing) and named at the end
+    int[][] writesOf = new int[keyIndex.size()][];
+    int[] writesCount = new int[keyIndex.size()];
+    int[][] opsOf = new int[keyIndex.size()][];
+    int[] opsCount = new int[keyIndex.size()];
     for (int i = 0; i < n; i++) {
       Operation op = ops.get(i);
       boolean graph = op.ok() || (op.type() == Type.PUT && op.outcome() == Outcome.INFO);
@@ -191,8 +208,8 @@ final class HistoryModel {
         continue;
       }
       if (op.type() == Type.PUT) {
-        writesByKey.computeIfAbsent(op.key(), k -> new ArrayList<>()).add(i);
-        opsByKey.computeIfAbsent(op.key(), k -> new ArrayList<>()).add(i);
+        append(writesOf, writesCount, keyOf[i], i);
+        append(opsOf, opsCount, keyOf[i], i);
         continue;
       }
       Map<String, Optional<ByteString>> returned = op.reads();
@@ -214,12 +231,38 @@ final class HistoryModel {
       }
       reads[i] = rs.toArray(new Read[0]);
       for (Read r : rs) {
-        opsByKey.computeIfAbsent(r.key(), k -> new ArrayList<>()).add(i);
+        if (r.keyIdx() >= opsOf.length) { // a key only reads named (resolve gave it the next index)
+          opsOf = Arrays.copyOf(opsOf, keyIndex.size());
+          opsCount = Arrays.copyOf(opsCount, keyIndex.size());
+        }
+        append(opsOf, opsCount, r.keyIdx(), i);
         if (r.source() >= 0) {
           observed[r.source()] = true;
         }
       }
     }
+    for (Map.Entry<String, Integer> e : keyIndex.entrySet()) {
+      int k = e.getValue();
+      if (k < writesOf.length && writesOf[k] != null) {
+        writesByKey.put(e.getKey(), Arrays.copyOf(writesOf[k], writesCount[k]));
+      }
+      if (k < opsOf.length && opsOf[k] != null) {
+        opsByKey.put(e.getKey(), Arrays.copyOf(opsOf[k], opsCount[k]));
+      }
+    }
+  }
+
+  /** Appends {@code i} to the list of key {@code k} in {@code lists} (grown as needed), {@code counts[k]} long. */
+  private static void append(int[][] lists, int[] counts, int k, int i) {
+    int[] list = lists[k];
+    if (list == null) {
+      list = new int[8];
+      lists[k] = list;
+    } else if (counts[k] == list.length) {
+      list = Arrays.copyOf(list, list.length * 2);
+      lists[k] = list;
+    }
+    list[counts[k]++] = i;
   }
 
   private int index(String key) {
@@ -297,6 +340,20 @@ final class HistoryModel {
     }
     for (Read r : rs) {
       if (r.key().equals(key)) {
+        return r;
+      }
+    }
+    return null;
+  }
+
+  /** As {@link #readOf(int, String)}, for the key with dense index {@code keyIdx} (compared as an int). */
+  Read readOf(int i, int keyIdx) {
+    Read[] rs = reads[i];
+    if (rs == null) {
+      return null;
+    }
+    for (Read r : rs) {
+      if (r.keyIdx() == keyIdx) {
         return r;
       }
     }

@@ -87,7 +87,7 @@ public final class LinearizabilityChecker implements Checker {
         out.add(v); // a value written twice is fine here: such keys are searched (see the class comment)
       }
     }
-    for (Map.Entry<String, List<Integer>> e : m.opsByKey.entrySet()) {
+    for (Map.Entry<String, int[]> e : m.opsByKey.entrySet()) {
       Violation v = new Register(m, e.getKey(), e.getValue()).check();
       if (v != null) {
         out.add(v);
@@ -178,10 +178,10 @@ public final class LinearizabilityChecker implements Checker {
     private final boolean unique;
     private final int count;
 
-    Register(HistoryModel m, String key, List<Integer> candidates) {
+    Register(HistoryModel m, String key, int[] candidates) {
       this.m = m;
       this.key = key;
-      int[] ops = new int[candidates.size()];
+      int[] ops = new int[candidates.length];
       int taken = 0;
       boolean nullValue = false;
       for (int i : candidates) {

@@ -1,12 +1,10 @@
 package org.kvlab.check;
 
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.kvlab.history.History;
 import org.kvlab.history.Operation;
-import org.kvlab.history.Operation.Type;
 
 /**
  * Per-key session guarantees (seed 003 §2.2, Defs 4–7; §9 item 2), as far as a client can observe them.
@@ -53,7 +51,7 @@ public final class SessionChecker implements Checker {
     HistoryModel m = HistoryModel.of(history);
     List<Violation> out = new ArrayList<>(m.problems());
     int[] chains = {0};
-    for (Map.Entry<String, List<Integer>> e : m.opsByKey.entrySet()) {
+    for (Map.Entry<String, int[]> e : m.opsByKey.entrySet()) {
       String key = e.getKey();
       boolean anyRead = false;
       for (int op : e.getValue()) {
@@ -76,51 +74,88 @@ public final class SessionChecker implements Checker {
   /** What one session has done with one key so far. */
   private static final class SessionState {
     int lastOwnWrite = -1;
-    /** The ≺ₖ-maximal PUTs this session has read. */
-    final List<Integer> frontier = new ArrayList<>();
-    /** PUT → the session's read that first returned it. */
-    final Map<Integer, Integer> readBy = new HashMap<>();
+    /** The ≺ₖ-maximal PUTs this session has read ({@code frontierSize} of them). */
+    int[] frontier = new int[2];
+    int frontierSize;
+    /**
+     * By rank of the PUT in the key's order: the session's read that first returned it, or -1 (made on the first
+     * read; the order's ranks are dense, and a PUT read from is always in the order of its key).
+     */
+    int[] readByRank;
+    /** The PUTs the session has read, each once, in the order of their first read ({@code readCount} of them). */
+    int[] read = new int[4];
+    int readCount;
     /** The session's first read that returned a value (not the initial state), or -1. */
     int firstValueRead = -1;
+
+    /** The session's read that first returned PUT {@code w}, or -1. */
+    int readBy(CausalOrder co, int w) {
+      return readByRank == null ? -1 : readByRank[co.rank(w)];
+    }
+
+    void addFrontier(int w) {
+      if (frontierSize == frontier.length) {
+        frontier = java.util.Arrays.copyOf(frontier, frontierSize * 2);
+      }
+      frontier[frontierSize++] = w;
+    }
   }
 
+  /**
+   * The check of one key. Per-session state sits in an array by dense session index and holds primitive arrays (no
+   * boxed maps); what it reports is what maps and lists of boxed indices reported: the classification of a stale read
+   * takes, per kind, the latest operation by id, whatever order the session's reads are visited in.
+   */
   private static final class KeyRun {
     private final HistoryModel m;
     private final String key;
+    private final int keyIdx;
     private final List<Violation> out;
-    private final Map<Integer, SessionState> sessions = new HashMap<>();
+    private final SessionState[] sessions;
     private final int[] chains;
 
     KeyRun(HistoryModel m, String key, List<Violation> out, int[] chains) {
       this.m = m;
       this.key = key;
+      this.keyIdx = m.keyIdx(key);
       this.out = out;
+      this.sessions = new SessionState[m.sessionCount];
       this.chains = chains;
     }
 
+    private SessionState state(int op) {
+      int s = m.sessionIdx[op];
+      SessionState st = sessions[s];
+      if (st == null) {
+        st = new SessionState();
+        sessions[s] = st;
+      }
+      return st;
+    }
+
     void visit(CausalOrder co, int op, CausalOrder.Past sessionPast, CausalOrder.Past past) {
-      Operation o = m.op(op);
-      SessionState st = sessions.computeIfAbsent(o.session(), s -> new SessionState());
-      if (o.type() == Type.PUT) {
-        if (o.ok()) {
+      SessionState st = state(op);
+      if (m.putAt[op]) {
+        if (m.okAt[op]) {
           st.lastOwnWrite = op;
         }
         return;
       }
-      HistoryModel.Read r = m.readOf(op, key);
+      HistoryModel.Read r = m.readOf(op, keyIdx);
       if (r == null || !r.resolved()) {
         return;
       }
       int w = r.source();
-      List<String> kinds = new ArrayList<>();
+      List<String> kinds = null;
       String first = null;
       List<Long> ids = null;
 
       // read-your-writes
       int own = st.lastOwnWrite;
       if (own >= 0 && w != own && (w == HistoryModel.INITIAL || co.hb(w, own))) {
+        kinds = new ArrayList<>();
         kinds.add(READ_YOUR_WRITES);
-        first = m.describe(op) + " by session s" + o.session() + " returned "
+        first = m.describe(op) + " by session s" + m.op(op).session() + " returned "
             + (w == HistoryModel.INITIAL ? "the initial state" : "the older value of " + m.describe(w))
             + " although the session had already written " + m.describe(own)
             + (w == HistoryModel.INITIAL ? "" : ", which follows it in " + key + "'s order" + chain(co, w, own));
@@ -134,21 +169,23 @@ public final class SessionChecker implements Checker {
         int wfrRead = -1;
         int mr = -1;
         boolean stale = false;
-        for (int f : st.frontier) {
+        for (int i = 0; i < st.frontierSize; i++) {
+          int f = st.frontier[i];
           stale |= f != w && co.hb(w, f);
         }
         // classify against everything the session read (not only the frontier): the most specific reason wins
-        for (int f : stale ? st.readBy.keySet() : List.<Integer>of()) {
+        for (int i = 0; stale && i < st.readCount; i++) {
+          int f = st.read[i];
           if (f == w || !co.hb(w, f)) {
             continue;
           }
           Operation fo = m.op(f);
           Operation wo = m.op(w);
-          SessionState writer = sessions.get(fo.session());
-          Integer fWriterRead = writer == null ? null : writer.readBy.get(w);
+          SessionState writer = sessions[m.sessionIdx[f]];
+          int fWriterRead = writer == null ? -1 : writer.readBy(co, w);
           if (fo.session() == wo.session() && wo.id() < fo.id()) {
             mw = mw < 0 || fo.id() > m.id(mw) ? f : mw;
-          } else if (fWriterRead != null && m.id(fWriterRead) < fo.id()) {
+          } else if (fWriterRead >= 0 && m.id(fWriterRead) < fo.id()) {
             if (wfr < 0 || fo.id() > m.id(wfr)) {
               wfr = f;
               wfrRead = fWriterRead;
@@ -158,46 +195,50 @@ public final class SessionChecker implements Checker {
           }
         }
         if (mw >= 0) {
+          kinds = kinds == null ? new ArrayList<>() : kinds;
           kinds.add(MONOTONIC_WRITES);
           if (first == null) {
-            first = m.describe(op) + " returned " + m.describe(w) + " after session s" + o.session()
-                + " had already read the later write " + m.describe(mw) + " (in " + m.describe(st.readBy.get(mw))
+            first = m.describe(op) + " returned " + m.describe(w) + " after session s" + m.op(op).session()
+                + " had already read the later write " + m.describe(mw) + " (in " + m.describe(st.readBy(co, mw))
                 + "); both were written by session s" + m.op(w).session() + ", " + m.describe(w) + " first, so "
                 + m.describe(mw) + " must win over it wherever it is present";
-            ids = new Ids(m).add(op, w, mw, st.readBy.get(mw)).list();
+            ids = new Ids(m).add(op, w, mw, st.readBy(co, mw)).list();
           }
         }
         if (wfr >= 0) {
+          kinds = kinds == null ? new ArrayList<>() : kinds;
           kinds.add(WRITES_FOLLOW_READS);
           if (first == null) {
-            first = m.describe(op) + " returned " + m.describe(w) + " after session s" + o.session()
-                + " had already read " + m.describe(wfr) + " (in " + m.describe(st.readBy.get(wfr)) + "), whose"
+            first = m.describe(op) + " returned " + m.describe(w) + " after session s" + m.op(op).session()
+                + " had already read " + m.describe(wfr) + " (in " + m.describe(st.readBy(co, wfr)) + "), whose"
                 + " session had read " + m.describe(w) + "'s value (in " + m.describe(wfrRead)
                 + ") before writing, so " + m.describe(wfr) + " must win over it wherever it is present";
-            ids = new Ids(m).add(op, w, wfr, st.readBy.get(wfr), wfrRead).list();
+            ids = new Ids(m).add(op, w, wfr, st.readBy(co, wfr), wfrRead).list();
           }
         }
         if (stale) {
+          kinds = kinds == null ? new ArrayList<>() : kinds;
           kinds.add(MONOTONIC_READS); // going back behind any value read before is a monotonic-reads violation too
         }
         if (mr >= 0) {
           if (first == null) {
-            first = m.describe(op) + " returned " + m.describe(w) + " after session s" + o.session()
-                + " had already read " + m.describe(mr) + " (in " + m.describe(st.readBy.get(mr))
+            first = m.describe(op) + " returned " + m.describe(w) + " after session s" + m.op(op).session()
+                + " had already read " + m.describe(mr) + " (in " + m.describe(st.readBy(co, mr))
                 + "), which follows it in " + key + "'s order" + chain(co, w, mr);
-            ids = new Ids(m).add(op, w, mr, st.readBy.get(mr)).list();
+            ids = new Ids(m).add(op, w, mr, st.readBy(co, mr)).list();
           }
         }
       } else if (st.firstValueRead >= 0) {
+        kinds = kinds == null ? new ArrayList<>() : kinds;
         kinds.add(MONOTONIC_READS);
         if (first == null) {
-          HistoryModel.Read earlier = m.readOf(st.firstValueRead, key);
-          first = m.describe(op) + " returned the initial state (nil) after session s" + o.session()
+          HistoryModel.Read earlier = m.readOf(st.firstValueRead, keyIdx);
+          first = m.describe(op) + " returned the initial state (nil) after session s" + m.op(op).session()
               + " had already read " + m.describe(earlier.source()) + " (in " + m.describe(st.firstValueRead) + ")";
           ids = new Ids(m).add(op, st.firstValueRead, earlier.source()).list();
         }
       }
-      if (!kinds.isEmpty()) {
+      if (kinds != null) {
         String also = kinds.size() == 1 ? "" : "; this read also breaks " + String.join(", ", kinds.subList(1,
             kinds.size()));
         out.add(new Violation(kinds.get(0), first + also, ids));
@@ -205,20 +246,39 @@ public final class SessionChecker implements Checker {
 
       // remember what was read
       if (w >= 0) {
-        st.readBy.putIfAbsent(w, op);
+        if (st.readByRank == null) {
+          st.readByRank = new int[co.writes()];
+          java.util.Arrays.fill(st.readByRank, -1);
+        }
+        int rank = co.rank(w);
+        if (st.readByRank[rank] < 0) {
+          st.readByRank[rank] = op;
+          if (st.readCount == st.read.length) {
+            st.read = java.util.Arrays.copyOf(st.read, st.readCount * 2);
+          }
+          st.read[st.readCount++] = w;
+        }
         if (st.firstValueRead < 0) {
           st.firstValueRead = op;
         }
         boolean dominated = false;
-        for (int f : st.frontier) {
+        for (int i = 0; i < st.frontierSize; i++) {
+          int f = st.frontier[i];
           if (f == w || co.hb(w, f)) {
             dominated = true;
             break;
           }
         }
         if (!dominated) {
-          st.frontier.removeIf(f -> co.hb(f, w));
-          st.frontier.add(w);
+          int kept = 0;
+          for (int i = 0; i < st.frontierSize; i++) { // removeIf(f -> hb(f, w)), keeping the others in order
+            int f = st.frontier[i];
+            if (!co.hb(f, w)) {
+              st.frontier[kept++] = f;
+            }
+          }
+          st.frontierSize = kept;
+          st.addFrontier(w);
         }
       }
     }

@@ -68,6 +68,37 @@ public final class History {
   }
 
   /** A thread-safe builder that assigns ids in invocation order. */
+  /**
+   * {@code ops} sorted by id, as {@code ops.sort(comparingLong(Operation::id))}: when the ids are distinct and dense
+   * (a recorder's: 0, 1, 2, ... in invocation order, recorded in completion order) each goes straight to its place,
+   * otherwise the list is sorted (stable).
+   */
+  static List<Operation> byId(List<Operation> ops) {
+    int n = ops.size();
+    if (n > 0) {
+      long min = Long.MAX_VALUE;
+      for (Operation op : ops) {
+        min = Math.min(min, op.id());
+      }
+      Operation[] placed = new Operation[n];
+      boolean dense = true;
+      for (int i = 0; i < n && dense; i++) {
+        Operation op = ops.get(i);
+        long at = op.id() - min; // min is the smallest id: at >= 0 (no overflow for ids of one history in practice)
+        dense = at >= 0 && at < n && placed[(int) at] == null;
+        if (dense) {
+          placed[(int) at] = op;
+        }
+      }
+      if (dense) {
+        return java.util.Arrays.asList(placed);
+      }
+    }
+    List<Operation> sorted = new ArrayList<>(ops);
+    sorted.sort(java.util.Comparator.comparingLong(Operation::id));
+    return sorted;
+  }
+
   public static final class Recorder {
     private final List<Operation> ops = Collections.synchronizedList(new ArrayList<>());
     private long nextId;
@@ -85,8 +116,7 @@ public final class History {
       synchronized (ops) {
         copy = new ArrayList<>(ops);
       }
-      copy.sort(java.util.Comparator.comparingLong(Operation::id));
-      return new History(copy);
+      return new History(byId(copy));
     }
   }
 }

@@ -82,6 +82,8 @@ public final class Simulation {
   private final Trace trace;
   private final List<String> failures = new ArrayList<>();
   private final TreeSet<String> writtenKeys = new TreeSet<>();
+  /** The same keys, for the membership test of every PUT (a hash lookup instead of a walk down the sorted set). */
+  private final java.util.HashSet<String> writtenKeySet = new java.util.HashSet<>();
   private List<List<String>> keysByPartition;
   private org.kvlab.api.TxnPartners partners;
 
@@ -131,7 +133,7 @@ public final class Simulation {
     this.protocol = protocol;
     this.types = protocol.messages();
     this.seed = seed;
-    this.random = new Random(seed);
+    this.random = new SimRandom(seed);
     this.trace = new Trace(spec.trace());
     int n = spec.topology().size();
     this.lastDelivery = new long[n][n];
@@ -477,7 +479,7 @@ public final class Simulation {
 
     SimNode(NodeId id) {
       this.id = id;
-      this.nodeRandom = new Random(random.nextLong());
+      this.nodeRandom = new SimRandom(random.nextLong());
       @SuppressWarnings("unchecked")
       SimStore<Message> s = (SimStore<Message>) new SimStore<>(protocol.record(), spec.durability());
       this.store = s;
@@ -564,12 +566,19 @@ public final class Simulation {
     private void guarded(String what, Runnable r) {
       try {
         r.run();
-      } catch (InvariantViolation e) {
-        fail("server " + id + ": invariant violated in " + what + ": " + e.getMessage());
       } catch (RuntimeException e) {
-        fail("server " + id + ": " + what + " threw " + e);
+        failed(what, e);
       }
       report();
+    }
+
+    /** What {@link #guarded} does when {@code what} threw {@code e}: the run fails, naming it. */
+    private void failed(String what, RuntimeException e) {
+      if (e instanceof InvariantViolation) {
+        fail("server " + id + ": invariant violated in " + what + ": " + e.getMessage());
+      } else {
+        fail("server " + id + ": " + what + " threw " + e);
+      }
     }
 
     private long storeChangesSeen = -1;
@@ -622,7 +631,12 @@ public final class Simulation {
         fail("server " + id + " has no handler for " + m.getClass().getSimpleName() + " from " + from);
         return;
       }
-      guarded("handler of " + m.getClass().getSimpleName(), () -> h.handle(m, from));
+      try { // as guarded(...), without building its name (or a lambda) for every message
+        h.handle(m, from);
+      } catch (RuntimeException e) {
+        failed("handler of " + m.getClass().getSimpleName(), e);
+      }
+      report();
     }
 
     /** Requests received and not yet answered: lost if this server crashes. */
@@ -698,7 +712,12 @@ public final class Simulation {
       }
       pending.put(req, reply);
       trace.deliver(traceId, now);
-      guarded("handler of " + body.getClass().getSimpleName(), () -> h.handle(req));
+      try { // as guarded(...), without building its name (or a lambda) for every request
+        h.handle(req);
+      } catch (RuntimeException e) {
+        failed("handler of " + body.getClass().getSimpleName(), e);
+      }
+      report();
     }
 
     // ServerContext
@@ -809,7 +828,7 @@ public final class Simulation {
       this.dc = dc;
       this.home = dc;
       this.keys = keys;
-      this.sessionRandom = new Random(random.nextLong());
+      this.sessionRandom = new SimRandom(random.nextLong());
       this.client = protocol.newClient();
       sessions.add(this);
       client.bind(this);
@@ -925,7 +944,9 @@ public final class Simulation {
 
     void put(String key, ByteString value, Runnable then) {
       issued++;
-      writtenKeys.add(key);
+      if (writtenKeySet.add(key)) {
+        writtenKeys.add(key);
+      }
       long opId = history.nextId();
       long invoked = now;
       if (trace.enabled()) {
@@ -966,7 +987,11 @@ public final class Simulation {
 
     void txn(org.kvlab.api.TxnRequest request, Runnable then) {
       issued++;
-      writtenKeys.addAll(request.keys());
+      for (String k : request.keys()) {
+        if (writtenKeySet.add(k)) {
+          writtenKeys.add(k);
+        }
+      }
       long opId = history.nextId();
       long invoked = now;
       if (trace.enabled()) {

@@ -152,12 +152,35 @@ public record Workload(int sessionsPerDc, int keys, double getRatio, double rotx
 
     public String next(Random random) {
       if (cdf == null) {
-        return "k" + random.nextInt(keys);
+        return name(random.nextInt(keys));
       }
       double u = random.nextDouble();
       int i = java.util.Arrays.binarySearch(cdf, u);
-      return "k" + Math.min(keys - 1, i >= 0 ? i : -i - 1);
+      return name(Math.min(keys - 1, i >= 0 ? i : -i - 1));
     }
+
+    /**
+     * Key {@code i}'s name, {@code "k" + i}, made once per key (filled as keys are drawn): one String per key for the
+     * whole run, whose hash is computed once, instead of a new one per operation.
+     */
+    private String name(int i) {
+      if (names == null) {
+        names = new String[Math.min(keys, NAMES_KEPT)];
+      }
+      if (i >= names.length) {
+        return "k" + i;
+      }
+      String n = names[i];
+      if (n == null) {
+        n = "k" + i;
+        names[i] = n;
+      }
+      return n;
+    }
+
+    /** Names kept by {@link #name}: the keys of a large key space beyond it are made per operation. */
+    private static final int NAMES_KEPT = 1 << 16;
+    private String[] names;
 
     /** {@code n} distinct keys. */
     public List<String> distinct(Random random, int n) {

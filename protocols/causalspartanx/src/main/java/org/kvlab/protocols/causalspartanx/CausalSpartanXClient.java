@@ -25,9 +25,14 @@ final class CausalSpartanXClient extends Client implements ReadOnlyTransactions 
   /** GET(k), Alg 5.1: send ⟨GetReq k, DSV_c⟩; DSV_c ← max(DSV_c, dsv); DS_c ← maxDS(DS_c, ds). */
   @Override
   public CompletableFuture<Optional<ByteString>> get(String key) {
-    GetReq req = GetReq.newBuilder().setKey(key).addAllDsv(Deps.toList(dsvC)).build();
-    return call(serverFor(key), req, GetReply.class).thenApply(r -> {
-      Deps.maxInto(dsvC, r.getDsvList());
+    GetReq.Builder b = GetReq.newBuilder().setKey(key);
+    for (long t : dsvC) { // as addAllDsv(Deps.toList(dsvC)), without boxing
+      b.addDsv(t);
+    }
+    return call(serverFor(key), b.build(), GetReply.class).thenApply(r -> {
+      for (int i = 0; i < Math.min(dsvC.length, r.getDsvCount()); i++) { // Deps.maxInto, without boxing
+        dsvC[i] = Math.max(dsvC[i], r.getDsv(i));
+      }
       Deps.maxDS(dsC, r.getDsList());
       return r.getFound() ? Optional.of(r.getValue()) : Optional.empty();
     });

@@ -187,12 +187,21 @@ final class CausalSpartanXServer extends Server<Record> {
   /** GET: Alg 5.2 lines 1–5. */
   private void onGet(Request<GetReq> req) {
     pacer.busy();
-    Deps.maxInto(dsv, req.body().getDsvList());                                           // line 2
-    Optional<Record> d = store().newest(req.body().getKey(), this::visibleToGet);        // line 3
+    GetReq g = req.body();
+    for (int i = 0; i < Math.min(dsv.length, g.getDsvCount()); i++) {                     // line 2 (Deps.maxInto,
+      dsv[i] = Math.max(dsv[i], g.getDsv(i));                                             //   without boxing)
+    }
+    Optional<Record> d = store().newest(g.getKey(), visibleRule);                         // line 3
     GetReply.Builder reply = GetReply.newBuilder();
-    d.ifPresent(r -> reply.setFound(true).setValue(r.getValue()).addAllDs(Deps.toProto(Deps.withSelf(r)))); // 4
-    req.reply(reply.addAllDsv(Deps.toList(dsv)).build());                                 // line 5
+    d.ifPresent(r -> reply.setFound(true).setValue(r.getValue()).addAllDs(Deps.withSelfProto(r))); // line 4
+    for (long t : dsv) {                                                                  // line 5
+      reply.addDsv(t);
+    }
+    req.reply(reply.build());
   }
+
+  /** {@link #visibleToGet(Record)} as one object, not a new method reference per GET. */
+  private final Predicate<Record> visibleRule = this::visibleToGet;
 
   /** Line 3: local versions always; remote ones when every dependency (and, §4.6 decision, d itself) is stable. */
   private boolean visibleToGet(Record d) {
@@ -266,8 +275,14 @@ final class CausalSpartanXServer extends Server<Record> {
       Invariants.check(dsv[i] >= before, "DSV not monotone at %s", self());
     }
     partitionDsv[partition()] = dsv.clone();
-    VvReport report = VvReport.newBuilder().addAllVv(Deps.toList(vv)).addAllDsv(Deps.toList(dsv))
-        .setActiveUntil(pacer.lease()).build();
+    VvReport.Builder b = VvReport.newBuilder();
+    for (long t : vv) { // as addAllVv(Deps.toList(vv)), without boxing
+      b.addVv(t);
+    }
+    for (long t : dsv) {
+      b.addDsv(t);
+    }
+    VvReport report = b.setActiveUntil(pacer.lease()).build();
     for (NodeId other : topology().datacenter(dc())) {
       if (!other.equals(self())) {
         send(other, report);

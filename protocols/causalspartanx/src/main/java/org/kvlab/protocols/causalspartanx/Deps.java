@@ -37,6 +37,39 @@ final class Deps {
     return ds;
   }
 
+  /**
+   * {@code toProto(withSelf(d))} without the map: d's entries and ⟨d.sr, d.ut⟩, the larger time per datacenter, in
+   * ascending datacenter order (a DS has at most one entry per datacenter, so a handful of entries: insertion sort).
+   */
+  static List<DcTime> withSelfProto(Record d) {
+    int n = d.getDsCount();
+    int[] dcs = new int[n + 1];
+    long[] times = new long[n + 1];
+    int size = 0;
+    for (int i = 0; i <= n; i++) {
+      int dc = i < n ? d.getDs(i).getDc() : d.getSr();
+      long time = i < n ? d.getDs(i).getTime() : d.getUt();
+      int at = 0;
+      while (at < size && dcs[at] < dc) {
+        at++;
+      }
+      if (at < size && dcs[at] == dc) {
+        times[at] = Math.max(times[at], time); // TreeMap.merge(dc, time, Math::max)
+        continue;
+      }
+      System.arraycopy(dcs, at, dcs, at + 1, size - at);
+      System.arraycopy(times, at, times, at + 1, size - at);
+      dcs[at] = dc;
+      times[at] = time;
+      size++;
+    }
+    DcTime[] out = new DcTime[size];
+    for (int i = 0; i < size; i++) {
+      out[i] = DcTime.newBuilder().setDc(dcs[i]).setTime(times[i]).build();
+    }
+    return List.of(out);
+  }
+
   /** Invariant (§5.2.1): a DS has at most one entry per datacenter. */
   static void checkOnePerDc(List<DcTime> ds, int datacenters) {
     boolean distinct = true; // a loop, not a stream: it runs for every request and record (a DS has few entries)
