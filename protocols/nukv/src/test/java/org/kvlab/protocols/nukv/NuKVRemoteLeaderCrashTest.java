@@ -59,35 +59,10 @@ class NuKVRemoteLeaderCrashTest {
       SimResult run = run(seed);
       assertTrue(run.failures().isEmpty(), "seed " + seed + ": " + run.failures());
       List<Operation> ops = run.history().operations();
-      List<Operation> puts = ops.stream().filter(o -> o.session() == 0 && o.type() == Operation.Type.PUT).toList();
-      List<Operation> reads = ops.stream().filter(o -> o.session() == 1 && o.type() == Operation.Type.GET && o.ok()
-          && o.readValue().isPresent()).toList();
-      long worst = 0;
-      Operation worstPut = null;
-      int checked = 0;
-      for (Operation put : puts) {
-        if (!put.ok() || put.completeMicros() > END_MICROS - BOUND_MICROS) {
-          continue;
-        }
-        int i = index(put.value().toStringUtf8());
-        long arrival = Long.MAX_VALUE;
-        for (Operation r : reads) {
-          if (index(r.readValue().get().toStringUtf8()) >= i) {
-            arrival = Math.min(arrival, r.completeMicros());
-          }
-        }
-        long delay = arrival == Long.MAX_VALUE ? Long.MAX_VALUE : Math.max(0, arrival - put.completeMicros());
-        if (delay > worst) {
-          worst = delay;
-          worstPut = put;
-        }
-        checked++;
-      }
-      assertTrue(checked >= 200, "seed " + seed + ": most writes are acknowledged: " + checked);
-      if (worst > BOUND_MICROS) {
-        late.add("seed " + seed + ": write " + (worstPut == null ? "" : worstPut.describe()) + " reached datacenter 1's"
-            + " reader only after " + (worst == Long.MAX_VALUE ? "never" : worst / 1000 + " ms") + " (bound "
-            + BOUND_MICROS / 1000 + " ms); counters " + run.counters());
+      ForwardingDelay delay = ForwardingDelay.of(ops, END_MICROS - BOUND_MICROS);
+      assertTrue(delay.checked() >= 200, "seed " + seed + ": most writes are acknowledged: " + delay.checked());
+      if (delay.worstMicros() > BOUND_MICROS) {
+        late.add("seed " + seed + ": " + delay.describe(BOUND_MICROS) + "; counters " + run.counters());
       }
       hit += run.counter("nukv.forward.retarget") > 0 ? 1 : 0;
       // MicroRaft elects the new leader by itself here (the followers did not restart under the crashed leader): the
@@ -103,9 +78,5 @@ class NuKVRemoteLeaderCrashTest {
     // the replica the forwarder sent to went silent and it moved on.
     assertTrue(hit >= 3, "the forwarder gave up on a silent replica in only " + hit + " of 8 seeds: the crashed"
         + " replica was mostly not the one it sent to");
-  }
-
-  private static int index(String value) {
-    return Integer.parseInt(value.substring(1));
   }
 }

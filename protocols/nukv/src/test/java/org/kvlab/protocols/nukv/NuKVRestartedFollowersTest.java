@@ -110,32 +110,11 @@ class NuKVRestartedFollowersTest {
             + ELECT_BOUND_MICROS / 1000 + " ms); counters " + run.counters());
       }
       // Forwarded writes reach datacenter 1 within BOUND_MICROS of their acknowledgement.
-      List<Operation> puts = ops.stream().filter(o -> o.session() == 0 && o.type() == Operation.Type.PUT).toList();
-      List<Operation> reads = ops.stream().filter(o -> o.session() == 1 && o.type() == Operation.Type.GET && o.ok()
-          && o.readValue().isPresent()).toList();
-      long worst = 0;
-      Operation worstPut = null;
-      int checked = 0;
-      for (Operation put : puts) {
-        if (!put.ok() || put.completeMicros() > END_MICROS - BOUND_MICROS) {
-          continue;
-        }
-        int i = index(put.value().toStringUtf8());
-        long arrival = reads.stream().filter(r -> index(r.readValue().get().toStringUtf8()) >= i)
-            .mapToLong(Operation::completeMicros).min().orElse(Long.MAX_VALUE);
-        long delay = arrival == Long.MAX_VALUE ? Long.MAX_VALUE : Math.max(0, arrival - put.completeMicros());
-        if (delay > worst) {
-          worst = delay;
-          worstPut = put;
-        }
-        checked++;
-      }
-      assertTrue(checked >= 500, "seed " + seed + ": most writes are acknowledged: " + checked);
-      if (worst > BOUND_MICROS) {
+      ForwardingDelay delay = ForwardingDelay.of(ops, END_MICROS - BOUND_MICROS);
+      assertTrue(delay.checked() >= 500, "seed " + seed + ": most writes are acknowledged: " + delay.checked());
+      if (delay.worstMicros() > BOUND_MICROS) {
         badSeeds.add(seed);
-        bad.add("seed " + seed + ": write " + (worstPut == null ? "" : worstPut.describe()) + " reached datacenter 1's"
-            + " reader only after " + (worst == Long.MAX_VALUE ? "never" : worst / 1000 + " ms") + " (bound "
-            + BOUND_MICROS / 1000 + " ms)");
+        bad.add("seed " + seed + ": " + delay.describe(BOUND_MICROS));
       }
       long rebuilds = run.counter("nukv.raft.rebuilt");
       assertTrue(rebuilds <= 2, "seed " + seed + ": " + rebuilds + " RaftNodes rebuilt, more than the two stalled"
@@ -155,9 +134,5 @@ class NuKVRestartedFollowersTest {
     // watchdog rebuilt a RaftNode (the bound above holds in the others without it).
     assertTrue(rebuilt >= Math.max(1, SEEDS / 4), "a stalled replica was rebuilt in only " + rebuilt + " of " + SEEDS
         + " seeds: the scenario no longer stalls the group");
-  }
-
-  private static int index(String value) {
-    return Integer.parseInt(value.substring(1));
   }
 }
