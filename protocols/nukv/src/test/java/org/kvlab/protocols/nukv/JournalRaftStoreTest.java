@@ -195,13 +195,7 @@ class JournalRaftStoreTest {
   void when_aSnapshotCompletes_then_itsChunksAreNotWrittenAgainAndARestartRestoresIt() throws Exception {
     InMemoryStore<Stored> store = new InMemoryStore<>(NuKV.RECORD);
     var view = view();
-    JournalRaftStore journal = started(store, view);
-    for (long i = 1; i <= 60; i++) {
-      journal.persistLogEntries(List.of(entry(i, 1, "k" + i)));
-    }
-    for (int c = 0; c < 5; c++) {
-      journal.persistSnapshotChunk(bigChunk(50, c, 5, 10, view));
-    }
+    JournalRaftStore journal = sixtyEntriesAndASnapshotAt50(store, view);
     assertEquals(1, journal.checkpoints());
     assertEquals(1, journal.chunksKeptInPlace());
     List<Stored> records = store.versions(JournalRaftStore.KEY);
@@ -306,13 +300,7 @@ class JournalRaftStoreTest {
   void when_aReplicaRestartsAtAnyPointOfTheDeferredPrune_then_itRestoresTheSameState() throws Exception {
     InMemoryStore<Stored> store = new InMemoryStore<>(NuKV.RECORD);
     var view = view();
-    JournalRaftStore journal = started(store, view);
-    for (long i = 1; i <= 60; i++) {
-      journal.persistLogEntries(List.of(entry(i, 1, "k" + i)));
-    }
-    for (int c = 0; c < 5; c++) {
-      journal.persistSnapshotChunk(bigChunk(50, c, 5, 10, view));
-    }
+    JournalRaftStore journal = sixtyEntriesAndASnapshotAt50(store, view);
     List<Stored> newestFirst = store.versions(JournalRaftStore.KEY);
     assertEquals(63, journal.superseded());
     for (int pruned = 0; pruned <= 63; pruned++) {
@@ -494,5 +482,18 @@ class JournalRaftStoreTest {
     }
     return models.createSnapshotChunkBuilder().setIndex(index).setTerm(1).setOperation(part.build())
         .setSnapshotChunkIndex(chunk).setSnapshotChunkCount(count).setGroupMembersView(view).build();
+  }
+
+  /** A started journal with entries 1..60 persisted, then a 5-chunk snapshot at index 50 (completing it). */
+  private JournalRaftStore sixtyEntriesAndASnapshotAt50(InMemoryStore<Stored> store,
+      io.microraft.model.log.RaftGroupMembersView view) throws Exception {
+    JournalRaftStore journal = started(store, view);
+    for (long i = 1; i <= 60; i++) {
+      journal.persistLogEntries(List.of(entry(i, 1, "k" + i)));
+    }
+    for (int c = 0; c < 5; c++) {
+      journal.persistSnapshotChunk(bigChunk(50, c, 5, 10, view));
+    }
+    return journal;
   }
 }
