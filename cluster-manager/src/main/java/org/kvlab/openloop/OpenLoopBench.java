@@ -98,7 +98,7 @@ public final class OpenLoopBench {
     Files.copy(e.source(), dir.resolve("experiment.yaml"));
     List<Point> points = new ArrayList<>();
     try {
-      sweep(e, points, progress, pointDone);
+      sweep(e, dir, points, progress, pointDone);
     } catch (InterruptedException ex) {
       throw new Stopped(points.isEmpty() ? null : written(e, points, dir, "stopped"));
     } catch (IOException | RuntimeException ex) {
@@ -117,8 +117,8 @@ public final class OpenLoopBench {
     return new Report(List.copyOf(points), knee, dir);
   }
 
-  /** Every cluster of the sweep in turn, each point added to {@code points} as it is measured. */
-  private static void sweep(OpenLoopExperiment e, List<Point> points, Consumer<String> progress,
+  /** Every cluster of the sweep in turn, each point added to {@code points} as it is measured; logs under {@code dir}. */
+  private static void sweep(OpenLoopExperiment e, Path dir, List<Point> points, Consumer<String> progress,
       Consumer<Point> pointDone) throws IOException, InterruptedException, ConfigException {
     for (Path file : e.clusters()) {
       ClusterConfig config = ClusterConfig.load(file);
