@@ -201,39 +201,28 @@ final class VersionChain<R> {
    * Removes versions {@code lo} (inclusive) to {@code hi} (exclusive), 0 the oldest; may remove every version (the
    * chain is then empty: {@link #newest()} is null until a version is inserted again).
    */
-  @SuppressWarnings("unchecked")
   void removeRange(int lo, int hi) {
+    int n = hi - lo;
     if (lo == 0 && hi < size) { // the oldest ones, the newest stays (a journal pruned from its start)
-      for (int i = 0; i < hi; i++) {
+      for (int i = 0; i < n; i++) {
         removeOldest();
       }
       return;
     }
-    int keep = size - (hi - lo);
-    byte[][] k = new byte[keep][];
-    Object[] r = new Object[keep];
-    for (int i = 0, j = 0; i < size; i++) {
-      if (i < lo || i >= hi) {
-        k[j] = key(i);
-        r[j++] = record(i);
-      }
+    for (int i = hi; i < size; i++) { // the newer ones move down into the gap
+      set(i - n, key(i), record(i));
     }
-    k0 = k1 = null;
-    r0 = r1 = null;
-    head = 0;
-    keys = null;
-    records = null;
-    if (keep > 2) {
-      int capacity = Integer.highestOneBit(keep - 1) << 1;
-      keys = new byte[capacity][];
-      records = new Object[capacity];
+    for (int i = size - n; i < size; i++) {
+      set(i, null, null);
     }
-    size = keep;
-    for (int i = 0; i < keep; i++) {
-      set(i, k[i], r[i]);
+    size -= n;
+    if (keys != null && size <= 2) {
+      resize(0);
+    } else if (keys != null && keys.length > SHRINK_ABOVE && size <= keys.length / 4) {
+      resize(Integer.highestOneBit(size - 1) << 1);
     }
-    newest = keep == 0 ? null : (R) r[keep - 1];
-    newestPrefix = keep == 0 ? 0 : prefix(k[keep - 1]);
+    newest = size == 0 ? null : record(size - 1);
+    newestPrefix = size == 0 ? 0 : prefix(key(size - 1));
   }
 
   /** Inserts a version at index {@code at} (from {@link #search}), moving the newer ones up by one. */
