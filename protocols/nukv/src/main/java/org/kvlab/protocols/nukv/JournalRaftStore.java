@@ -35,7 +35,8 @@ import org.kvlab.store.VersionedStore;
  * written again (a snapshot is written to the journal once); only if some of them were pruned already (an older
  * snapshot completed while this one was arriving) are the chunks restated too, from memory, before the entries.
  * No record is larger than one snapshot chunk (at most {@link NuKVServer#SNAPSHOT_CHUNK_KEYS} keys) or one log
- * entry, however many keys the snapshot holds.
+ * entry, however many keys the snapshot holds. A chunk whose part the state machine handed over as its encoding
+ * ({@link EncodedPart}) is written as those bytes, the same layout ({@link RaftCodec#chunk}).
  *
  * <p>Pruning: the records before the snapshot's chunks (the previous snapshot and the entries since it) are removed
  * by version key ({@link VersionedStore#pruneRange} from the oldest record left: the store reads none of them; the

@@ -88,15 +88,16 @@ final class NuKVServer extends Server<Stored> {
   private long lastIssued;
   private final List<Pending> waiting = new ArrayList<>();
   /**
-   * Every user key this replica holds (a snapshot lists their newest versions, re-reading only the keys changed since
-   * the last snapshot); rebuilt by a restart's replay.
+   * Every user key this replica holds (a snapshot lists their newest versions, encoding only the keys changed since
+   * the last snapshot and copying the others' encodings from it); every put of a user key into the store is passed to
+   * it with the version put. Rebuilt by a restart's replay.
    */
   private SnapshotSource keys;
   /**
    * Per key, the newest write of it made in this datacenter, as {origin log index, HLC time}, over what is applied
    * (rebuilt on restart by the snapshot and the replay). A snapshot carries it beside each key's newest version, so
    * that a forwarder's catch-up covers a key whose newest version came from a third datacenter (see applyCatchUp).
-   * Every change of an entry comes with {@code keys.add(key)}, so the snapshot re-reads that key.
+   * Every change of an entry comes with {@code keys.put(key, version)}, so the snapshot encodes that key again.
    */
   private final HashMap<String, long[]> lastLocal = new HashMap<>();
   /** The next snapshot installed is this replica's own, restored from its journal (else a leader's). */
@@ -418,8 +419,8 @@ final class NuKVServer extends Server<Stored> {
     if (origin == d) {
       Invariants.check(commitIndex > sv[d], "local commit index %s not above sv[%s] = %s", commitIndex, d, sv[d]);
       Version stored = v.toBuilder().setIdx(commitIndex).build();
-      keys.add(op.getKey());
       store().put(op.getKey(), Stored.newBuilder().setVersion(stored).build());
+      keys.put(op.getKey(), stored);
       lastLocal.put(op.getKey(), new long[] {commitIndex, v.getT()});
       long prev = sv[d]; // sv[d] is the index of the last local write (or 0): this write's predecessor
       sv[d] = commitIndex;
@@ -445,8 +446,8 @@ final class NuKVServer extends Server<Stored> {
             + " is applied already", v.getIdx(), origin, op.getPrev(), have);
         metrics().count("nukv.forward.gapSkipped");
       } else {
-        keys.add(op.getKey());
         store().put(op.getKey(), Stored.newBuilder().setVersion(v).build());
+        keys.put(op.getKey(), v);
         sv[origin] = v.getIdx();
         // From the origin leader's stamp to this commit (ms, HLC granularity): the forwarding lag sessions wait for.
         metrics().record("nukv.forward.lagMillis", Math.max(0, clock().millis() - HybridLogicalClock.l(v.getT())));
@@ -499,8 +500,8 @@ final class NuKVServer extends Server<Stored> {
             origin);
         Optional<Stored> mine = store().newest(key);
         if (mine.isEmpty() || compare(mine.get().getVersion(), v) < 0) {
-          keys.add(key);
           store().put(key, Stored.newBuilder().setVersion(v).build());
+          keys.put(key, v);
           hlc.update(v.getT());
           if (v.getDc() != origin) {
             metrics().count("nukv.forward.catchUpThirdOrigin");
@@ -543,7 +544,8 @@ final class NuKVServer extends Server<Stored> {
 
   /**
    * A snapshot at {@code commitIndex}: sv, then the newest version of every key, {@link #SNAPSHOT_CHUNK_KEYS} keys a
-   * chunk (see {@link SnapshotSource}: only keys changed since the last snapshot are read from the store). MicroRaft
+   * chunk, each handed over as its encoding (see {@link SnapshotSource}: only keys changed since the last snapshot are
+   * encoded, with the newest version the apply path put; the others are copied from the last snapshot). MicroRaft
    * takes it right after applying {@code commitIndex}, so sv is the state at that index; the store may hold versions
    * committed later (a restarted replica re-applying its log), which are committed writes too, and a replica that
    * installs them answers reads of them with their own index (see onGet).
@@ -553,6 +555,7 @@ final class NuKVServer extends Server<Stored> {
     metrics().count("nukv.snapshot.taken");
     metrics().record("nukv.snapshot.keys", keys.size());
     metrics().record("nukv.snapshot.keysRead", keys.lastReads()); // store reads on the event loop
+    metrics().record("nukv.snapshot.keysEncoded", keys.lastEncoded()); // the others are copied as bytes
   }
 
   /**
@@ -568,7 +571,7 @@ final class NuKVServer extends Server<Stored> {
     long[] at = null;
     List<Op> written = new ArrayList<>(); // keys written in this datacenter, each with its newest version and write
     for (Object o : chunks) {
-      SnapshotPart part = (SnapshotPart) o;
+      SnapshotPart part = EncodedPart.part(o);
       if (part.getSvCount() > 0) {
         Invariants.check(part.getSvCount() == sv.length, "snapshot at %s has sv of %s datacenters, the topology %s",
             commitIndex, part.getSvCount(), sv.length);
@@ -580,8 +583,8 @@ final class NuKVServer extends Server<Stored> {
       for (Op op : part.getOpsList()) {
         Version v = op.getVersion();
         Invariants.check(v.getDc() >= 0 && v.getDc() < sv.length, "snapshot write from datacenter %s", v.getDc());
-        keys.add(op.getKey());
         store().put(op.getKey(), Stored.newBuilder().setVersion(v).build());
+        keys.put(op.getKey(), v);
         hlc.update(v.getT());
         long[] w = localWrite(op, d);
         if (w != null) {

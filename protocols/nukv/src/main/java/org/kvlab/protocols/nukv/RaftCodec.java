@@ -1,5 +1,8 @@
 package org.kvlab.protocols.nukv;
 
+import com.google.protobuf.ByteString;
+import com.google.protobuf.InvalidProtocolBufferException;
+import com.google.protobuf.UnknownFieldSet;
 import io.microraft.RaftEndpoint;
 import io.microraft.model.RaftModelFactory;
 import io.microraft.model.log.LogEntry;
@@ -172,25 +175,78 @@ final class RaftCodec {
         .setOperation(Objects.requireNonNull(e.getOp())).build();
   }
 
+  /**
+   * A snapshot chunk as the journal and the InstallSnapshot message carry it. A part that {@link SnapshotSource} handed
+   * over as its encoding ({@link EncodedPart}) goes out as those bytes, as field {@value Chunk#PART_FIELD_NUMBER}
+   * (with the members, field {@value Chunk#MEMBERS_FIELD_NUMBER}, after it) in the message's unknown fields: protobuf
+   * writes them as they are, after the known fields, in field order, so the chunk's encoding is byte for byte what
+   * {@code setPart} would give (an embedded message is a length-delimited field), without encoding the part's Ops
+   * again. Whatever parses it (a restart, a follower) gets the part as a SnapshotPart; an unparsed chunk built here is
+   * read with {@link #operation} and {@link #members(Chunk)}, never with {@code getPart}.
+   */
   static Chunk chunk(SnapshotChunk c) {
     Object part = c.getOperation();
-    Invariants.check(part instanceof SnapshotPart, "NuKV snapshot chunk %s/%s holds %s, not a NuKV snapshot part",
-        c.getIndex(), c.getSnapshotChunkIndex(), part == null ? "null" : part.getClass().getName());
+    Invariants.check(part instanceof SnapshotPart || part instanceof EncodedPart, "NuKV snapshot chunk %s/%s holds %s,"
+        + " not a NuKV snapshot part", c.getIndex(), c.getSnapshotChunkIndex(),
+        part == null ? "null" : part.getClass().getName());
     Chunk.Builder b = Chunk.newBuilder().setIndex(c.getIndex()).setTerm(c.getTerm())
-        .setChunkIndex(c.getSnapshotChunkIndex()).setChunkCount(c.getSnapshotChunkCount()).setPart((SnapshotPart) part);
-    if (c.getGroupMembersView() != null) {
-      b.setMembers(members(c.getGroupMembersView()));
+        .setChunkIndex(c.getSnapshotChunkIndex()).setChunkCount(c.getSnapshotChunkCount());
+    if (part instanceof SnapshotPart p) {
+      b.setPart(p);
+      if (c.getGroupMembersView() != null) {
+        b.setMembers(members(c.getGroupMembersView()));
+      }
+    } else {
+      UnknownFieldSet.Builder fields = UnknownFieldSet.newBuilder().addField(Chunk.PART_FIELD_NUMBER,
+          UnknownFieldSet.Field.newBuilder().addLengthDelimited(((EncodedPart) part).bytes()).build());
+      if (c.getGroupMembersView() != null) {
+        fields.addField(Chunk.MEMBERS_FIELD_NUMBER, UnknownFieldSet.Field.newBuilder()
+            .addLengthDelimited(members(c.getGroupMembersView()).toByteString()).build());
+      }
+      b.setUnknownFields(fields.build());
     }
     return b.build();
+  }
+
+  /**
+   * The part a chunk holds: its SnapshotPart if it was parsed or built with one, else (a chunk {@link #chunk} built
+   * from an {@link EncodedPart}, not parsed since) that EncodedPart.
+   */
+  static Object operation(Chunk c) {
+    if (c.hasPart()) {
+      return c.getPart();
+    }
+    List<ByteString> encoded = c.getUnknownFields().getField(Chunk.PART_FIELD_NUMBER).getLengthDelimitedList();
+    Invariants.check(encoded.size() <= 1, "NuKV snapshot chunk %s/%s holds %s encoded parts", c.getIndex(),
+        c.getChunkIndex(), encoded.size());
+    return encoded.isEmpty() ? SnapshotPart.getDefaultInstance() : new EncodedPart(encoded.get(0));
+  }
+
+  /** The members a chunk carries (see {@link #operation}), or null if none. */
+  static Members members(Chunk c) {
+    if (c.hasMembers()) {
+      return c.getMembers();
+    }
+    List<ByteString> encoded = c.getUnknownFields().getField(Chunk.MEMBERS_FIELD_NUMBER).getLengthDelimitedList();
+    if (encoded.isEmpty()) {
+      return null;
+    }
+    try {
+      return Members.parseFrom(encoded.get(encoded.size() - 1));
+    } catch (InvalidProtocolBufferException e) {
+      throw new Invariants.InvariantViolation("NuKV snapshot chunk " + c.getIndex() + "/" + c.getChunkIndex()
+          + " holds members that do not parse: " + e.getMessage());
+    }
   }
 
   SnapshotChunk snapshotChunk(Chunk c) {
     if (c.getChunkCount() < 1 || c.getChunkIndex() < 0 || c.getChunkIndex() >= c.getChunkCount()) {
       throw new IllegalArgumentException("snapshot chunk " + c.getChunkIndex() + " of " + c.getChunkCount());
     }
-    return models.createSnapshotChunkBuilder().setIndex(c.getIndex()).setTerm(c.getTerm()).setOperation(c.getPart())
+    Members m = members(c);
+    return models.createSnapshotChunkBuilder().setIndex(c.getIndex()).setTerm(c.getTerm()).setOperation(operation(c))
         .setSnapshotChunkIndex(c.getChunkIndex()).setSnapshotChunkCount(c.getChunkCount())
-        .setGroupMembersView(c.hasMembers() ? view(c.getMembers()) : null).build();
+        .setGroupMembersView(m == null ? null : view(m)).build();
   }
 
   static Members members(RaftGroupMembersView v) {

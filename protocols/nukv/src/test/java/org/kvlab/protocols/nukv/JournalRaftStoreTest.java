@@ -8,6 +8,7 @@ import io.microraft.model.RaftModelFactory;
 import io.microraft.model.impl.DefaultRaftModelFactory;
 import io.microraft.model.log.LogEntry;
 import io.microraft.persistence.RestoredRaftState;
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.kvlab.api.NodeId;
@@ -417,6 +418,140 @@ class JournalRaftStoreTest {
     assertEquals(java.util.stream.LongStream.rangeClosed(51, 60).boxed().toList(),
         r.getLogEntries().stream().map(LogEntry::getIndex).toList());
     continueTo100(first, view);
+  }
+
+  /**
+   * Issue 15: a snapshot taken as the replica takes it now, parts handed over as their encodings ({@link
+   * SnapshotSource}), on JE as a server runs it (user keys and the journal in one store). The journal's chunk records
+   * are byte for byte what the parsed parts would give; the live journal restores the encoded parts (the watchdog's
+   * rebuild); a restart after the second such snapshot parses them back to what a full read of the store lists, with
+   * the entries after it; the restarted replica continues the journal, and the next snapshot, whose first take reads
+   * every key again, is restored too.
+   */
+  @Test
+  void when_snapshotsAreTakenAsEncodedParts_then_theJournalHoldsTheirBytesAndARestartRestoresThem(
+      @org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+    var view = view();
+    SnapshotPart second;
+    try (JeStore<Stored> store = new JeStore<>(NuKV.RECORD, dir, Durability.SYNC)) {
+      SnapshotSource source = new SnapshotSource(store);
+      JournalRaftStore journal = started(store, view);
+      for (int k = 0; k < 2_500; k++) {
+        userWrite(store, source, "user" + k, 1 + k);
+      }
+      for (long i = 1; i <= 60; i++) {
+        journal.persistLogEntries(List.of(entry(i, 1, "k" + i)));
+      }
+      List<Object> firstParts = persistTaken(journal, source, 50, view);
+      assertEquals(3, firstParts.size());
+      assertEquals(1, journal.checkpoints());
+      for (Object p : firstParts) {
+        SnapshotPart parsed = ((EncodedPart) p).parse();
+        assertEquals(((EncodedPart) p).bytes(), parsed.toByteString());
+        assertEquals(RaftCodec.chunk(chunkOf(50, 0, 3, parsed, view)).toByteString(),
+            RaftCodec.chunk(chunkOf(50, 0, 3, p, view)).toByteString(), "a chunk record's bytes");
+      }
+      for (int k = 0; k < 2_500; k += 9) {
+        userWrite(store, source, "user" + k, 10_000 + k);
+      }
+      for (long i = 61; i <= 110; i++) {
+        journal.persistLogEntries(List.of(entry(i, 1, "k" + i)));
+      }
+      List<Object> secondParts = persistTaken(journal, source, 100, view);
+      assertEquals(278, source.lastEncoded(), "only the changed keys are encoded");
+      assertEquals(2, journal.checkpoints());
+      second = merged(secondParts);
+      assertEquals(fullRead(store, 2_500, 100), second);
+
+      // The watchdog's rebuild restores from the live journal: the same parts, still encoded.
+      @SuppressWarnings("unchecked")
+      List<io.microraft.model.log.SnapshotChunk> live = (List<io.microraft.model.log.SnapshotChunk>)
+          journal.restored(models, codec).getSnapshotEntry().getOperation();
+      assertEquals(secondParts, live.stream().map(io.microraft.model.log.SnapshotChunk::getOperation).toList());
+      assertEquals(3, live.get(0).getGroupMembersView().getMembers().size());
+      store.sync();
+    }
+    try (JeStore<Stored> store = new JeStore<>(NuKV.RECORD, dir, Durability.SYNC)) {
+      RestoredRaftState r = JournalRaftStore.restore(store, models, codec);
+      assertEquals(100, r.getSnapshotEntry().getIndex());
+      @SuppressWarnings("unchecked")
+      List<io.microraft.model.log.SnapshotChunk> chunks =
+          (List<io.microraft.model.log.SnapshotChunk>) r.getSnapshotEntry().getOperation();
+      assertEquals(second, merged(chunks.stream().map(io.microraft.model.log.SnapshotChunk::getOperation).toList()));
+      assertEquals(3, r.getSnapshotEntry().getGroupMembersView().getMembers().size());
+      assertEquals(java.util.stream.LongStream.rangeClosed(101, 110).boxed().toList(),
+          r.getLogEntries().stream().map(LogEntry::getIndex).toList());
+
+      // The restarted replica: a new source (every key read again at its first snapshot), the journal continued.
+      SnapshotSource source = new SnapshotSource(store);
+      JournalRaftStore journal = new JournalRaftStore(store);
+      for (int k = 0; k < 2_500; k += 2) {
+        userWrite(store, source, "user" + k, 20_000 + k);
+      }
+      for (long i = 111; i <= 160; i++) {
+        journal.persistLogEntries(List.of(entry(i, 1, "k" + i)));
+      }
+      persistTaken(journal, source, 150, view);
+      assertEquals(1_250, source.lastReads(), "the keys put since the restart, read from the store");
+      assertEquals(1, journal.checkpoints());
+      RestoredRaftState again = JournalRaftStore.restore(store, models, codec);
+      assertEquals(150, again.getSnapshotEntry().getIndex());
+      @SuppressWarnings("unchecked")
+      List<io.microraft.model.log.SnapshotChunk> chunks150 =
+          (List<io.microraft.model.log.SnapshotChunk>) again.getSnapshotEntry().getOperation();
+      SnapshotPart third = merged(chunks150.stream().map(io.microraft.model.log.SnapshotChunk::getOperation).toList());
+      // The source saw only the even keys since the restart: the snapshot lists those (the replay puts every key
+      // of the restored snapshot, so a server's source sees them all), each at its newest version.
+      assertEquals(1_250, third.getOpsCount());
+      for (Op op : third.getOpsList()) {
+        assertEquals(store.newest(op.getKey()).orElseThrow().getVersion(), op.getVersion());
+      }
+    }
+  }
+
+  private static void userWrite(org.kvlab.store.VersionedStore<Stored> store, SnapshotSource source, String key,
+      long t) {
+    Version v = Version.newBuilder().setT(t).setDc(0).setIdx(t)
+        .setValue(com.google.protobuf.ByteString.copyFromUtf8("value " + t)).build();
+    store.put(key, Stored.newBuilder().setVersion(v).build());
+    source.put(key, v);
+  }
+
+  /** The source's snapshot at {@code index} (1,000 keys a part, as the server), each part persisted as MicroRaft does. */
+  private List<Object> persistTaken(JournalRaftStore journal, SnapshotSource source, long index,
+      io.microraft.model.log.RaftGroupMembersView view) {
+    List<Object> parts = new ArrayList<>();
+    source.take(new long[] {index, 0}, NuKVServer.SNAPSHOT_CHUNK_KEYS, k -> null, parts::add);
+    for (int c = 0; c < parts.size(); c++) {
+      journal.persistSnapshotChunk(chunkOf(index, c, parts.size(), parts.get(c), view));
+    }
+    return parts;
+  }
+
+  private io.microraft.model.log.SnapshotChunk chunkOf(long index, int chunk, int count, Object part,
+      io.microraft.model.log.RaftGroupMembersView view) {
+    return models.createSnapshotChunkBuilder().setIndex(index).setTerm(1).setOperation(part)
+        .setSnapshotChunkIndex(chunk).setSnapshotChunkCount(count).setGroupMembersView(view).build();
+  }
+
+  /** The parts (either form) as one part: sv and every Op in order. */
+  private static SnapshotPart merged(List<Object> parts) {
+    SnapshotPart.Builder all = SnapshotPart.newBuilder();
+    parts.forEach(p -> all.mergeFrom(EncodedPart.part(p)));
+    return all.build();
+  }
+
+  /** Keys user0.. in key order at their newest versions, sv {index, 0}: what a full read of the store lists. */
+  private static SnapshotPart fullRead(org.kvlab.store.VersionedStore<Stored> store, int keys, long index) {
+    java.util.TreeSet<String> sorted = new java.util.TreeSet<>();
+    for (int k = 0; k < keys; k++) {
+      sorted.add("user" + k);
+    }
+    SnapshotPart.Builder all = SnapshotPart.newBuilder().addSv(index).addSv(0);
+    for (String k : sorted) {
+      all.addOps(Op.newBuilder().setKey(k).setVersion(store.newest(k).orElseThrow().getVersion()));
+    }
+    return all.build();
   }
 
   /** Reopens the journal, which holds a snapshot at 50 and entries to 60, and runs it past a snapshot at 100. */

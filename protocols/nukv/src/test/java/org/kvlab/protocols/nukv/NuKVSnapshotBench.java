@@ -40,19 +40,27 @@ import org.kvlab.store.VersionedStore;
  * <p>Implementations (the {@code --impls} given, interleaved in each round, their order rotating): {@code rewrite},
  * the snapshot code before issue 15 (copied verbatim below: every key's newest version read from the store, and a
  * compaction that writes the snapshot's chunks to the journal a second time, then prunes by parsing every older
- * record); {@code parse}, issue 15's first change ({@link SnapshotSource}: only keys changed since the last snapshot
+ * record); {@code parse}, issue 15's first change ({@link OpSnapshotSource}: only keys changed since the last snapshot
  * are read; the chunks stay where they were first written; the older records still parsed by the store's prune);
- * {@code at-once}, the older records pruned by version key (none read) in the snapshot's last persist; and
- * {@code deferred}, the journal's way: pruned by version key, a few with each later record
- * ({@link JournalRaftStore.Compaction}). One journal runs throughout, switched between them before each snapshot.
+ * {@code at-once}, the older records pruned by version key (none read) in the snapshot's last persist;
+ * {@code deferred}, pruned by version key, a few with each later record ({@link JournalRaftStore.Compaction}); these
+ * three with the snapshot source of those sessions ({@link OpSnapshotSource}: parts of Op objects, which the journal
+ * encodes again every snapshot, changed keys read from the store); and {@code encoded}, the replica's way now:
+ * {@code deferred} with {@link SnapshotSource} (parts handed over as their encodings, unchanged keys' entries copied
+ * as bytes from the last snapshot, changed keys' versions given by the writes, as the apply path gives them). One
+ * journal runs throughout, switched between them before each snapshot; each source the implementations given need
+ * sees every write and takes every snapshot (unmeasured when another implementation's is measured), so each encodes
+ * or reads only what changed since the last snapshot.
  *
  * <p>Besides the pause, each row shows the time the store spent pruning in it, and in the {@code every} commits that
  * follow the snapshot (where the deferred prune runs; measured before the next snapshot, whichever implementation
- * takes it).
+ * takes it), and the bytes the pause allocated. With {@code --heap}, a full GC after each snapshot (outside the pause)
+ * measures the heap still in use, the snapshot MicroRaft holds included (compare runs with one implementation each,
+ * on the memory store: the store then holds the same in both).
  *
  * <p>Usage: {@code NuKVSnapshotBench [--stores memory,je] [--keys 10000,100000,1000000] [--every 50000]
- * [--rounds 3] [--impls parse,deferred] [--value 64] [--dir DIR]}. Writes between snapshots go to uniformly random
- * keys (each commit one PUT), so about {@code min(N, every)} keys change between two snapshots.
+ * [--rounds 3] [--impls deferred,encoded] [--value 64] [--dir DIR] [--heap]}. Writes between snapshots go to
+ * uniformly random keys (each commit one PUT), so about {@code min(N, every)} keys change between two snapshots.
  */
 public final class NuKVSnapshotBench {
   private static final RaftModelFactory MODELS = new DefaultRaftModelFactory();
@@ -65,11 +73,16 @@ public final class NuKVSnapshotBench {
     int every = 50_000;
     int rounds = 3;
     int valueBytes = 64;
-    List<String> impls = List.of("parse", "deferred");
+    List<String> impls = List.of("deferred", "encoded");
     Path dir = null;
+    boolean heap = false;
     for (int i = 0; i < args.length; i += 2) {
       String v = i + 1 < args.length ? args[i + 1] : "";
       switch (args[i]) {
+        case "--heap" -> {
+          heap = true;
+          i--;
+        }
         case "--stores" -> stores = List.of(v.split(","));
         case "--keys" -> sizes = Arrays.stream(v.split(",")).map(Integer::parseInt).toList();
         case "--every" -> every = Integer.parseInt(v);
@@ -78,7 +91,7 @@ public final class NuKVSnapshotBench {
         case "--impls" -> impls = List.of(v.split(","));
         case "--dir" -> dir = Path.of(v);
         default -> throw new IllegalArgumentException("unknown option " + args[i] + ": use --stores, --keys,"
-            + " --every, --rounds, --impls, --value or --dir");
+            + " --every, --rounds, --impls, --value, --dir or --heap");
       }
     }
     for (String impl : impls) {
@@ -89,13 +102,14 @@ public final class NuKVSnapshotBench {
         Runtime.getRuntime().maxMemory() >> 20, Runtime.getRuntime().availableProcessors(), every, valueBytes, rounds);
     System.out.println("| store | keys | round | impl | pause ms | takeSnapshot ms | persist chunks ms"
         + " | compaction ms | prune ms in pause | GC ms in pause | keys read | chunks | snapshot bytes"
-        + " | journal bytes written | prune ms on the next commits | next commits ms | journal records after |");
-    System.out.println("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+        + " | journal bytes written | prune ms on the next commits | next commits ms | journal records after"
+        + " | keys encoded | MB allocated in pause | heap MB after GC |");
+    System.out.println("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     for (String kind : stores) {
       for (int n : sizes) {
         Path d = !kind.equals("je") ? null
             : dir != null ? dir.resolve("je-" + n) : Files.createTempDirectory("nukv-snap-bench-je-" + n);
-        try (Bench b = new Bench(kind, d, n, every, valueBytes)) {
+        try (Bench b = new Bench(kind, d, n, every, valueBytes, impls, heap)) {
           b.load();
           b.commits();
           Result pending = null;
@@ -118,8 +132,9 @@ public final class NuKVSnapshotBench {
 
   private static void print(String kind, int n, Result x, Commits next) {
     System.out.printf("| %s | %,d | %d | %s | %.1f | %.1f | %.1f | %.1f | %.1f | %d | %,d | %d | %,d | %,d | %.1f"
-        + " | %.1f | %,d |%n", kind, n, x.round, x.impl, x.totalMs, x.takeMs, x.persistMs - x.compactMs, x.compactMs, x.pruneMs, x.gcMs,
-        x.reads, x.chunks, x.bytes, x.journalBytes, next.pruneMs, next.totalMs, x.records);
+        + " | %.1f | %,d | %,d | %.1f | %s |%n", kind, n, x.round, x.impl, x.totalMs, x.takeMs, x.persistMs - x.compactMs,
+        x.compactMs, x.pruneMs, x.gcMs, x.reads, x.chunks, x.bytes, x.journalBytes, next.pruneMs, next.totalMs, x.records,
+        x.encoded, x.allocated / 1e6, x.heapMb < 0 ? "" : String.format("%.1f", x.heapMb));
   }
 
   static JournalRaftStore.Compaction compaction(String impl) {
@@ -127,9 +142,9 @@ public final class NuKVSnapshotBench {
       case "rewrite" -> JournalRaftStore.Compaction.REWRITE;
       case "parse" -> JournalRaftStore.Compaction.PARSE;
       case "at-once" -> JournalRaftStore.Compaction.AT_ONCE;
-      case "deferred" -> JournalRaftStore.Compaction.DEFERRED;
+      case "deferred", "encoded" -> JournalRaftStore.Compaction.DEFERRED;
       default -> throw new IllegalArgumentException("unknown implementation " + impl
-          + ": use rewrite, parse, at-once or deferred");
+          + ": use rewrite, parse, at-once, deferred or encoded");
     };
   }
 
@@ -138,12 +153,13 @@ public final class NuKVSnapshotBench {
    * the compaction alone (the last chunk's persist, which completes the snapshot and compacts the journal).
    */
   record Result(String impl, int round, double totalMs, double takeMs, double persistMs, double compactMs,
-      double pruneMs, long gcMs, long reads, int chunks, long bytes, long journalBytes, long records) {}
+      double pruneMs, long gcMs, long reads, int chunks, long bytes, long journalBytes, long records, long encoded,
+      long allocated, double heapMb) {}
 
   /** The {@code every} commits between two snapshots: their whole time and the store's pruning in it. */
   record Commits(double totalMs, double pruneMs) {}
 
-  /** One replica's state: a store with N keys, its journal, and both snapshot implementations' key sets. */
+  /** One replica's state: a store with N keys, its journal, and the key sets of the implementations given. */
   private static final class Bench implements AutoCloseable {
     final String kind;
     final Path dir;
@@ -151,8 +167,10 @@ public final class NuKVSnapshotBench {
     final int every;
     final ByteString value;
     final CountingStore store;
-    final SnapshotSource source;
-    final TreeSet<String> keys = new TreeSet<>(); // the replaced implementation's key set
+    final SnapshotSource source; // encoded (else null)
+    final OpSnapshotSource opSource; // parse, at-once, deferred (else null)
+    final TreeSet<String> keys; // rewrite: the key set of the code before issue 15 (else null)
+    final boolean heap;
     final SplittableRandom random = new SplittableRandom(1);
     final RaftGroupMembersView view;
     final RaftCodec.Endpoint self = new RaftCodec.Endpoint(NodeId.of(0, 0, 0));
@@ -160,8 +178,10 @@ public final class NuKVSnapshotBench {
     long t = 1;
     List<SnapshotChunk> held = List.of(); // what MicroRaft keeps: the last snapshot's chunks
     JournalRaftStore journal;
+    final String first;
 
-    Bench(String kind, Path dir, int n, int every, int valueBytes) throws IOException {
+    Bench(String kind, Path dir, int n, int every, int valueBytes, List<String> impls, boolean heap)
+        throws IOException {
       this.kind = kind;
       this.dir = dir;
       this.n = n;
@@ -179,7 +199,12 @@ public final class NuKVSnapshotBench {
         throw new IllegalArgumentException("unknown store " + kind + ": use memory or je");
       }
       this.store = new CountingStore(inner);
-      this.source = new SnapshotSource(store);
+      this.source = impls.contains("encoded") ? new SnapshotSource(store) : null;
+      this.opSource = impls.stream().anyMatch(i -> List.of("parse", "at-once", "deferred").contains(i))
+          ? new OpSnapshotSource(store) : null;
+      this.keys = impls.contains("rewrite") ? new TreeSet<>() : null;
+      this.heap = heap;
+      this.first = impls.get(0);
       List<RaftEndpoint> members = List.of(self, new RaftCodec.Endpoint(NodeId.of(0, 0, 1)),
           new RaftCodec.Endpoint(NodeId.of(0, 0, 2)));
       this.view = MODELS.createRaftGroupMembersViewBuilder().setLogIndex(0).setMembers(members)
@@ -200,7 +225,7 @@ public final class NuKVSnapshotBench {
       for (int i = 0; i < n; i++) {
         write(key(i), false);
       }
-      snapshot("at-once", 0);
+      snapshot(first, JournalRaftStore.Compaction.AT_ONCE, 0);
     }
 
     /** One commit: a PUT of a random key, its log entry in the journal, the key's new version in the store. */
@@ -211,9 +236,16 @@ public final class NuKVSnapshotBench {
         journal.persistLogEntries(List.of(MODELS.createLogEntryBuilder().setIndex(index).setTerm(1)
             .setOperation(Op.newBuilder().setKey(key).setVersion(v).build()).build()));
       }
-      keys.add(key);
-      source.add(key);
+      if (keys != null) {
+        keys.add(key);
+      }
+      if (opSource != null) {
+        opSource.add(key);
+      }
       store.put(key, Stored.newBuilder().setVersion(v).build());
+      if (source != null) {
+        source.put(key, v);
+      }
     }
 
     /** {@code every} commits (random keys), logged in the journal: the commits between two snapshots. */
@@ -228,21 +260,34 @@ public final class NuKVSnapshotBench {
 
     /** The snapshot MicroRaft takes at the last commit, with the implementation {@code impl}. */
     Result snapshot(String impl, int round) {
+      return snapshot(impl, compaction(impl), round);
+    }
+
+    Result snapshot(String impl, JournalRaftStore.Compaction compaction, int round) {
       boolean rewrite = impl.equals("rewrite");
-      journal.compaction(compaction(impl));
+      boolean encoded = impl.equals("encoded");
+      journal.compaction(compaction);
       long[] sv = {index, 0};
       List<Object> parts = new ArrayList<>();
       long gc0 = gcMillis();
       long journal0 = store.journalBytes;
       double prune0 = store.pruneMs;
+      long alloc0 = allocatedBytes();
       long t0 = System.nanoTime();
       // RaftNodeImpl.takeSnapshot: the state machine's chunks, then each chunk persisted, then kept in memory.
       int reads;
+      long keysEncoded;
       if (rewrite) {
         reads = oldSnapshot(keys, store, sv, parts::add);
-      } else {
+        keysEncoded = keys.size();
+      } else if (encoded) {
         source.take(sv, NuKVServer.SNAPSHOT_CHUNK_KEYS, k -> null, parts::add);
         reads = source.lastReads();
+        keysEncoded = source.lastEncoded();
+      } else {
+        opSource.take(sv, NuKVServer.SNAPSHOT_CHUNK_KEYS, k -> null, parts::add);
+        reads = opSource.lastReads();
+        keysEncoded = opSource.size(); // the journal encodes every Op of the parts
       }
       long t1 = System.nanoTime();
       List<SnapshotChunk> chunks = new ArrayList<>(parts.size());
@@ -256,18 +301,30 @@ public final class NuKVSnapshotBench {
       }
       held = chunks;
       long t2 = System.nanoTime();
+      long allocated = allocatedBytes() - alloc0;
       double pruneMs = store.pruneMs - prune0;
-      if (rewrite) {
-        // Unmeasured: the source sees a snapshot taken here too, as it would in a server running it, so that the
-        // next snapshot reads only the keys changed since this one.
+      long gcMs = gcMillis() - gc0;
+      // Unmeasured: the other sources see a snapshot taken here too, as they would in a server running them, so that
+      // their next snapshot reads or encodes only the keys changed since this one.
+      if (!encoded && source != null) {
         source.take(sv, NuKVServer.SNAPSHOT_CHUNK_KEYS, k -> null, p -> { });
+      }
+      if ((rewrite || encoded) && opSource != null) {
+        opSource.take(sv, NuKVServer.SNAPSHOT_CHUNK_KEYS, k -> null, p -> { });
       }
       long bytes = 0;
       for (Object p : parts) {
-        bytes += ((SnapshotPart) p).getSerializedSize();
+        bytes += EncodedPart.size(p);
+      }
+      double heapMb = -1;
+      if (heap) {
+        parts.clear();
+        System.gc();
+        heapMb = (Runtime.getRuntime().totalMemory() - Runtime.getRuntime().freeMemory()) / 1e6;
       }
       return new Result(impl, round, (t2 - t0) / 1e6, (t1 - t0) / 1e6, (t2 - t1) / 1e6, (t2 - last) / 1e6, pruneMs,
-          gcMillis() - gc0, reads, parts.size(), bytes, store.journalBytes - journal0, journal.storedRecords());
+          gcMs, reads, chunks.size(), bytes, store.journalBytes - journal0, journal.storedRecords(), keysEncoded,
+          allocated, heapMb);
     }
 
     @Override
@@ -279,6 +336,11 @@ public final class NuKVSnapshotBench {
         }
       }
     }
+  }
+
+  /** Bytes this thread allocated so far (HotSpot's per-thread counter). */
+  static long allocatedBytes() {
+    return ((com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean()).getCurrentThreadAllocatedBytes();
   }
 
   static long gcMillis() {

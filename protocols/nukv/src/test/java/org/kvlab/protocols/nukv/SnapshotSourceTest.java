@@ -1,53 +1,56 @@
 package org.kvlab.protocols.nukv;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.protobuf.ByteString;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
-import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.TreeSet;
+import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
+import org.kvlab.api.Invariants;
 import org.kvlab.store.InMemoryStore;
 
 /**
- * {@link SnapshotSource} (issue 15: a snapshot no longer reads every key from the store on the event loop): its
- * snapshots hold what a full read of the store gives, it reads only the keys changed since the last one, and it hands
- * out the same Op objects for the others.
+ * {@link SnapshotSource} (issue 15: a snapshot neither reads every key from the store nor encodes every key on the
+ * event loop): its snapshots are byte for byte the encoding of a full read of the store, it reads only keys it has
+ * not seen put, encodes only the keys changed since the last snapshot, and copies the others.
  */
 class SnapshotSourceTest {
   private final InMemoryStore<Stored> store = new InMemoryStore<>(NuKV.RECORD);
-  private final SnapshotSource source = new SnapshotSource(store);
+  private SnapshotSource source = new SnapshotSource(store);
   private final TreeSet<String> keys = new TreeSet<>();
   /** The replica's datacenter is 0: per key its newest write made there, as the server's lastLocal keeps it. */
-  private final Map<String, long[]> localWrites = new java.util.HashMap<>();
+  private final Map<String, long[]> localWrites = new HashMap<>();
 
+  /** A write applied as the server applies it: into the store, then the source told of the version put. */
   private void put(String key, long t, int dc, String value) {
-    source.add(key);
     keys.add(key);
     if (dc == 0) {
       localWrites.put(key, new long[] {t, t});
     }
-    store.put(key, Stored.newBuilder().setVersion(Version.newBuilder().setT(t).setDc(dc).setIdx(t)
-        .setValue(ByteString.copyFromUtf8(value))).build());
+    Version v = Version.newBuilder().setT(t).setDc(dc).setIdx(t).setValue(ByteString.copyFromUtf8(value)).build();
+    store.put(key, Stored.newBuilder().setVersion(v).build());
+    source.put(key, v);
   }
 
-  private List<SnapshotPart> take(long[] sv, int chunkKeys) {
-    List<SnapshotPart> parts = new ArrayList<>();
-    int n = source.take(sv, chunkKeys, localWrites::get, o -> parts.add((SnapshotPart) o));
+  private List<EncodedPart> take(long[] sv, int chunkKeys) {
+    List<EncodedPart> parts = new ArrayList<>();
+    int n = source.take(sv, chunkKeys, localWrites::get, o -> parts.add((EncodedPart) o));
     assertEquals(parts.size(), n);
     return parts;
   }
 
   /**
-   * What the replaced implementation listed: every key's newest version, read from the store, in key order, with the
-   * key's newest write made in this datacenter (what a forwarder's catch-up must cover).
+   * What the implementation before SnapshotSource listed: every key's newest version, read from the store, in key
+   * order, with the key's newest write made in this datacenter (what a forwarder's catch-up must cover).
    */
   private List<Op> fullRead() {
     List<Op> ops = new ArrayList<>();
@@ -62,81 +65,160 @@ class SnapshotSourceTest {
     return ops;
   }
 
-  private static List<Op> ops(List<SnapshotPart> parts) {
-    List<Op> ops = new ArrayList<>();
-    parts.forEach(p -> ops.addAll(p.getOpsList()));
-    return ops;
+  /** A full read encoded as the parts a snapshot lists (sv in the first), each part's bytes. */
+  private List<ByteString> fullEncoding(long[] sv, int chunkKeys) {
+    List<Op> ops = fullRead();
+    List<ByteString> parts = new ArrayList<>();
+    int i = 0;
+    do {
+      SnapshotPart.Builder part = SnapshotPart.newBuilder();
+      if (i == 0) {
+        for (long x : sv) {
+          part.addSv(x);
+        }
+      }
+      part.addAllOps(ops.subList(i, Math.min(ops.size(), i + chunkKeys)));
+      parts.add(part.build().toByteString());
+      i += chunkKeys;
+    } while (i < ops.size());
+    return parts;
+  }
+
+  private static List<ByteString> bytes(List<EncodedPart> parts) {
+    return parts.stream().map(EncodedPart::bytes).toList();
   }
 
   @Test
-  void when_keysChangeBetweenSnapshots_then_eachSnapshotEqualsAFullReadOfTheStoreInChunksWithSvFirst() {
+  void when_keysChangeBetweenSnapshots_then_eachSnapshotIsByteForByteTheEncodingOfAFullRead() {
     SplittableRandom random = new SplittableRandom(15);
-    for (int round = 0; round < 40; round++) {
+    for (int round = 0; round < 60; round++) {
       int writes = random.nextInt(0, 300);
       for (int i = 0; i < writes; i++) {
         // Timestamps both above and below the key's newest (a forwarded write older than a local one), two
-        // datacenters: the newest version in the store is not always the last one put.
+        // datacenters: the newest version in the store is not always the last one put, and a local write older than
+        // the key's newest changes only the local write the snapshot carries.
         put("k" + random.nextInt(500), random.nextLong(1, 1_000_000), random.nextInt(2), "v" + round + "/" + i);
       }
       long[] sv = {round, 2L * round};
       int chunkKeys = 1 + random.nextInt(64);
-      List<SnapshotPart> parts = take(sv, chunkKeys);
-      assertEquals(fullRead(), ops(parts), "round " + round);
-      assertEquals(List.of((long) round, 2L * round), parts.get(0).getSvList());
+      List<EncodedPart> parts = take(sv, chunkKeys);
+      assertEquals(fullEncoding(sv, chunkKeys), bytes(parts), "round " + round);
+      List<Op> ops = new ArrayList<>();
       for (int p = 0; p < parts.size(); p++) {
-        assertTrue(parts.get(p).getOpsCount() <= chunkKeys, "part " + p + " holds " + parts.get(p).getOpsCount());
-        assertTrue(p == parts.size() - 1 || parts.get(p).getOpsCount() == chunkKeys, "only the last part is short");
-        assertTrue(p == 0 || parts.get(p).getSvCount() == 0, "sv is in the first part only");
+        SnapshotPart part = parts.get(p).parse();
+        assertTrue(part.getOpsCount() <= chunkKeys, "part " + p + " holds " + part.getOpsCount());
+        assertTrue(p == parts.size() - 1 || part.getOpsCount() == chunkKeys, "only the last part is short");
+        assertEquals(p == 0 ? List.of((long) round, 2L * round) : List.of(), part.getSvList(), "sv in part 0 only");
+        ops.addAll(part.getOpsList());
       }
+      assertEquals(fullRead(), ops, "round " + round);
       assertEquals(keys.size(), source.size());
     }
   }
 
   @Test
   void when_noKeyIsHeld_then_theSnapshotIsOnePartWithSvOnly() {
-    List<SnapshotPart> parts = take(new long[] {3, 4}, 10);
+    List<EncodedPart> parts = take(new long[] {3, 4}, 10);
     assertEquals(1, parts.size());
-    assertEquals(List.of(3L, 4L), parts.get(0).getSvList());
-    assertEquals(0, parts.get(0).getOpsCount());
+    assertEquals(SnapshotPart.newBuilder().addSv(3).addSv(4).build().toByteString(), parts.get(0).bytes());
     assertEquals(0, source.lastReads());
+    assertEquals(0, source.lastEncoded());
   }
 
   @Test
-  void when_someKeysChangeAfterASnapshot_then_theNextReadsOnlyThoseAndSharesTheOpsOfTheOthers() {
+  void when_someKeysChangeAfterASnapshot_then_theNextEncodesOnlyThoseAndReadsOnlyNewKeys() {
     for (int i = 0; i < 1_000; i++) {
       put("k" + i, 10 + i, 0, "a");
     }
-    List<Op> first = ops(take(new long[] {1}, 100));
-    assertEquals(1_000, source.lastReads(), "the first snapshot reads every key");
+    take(new long[] {1}, 100);
+    assertEquals(1_000, source.lastReads(), "keys first seen are read from the store");
+    assertEquals(1_000, source.lastEncoded());
     Set<String> changed = new HashSet<>();
     for (int i = 0; i < 1_000; i += 7) {
-      put("k" + i, 5_000 + i, 1, "b"); // newer
+      put("k" + i, 5_000 + i, 1, "b"); // newer, from another datacenter: the local write stays
       changed.add("k" + i);
     }
-    put("k3", 1, 1, "older"); // an older version: the key is read again, its newest is unchanged
-    changed.add("k3");
+    put("k3", 1, 1, "older"); // an older version: its newest is unchanged
+    put("k5", 2, 0, "older local"); // an older local write: the newest is unchanged, the local write the snapshot
+    changed.add("k3"); //             carries is this one
+    changed.add("k5");
     put("new", 1, 0, "c");
     changed.add("new");
-    List<Op> second = ops(take(new long[] {2}, 100));
-    assertEquals(changed.size(), source.lastReads(), "only the keys changed since the last snapshot are read");
-    assertEquals(fullRead(), second);
+    List<EncodedPart> second = take(new long[] {2}, 100);
+    assertEquals(fullEncoding(new long[] {2}, 100), bytes(second));
+    assertEquals(changed.size(), source.lastEncoded(), "only the keys changed since the last snapshot are encoded");
+    assertEquals(1 + 1, source.lastReads(), "the new key, and one changed key checked against the store");
 
-    Map<Op, Boolean> firstOps = new IdentityHashMap<>();
-    first.forEach(o -> firstOps.put(o, true));
-    Map<String, Op> byKey = new java.util.HashMap<>();
-    first.forEach(o -> byKey.put(o.getKey(), o));
-    for (Op o : second) {
-      if (!changed.contains(o.getKey())) {
-        assertSame(byKey.get(o.getKey()), o, "an unchanged key's Op is the one the last snapshot holds");
-      } else if (!o.getKey().equals("k3")) {
-        assertTrue(!firstOps.containsKey(o), "a changed key's Op is new");
-      }
-    }
-    List<Op> third = ops(take(new long[] {3}, 100));
+    List<EncodedPart> third = take(new long[] {3}, 100);
+    assertEquals(fullEncoding(new long[] {3}, 100), bytes(third));
     assertEquals(0, source.lastReads(), "nothing changed since the last snapshot: no store read");
-    assertEquals(second.size(), third.size());
-    for (int i = 0; i < third.size(); i++) {
-      assertSame(second.get(i), third.get(i));
+    assertEquals(0, source.lastEncoded(), "nothing changed since the last snapshot: every entry copied");
+    take(new long[] {4}, 37); // other part boundaries: entries are copied from wherever they lie
+    assertEquals(fullEncoding(new long[] {4}, 37), bytes(take(new long[] {4}, 37)));
+    assertEquals(0, source.lastEncoded());
+  }
+
+  /**
+   * A restart: the store holds versions the new source never saw put (JE keeps what the replica wrote before it
+   * stopped), and the replay puts older ones again. Such keys are read from the store, not taken from the puts.
+   */
+  @Test
+  void when_theStoreHoldsNewerVersionsThanTheSourceSawPut_then_theSnapshotListsTheStores() {
+    for (int i = 0; i < 50; i++) {
+      put("k" + i, 100 + i, 0, "before the restart");
     }
+    source = new SnapshotSource(store); // restarted: a new source over the same store
+    for (int i = 0; i < 50; i += 2) {
+      put("k" + i, 1 + i, 1, "replayed, older"); // localWrites unchanged (datacenter 1)
+    }
+    keys.clear();
+    for (int i = 0; i < 50; i += 2) {
+      keys.add("k" + i); // the keys the new source saw
+    }
+    List<EncodedPart> parts = take(new long[] {7}, 8);
+    assertEquals(fullEncoding(new long[] {7}, 8), bytes(parts));
+    assertEquals(25, source.lastReads());
+    for (Op op : parts.get(0).parse().getOpsList()) {
+      assertEquals("before the restart", op.getVersion().getValue().toStringUtf8(), op.getKey());
+    }
+  }
+
+  /**
+   * A snapshot that fails half-way (MicroRaft's consumer throws) leaves the source as it was for the keys not yet
+   * handed over: the next snapshot is still the full read's encoding.
+   */
+  @Test
+  void when_aSnapshotFailsHalfWay_then_theNextOneIsStillAFullRead() {
+    for (int i = 0; i < 300; i++) {
+      put("k" + i, 10 + i, 0, "a");
+    }
+    take(new long[] {1}, 50);
+    for (int i = 0; i < 300; i += 3) {
+      put("k" + i, 1_000 + i, 1, "b");
+    }
+    int[] handed = {0};
+    Consumer<Object> failing = o -> {
+      if (++handed[0] == 3) {
+        throw new IllegalStateException("the third part is refused");
+      }
+    };
+    assertThrows(IllegalStateException.class, () -> source.take(new long[] {2}, 50, localWrites::get, failing));
+    for (int i = 1; i < 300; i += 5) {
+      put("k" + i, 2_000 + i, 0, "c");
+    }
+    assertEquals(fullEncoding(new long[] {3}, 50), bytes(take(new long[] {3}, 50)));
+  }
+
+  /** The apply path's version is checked against the store on one changed key a snapshot: a missed put is caught. */
+  @Test
+  void when_theStoreGotAVersionTheSourceWasNotTold_then_theSnapshotFailsOnTheInvariant() {
+    put("a", 1, 0, "x");
+    take(new long[] {1}, 10);
+    put("a", 5, 0, "y");
+    store.put("a", Stored.newBuilder().setVersion(Version.newBuilder().setT(9).setDc(1).setIdx(9)
+        .setValue(ByteString.copyFromUtf8("not told"))).build());
+    Invariants.InvariantViolation e = assertThrows(Invariants.InvariantViolation.class,
+        () -> take(new long[] {2}, 10));
+    assertTrue(e.getMessage().contains("key a was last put at (5, 0)"), e.getMessage());
   }
 }
