@@ -51,8 +51,8 @@ import org.kvlab.store.VersionedStore;
  * {@code NuKVServer}'s does. For comparison it also times what a restart of the replica replays before its RaftNode
  * exists: {@code new JournalRaftStore(store)} (every journal record read from the store and parsed).
  *
- * <p>{@code snapshotEvery} is N + 1 in each row, so the N entries fit in MicroRaft's log and re-applying them crosses no
- * snapshot point; in a running group the log after the snapshot holds at most {@code snapshotEvery} - 1 committed
+ * <p>{@code snapshotEvery} is N + 1 in each row, so the N entries fit in MicroRaft's log and re-applying them crosses
+ * no snapshot point; in a running group the log after the snapshot holds at most {@code snapshotEvery} - 1 committed
  * entries plus MicroRaft's 5,000 pending ones (its default {@code maxPendingLogEntryCount}).
  *
  * <p>Usage: {@code NuKVRebuildBench [--stores memory,je] [--entries 10000,100000,1000000] [--keys 0,1000000]
@@ -87,8 +87,8 @@ public final class NuKVRebuildBench {
     System.out.printf("# java %s, %s, max heap %d MB, %d cores; %d-byte values, %d rounds%n",
         System.getProperty("java.version"), ManagementFactory.getRuntimeMXBean().getInputArguments(),
         Runtime.getRuntime().maxMemory() >> 20, Runtime.getRuntime().availableProcessors(), valueBytes, rounds);
-    System.out.println("| store | log entries | snapshot keys | round | watchdog task ms (restored + build) | restored ms"
-        + " | build ms | start task ms | re-apply ms | longest turn ms | GC ms in the three | restart replay ms |");
+    System.out.println("| store | log entries | snapshot keys | round | watchdog task ms (restored + build)"
+        + " | restored ms | build ms | start task ms | re-apply ms | longest turn ms | GC ms in the three | restart replay ms |");
     System.out.println("|---|---|---|---|---|---|---|---|---|---|---|---|");
     for (String kind : stores) {
       for (int k : keys) {
