@@ -49,7 +49,7 @@ import org.kvlab.store.VersionedStore;
  * MicroRaft's executor running the tasks right away (its timers are dropped: none is due within the measured turns),
  * a transport that drops what it is given, and a state machine that skips what it is given again, as
  * {@code NuKVServer}'s does. For comparison it also times what a restart of the replica replays before its RaftNode
- * exists: {@code new JournalRaftStore(store)} (every journal record read from the store and parsed).
+ * exists: {@code new JournalRaftStore(store)} (every journal record read from the store, and parsed from JE).
  *
  * <p>{@code snapshotEvery} is N + 1 in each row, so the N entries fit in MicroRaft's log and re-applying them crosses
  * no snapshot point; in a running group the log after the snapshot holds at most {@code snapshotEvery} - 1 committed
@@ -228,7 +228,7 @@ public final class NuKVRebuildBench {
       return r.getSnapshotEntry() == null ? 0 : r.getSnapshotEntry().getIndex();
     }
 
-    /** What a restart replays before its RaftNode exists: the journal read from the store and applied to a mirror. */
+    /** What a restart replays before its RaftNode exists: the journal read from the store into a mirror, restored. */
     double restartReplay() {
       long t0 = System.nanoTime();
       new JournalRaftStore(store).restored(MODELS, codec);
