@@ -32,7 +32,8 @@ final class NuKVParams {
     DECLARED.put("snapshotEvery", "integer, default 50000: a group's replicas snapshot their state (the newest version"
         + " of every key) every this many Raft commits (local PUTs and forwarded writes alike) and drop the log before"
         + " it; a replica too far behind receives the leader's snapshot. A snapshot pauses the replica while it is"
-        + " taken and written (docs/benchmarks/nukv.md)");
+        + " taken and written, and a restart or a stall watchdog's rebuild of the Raft node replays the log after the"
+        + " snapshot, up to this many entries (docs/benchmarks/nukv.md)");
     DECLARED.put("retryAfter", "duration, default 20ms: a replica that knows no leader holds a PUT this long"
         + " before telling the client to retry");
   }
