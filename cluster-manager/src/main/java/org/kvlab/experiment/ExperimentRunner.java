@@ -113,8 +113,12 @@ public final class ExperimentRunner {
     }
   }
 
-  /** How long a cluster may take to come up. */
-  static final Duration CLUSTER_WAIT = Duration.ofSeconds(60);
+  /**
+   * How long a cluster may take to come up. A server whose process exits fails the run at once; this bounds only
+   * servers that are still starting, which on a loaded machine is slow (one server JVM took 59 s to listen at
+   * load ~35, and the 60 s this was failed the run).
+   */
+  static final Duration CLUSTER_WAIT = Duration.ofSeconds(300);
   /** Longest wait, after the load phase, for replication queues to drain. */
   static final Duration QUIET_WAIT = Duration.ofSeconds(30);
   /**
