@@ -382,7 +382,7 @@ public final class ExperimentLoader extends YamlReader {
     m.put("workload", "use the top-level 'workloadclass'.");
     m.put("db", "use the top-level 'db'.");
     for (String k : List.of("measurementtype", "hdrhistogram.fileoutput", "hdrhistogram.output.path", "exporter",
-        "exportfile", "status.interval", "insertstart", "insertcount", "kvlab.cluster", "kvlab.dc", "dotransactions")) {
+        "exportfile", "status.interval", "insertstart", "insertcount", "kvlab.cluster", "kvlab.dc", "kvlab.runseconds", "dotransactions")) {
       m.put(k, "remove it: bench chooses it for every client.");
     }
     return m;

@@ -135,7 +135,7 @@ public final class OpenLoopBench {
       try {
         cluster = LocalClusterProcesses.start(file, config, false,
             logOptions == null ? e.serverJvm() : e.serverJvm() + " " + logOptions);
-        cluster.awaitConnected(Duration.ofSeconds(60));
+        cluster.awaitConnected(Duration.ofSeconds(300)); // a dead server fails at once; slow starts are waited for
       } catch (LocalClusterProcesses.LaunchException ex) {
         LocalClusterProcesses.stop(config, Duration.ofSeconds(10));
         throw new IOException("cluster " + config.name() + " did not come up: " + ex.getMessage(), ex);

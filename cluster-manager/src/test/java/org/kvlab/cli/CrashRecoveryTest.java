@@ -197,7 +197,8 @@ class CrashRecoveryTest {
     List<Thread> writers = new ArrayList<>();
     for (int w = 0; w < 4; w++) {
       int writer = w;
-      Session s = clients.openSession(0, Duration.ofSeconds(5));
+      // a put to the killed server fails at once (its connection closes); the timeout only has to outlast load
+      Session s = clients.openSession(0, Duration.ofSeconds(30));
       Thread t = new Thread(() -> {
         for (int i = 0; !stop.get(); i++) {
           String key = "dc0-w" + writer + "-" + i;

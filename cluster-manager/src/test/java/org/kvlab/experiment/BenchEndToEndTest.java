@@ -25,7 +25,8 @@ import org.kvlab.cluster.local.LocalClusterProcesses;
  * JVMs of 2 threads, 2 s measured after a 1 s warm-up) run by {@link ExperimentRunner} with the kvlab
  * YCSB binding; then the outputs are checked and no child process may be left.
  */
-@Timeout(value = 120, unit = TimeUnit.SECONDS)
+@Timeout(value = 900, unit = TimeUnit.SECONDS) // stops a hang only: ~15 s per test on an idle machine; the runner's own
+// limits (60 s for a cluster to start, the phase timeout) end a slow run well before this
 class BenchEndToEndTest {
   @Test
   void when_theSameExperimentIsAlreadyRunning_then_aSecondBenchIsRefused(@TempDir Path dir) throws Exception {
@@ -77,7 +78,10 @@ class BenchEndToEndTest {
       assertTrue(run.ok(), run.reason());
       assertEquals(2, run.clients());
       assertTrue(run.throughput() > 0 && run.operations() > 0, run.toString());
-      assertTrue(run.measuredSeconds() > 1 && run.measuredSeconds() < 4, "measured window " + run.measuredSeconds());
+      // A window that exists and lies within the run. Its length depends on when YCSB's status thread cuts its 1 s
+      // intervals, which a loaded machine delays; how it is computed is AggregationTest's (warm-up left out, ...).
+      assertTrue(run.measuredSeconds() > 0 && run.measuredSeconds() <= run.seconds(),
+          "measured window " + run.measuredSeconds() + " s of a " + run.seconds() + " s run");
       for (String op : List.of("READ", "UPDATE")) {
         Results.OpStats s = run.op(op);
         assertTrue(s != null && s.count() > 0, op + " measured in " + run.ops());
@@ -97,7 +101,10 @@ class BenchEndToEndTest {
       assertEquals(reads.get(share), run.properties().get("readproportion"));
       Results.OpStats read = run.op("READ");
       double fraction = (double) read.count() / run.operations();
-      assertTrue(Math.abs(fraction - Double.parseDouble(share)) < 0.1, "GET share " + fraction + " for " + share);
+      double p = Double.parseDouble(share);
+      // 0.1, or 5 standard deviations of the share of a few operations (a loaded machine may do only a few hundred)
+      double tolerance = Math.max(0.1, 5 * Math.sqrt(p * (1 - p) / run.operations()));
+      assertTrue(Math.abs(fraction - p) < tolerance, "GET share " + fraction + " of " + run.operations() + " for " + share);
     }
     assertTrue(progress.stream().anyMatch(p -> p.matches("run \\d/2 eventual readproportion=0\\.\\d: [\\d,]+ ops/s \\(sum of 2 clients\\), \\d/3 s.*")),
         String.join("\n", progress));

@@ -174,4 +174,26 @@ class RunPlanTest {
         () -> RunPlan.of(generated, generated.runs().get(0), dir.resolve("x"), first.cluster()));
     assertTrue(running.getMessage().contains("Fix: run without --use-running, or remove that sweep"), running.getMessage());
   }
+
+  /**
+   * A timed run of the kvlab workload lasts warm-up + duration from the client's first operation (kvlab.runseconds),
+   * with YCSB's own limit, which counts from the threads' start, as a backstop; another workload class gets YCSB's.
+   */
+  @Test
+  void when_aTimedRunIsPlanned_then_theKvlabWorkloadCountsItsLengthFromTheFirstOperation(@TempDir Path dir)
+      throws Exception {
+    String text = "name: t\ncluster: { datacenters: 1, partitions: 1 }\nprotocols: [eventual]\nduration: 4s\nwarmup: 1s\n";
+    Experiment kvlab = ExperimentLoaderTest.parse(text);
+    String props = ExperimentRunner.properties(kvlab, RunPlan.of(kvlab, kvlab.runs().get(0), dir, null), false, 0, 1);
+    assertTrue(props.contains("\nkvlab.runseconds=5\n"), props);
+    assertTrue(props.contains("\nmaxexecutiontime=" + (5 + ExperimentRunner.START_ALLOWANCE_SECONDS) + "\n"), props);
+
+    Experiment core = ExperimentLoaderTest.parse(text + "workloadclass: site.ycsb.workloads.CoreWorkload\n");
+    props = ExperimentRunner.properties(core, RunPlan.of(core, core.runs().get(0), dir, null), false, 0, 1);
+    assertTrue(props.contains("\nmaxexecutiontime=5\n") && !props.contains("kvlab.runseconds"), props);
+
+    Experiment counted = ExperimentLoaderTest.parse(text.replace("duration: 4s", "operationcount: 100"));
+    props = ExperimentRunner.properties(counted, RunPlan.of(counted, counted.runs().get(0), dir, null), false, 0, 1);
+    assertTrue(!props.contains("kvlab.runseconds") && !props.contains("maxexecutiontime"), props);
+  }
 }

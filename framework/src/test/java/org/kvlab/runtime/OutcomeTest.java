@@ -28,7 +28,7 @@ import org.kvlab.testing.TestClusters;
  * and GETs alike; the session's own timeout and a lost connection are INFO; a request never answered
  * is in the history (INFO at the session's timeout).
  */
-@Timeout(value = 60, unit = TimeUnit.SECONDS)
+@Timeout(value = 180, unit = TimeUnit.SECONDS) // stops a hang only (about 3 s on an idle machine)
 class OutcomeTest {
   private static ByteString v(String s) {
     return ByteString.copyFromUtf8(s);
@@ -42,6 +42,18 @@ class OutcomeTest {
     return recorder.build().operations();
   }
 
+  /** Waits until the server has stored {@code key}, read by a client of its own (not in the recorded history). */
+  private static void awaitStored(ClusterConfig config, String key) throws Exception {
+    try (ClientRuntime probe = new ClientRuntime(config, new OutcomeKit(), 1)) {
+      Session s = probe.openSession(0, Duration.ofSeconds(30));
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+      while (s.get(key).isEmpty()) {
+        assertTrue(System.nanoTime() < deadline, key + " did not reach the server within 30 s");
+        Thread.sleep(10);
+      }
+    }
+  }
+
   @Test
   void when_theServerSaysFailOrUnknown_then_theClientAndTheHistorySayFailOrInfo() throws Exception {
     ClusterConfig config = TestClusters.loopback("outcomekit", 1, 1, TestClusters.memory());
@@ -49,7 +61,9 @@ class OutcomeTest {
     try (LocalCluster cluster = LocalCluster.start(config, new OutcomeKit());
          ClientRuntime client = new ClientRuntime(config, new OutcomeKit(), 1)) {
       client.recordHistory(recorder);
-      Session s = client.openSession(0, Duration.ofMillis(1500));
+      // Answered requests get a session timeout no loaded machine reaches; the never-answered one its own short one
+      Session s = client.openSession(0, Duration.ofSeconds(30));
+      Session shortTimeout = client.openSession(0, Duration.ofMillis(1500));
       s.put("a", v("1"));
       OperationException failed = assertThrows(OperationException.class, () -> s.put("fail/b", v("2")));
       assertFalse(failed.outcomeUnknown(), "fail() is definite: " + failed.getMessage());
@@ -58,7 +72,7 @@ class OutcomeTest {
       assertTrue(unknown.outcomeUnknown(), unknown.getMessage());
       assertFalse(assertThrows(OperationException.class, () -> s.get("fail/d")).outcomeUnknown());
       assertTrue(assertThrows(OperationException.class, () -> s.get("unknown/e")).outcomeUnknown());
-      OperationException timedOut = assertThrows(OperationException.class, () -> s.put("held/f", v("4")));
+      OperationException timedOut = assertThrows(OperationException.class, () -> shortTimeout.put("held/f", v("4")));
       assertTrue(timedOut.outcomeUnknown(), "the session's own timeout: " + timedOut.getMessage());
       assertTrue(timedOut.getMessage().contains("timed out after 1500 ms"), timedOut.getMessage());
 
@@ -83,7 +97,7 @@ class OutcomeTest {
       Session s = client.openSession(0, Duration.ofSeconds(30));
       s.put("a", v("1")); // connected
       CompletableFuture<Void> held = s.putAsync("held/x", v("2"));
-      Thread.sleep(200); // let the request reach the server
+      awaitStored(config, "held/x"); // the request has reached the server (which stores it and never answers)
       cluster.close();
       ExecutionException e = assertThrows(ExecutionException.class, () -> held.get(20, TimeUnit.SECONDS));
       OperationException lost = (OperationException) e.getCause();

@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import org.kvlab.api.Session;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -42,6 +43,11 @@ import site.ycsb.workloads.CoreWorkload;
  * found through {@link KvlabDB#current()} (YCSB runs {@code DB.init} and {@code doTransaction} on the
  * same thread). Custom operations are recorded in YCSB's {@link Measurements} like DBWrapper records
  * its own, so they appear in the summary, the exporter and the HdrHistogram files.
+ *
+ * <p>{@code kvlab.runseconds} (set by {@code kvlab bench} on timed runs; whole seconds): the run phase lasts that long
+ * from this JVM's first operation, when its threads stop. YCSB's own {@code maxexecutiontime} counts from the moment
+ * the threads start, before each opens its session: on a loaded machine that start-up ate most of a short run, whose
+ * measured window (which the warm-up counts from the first measured operation) was then short or empty.
  */
 public class KvlabWorkload extends CoreWorkload {
   private static final Logger LOG = LoggerFactory.getLogger(KvlabWorkload.class);
@@ -62,6 +68,11 @@ public class KvlabWorkload extends CoreWorkload {
   private final AtomicInteger threadInitFailures = new AtomicInteger();
   private int initFailuresBefore;
   private long errorsBefore;
+  /** kvlab.runseconds in nanoseconds; 0 if not set (YCSB's maxexecutiontime or operationcount ends the run). */
+  private long runNanos;
+  private final AtomicLong firstOperationNanos = new AtomicLong(NOT_STARTED);
+  private static final long NOT_STARTED = Long.MIN_VALUE;
+  static final String RUN_SECONDS = "kvlab.runseconds";
 
   @Override
   public void init(Properties p) throws WorkloadException {
@@ -74,6 +85,7 @@ public class KvlabWorkload extends CoreWorkload {
     ampfactor = count(p, "ampfactor", 100);
     rotxkeys = count(p, "rotxkeys", 10);
     txkeys = count(p, "txkeys", 4);
+    runNanos = p.getProperty(RUN_SECONDS) == null ? 0 : count(p, RUN_SECONDS, 1) * 1_000_000_000L;
     if (rotxkeys > recordcount && rotx > 0) {
       throw new WorkloadException("rotxkeys=" + rotxkeys + " is more than recordcount=" + recordcount
           + ": a read-only transaction reads distinct keys. Fix: lower rotxkeys");
@@ -183,6 +195,10 @@ public class KvlabWorkload extends CoreWorkload {
 
   @Override
   public boolean doTransaction(DB db, Object threadstate) {
+    if (runNanos > 0 && runIsOver()) {
+      requestStop(); // every thread stops before its next operation
+      return false;
+    }
     String op = operationchooser.nextString();
     if (op == null) {
       return false;
@@ -309,6 +325,16 @@ public class KvlabWorkload extends CoreWorkload {
       } while (keynum > transactioninsertkeysequence.lastValue());
     }
     return keynum;
+  }
+
+  /** Whether kvlab.runseconds have passed since this JVM's first operation (which this call may be). */
+  private boolean runIsOver() {
+    long now = System.nanoTime();
+    long first = firstOperationNanos.get();
+    if (first == NOT_STARTED) {
+      return !firstOperationNanos.compareAndSet(NOT_STARTED, now) && now - firstOperationNanos.get() >= runNanos;
+    }
+    return now - first >= runNanos;
   }
 
   /** Records one operation the way YCSB's DBWrapper records its own. */

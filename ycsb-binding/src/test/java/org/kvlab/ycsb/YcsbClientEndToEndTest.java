@@ -59,6 +59,27 @@ class YcsbClientEndToEndTest {
     }
   }
 
+  /**
+   * kvlab.runseconds (what kvlab bench sets on timed runs) ends an otherwise unbounded run phase, and no sooner than
+   * that many seconds: it counts from the first operation, after the threads' start-up.
+   */
+  @Test
+  void when_runSecondsIsSet_then_theRunPhaseEndsByItselfAfterThatLong() throws Exception {
+    Path workload = dir.resolve("timed.properties");
+    Files.writeString(workload, String.join("\n", "recordcount=" + RECORDS, "operationcount=2000000000",
+        "threadcount=2", "fieldcount=1", "fieldlength=16", "readproportion=0.5", "updateproportion=0.5",
+        "kvlab.runseconds=2", ""));
+    try (YcsbClusters c = YcsbClusters.start("eventual", 1, 1, dir)) {
+      assertNoErrors(ycsb("-load", workload, c.file, "timed-load"));
+      long start = System.nanoTime();
+      Map<String, Long> run = ycsb("-t", workload, c.file, "timed-run"); // no maxexecutiontime: only runseconds ends it
+      double seconds = (System.nanoTime() - start) / 1e9;
+      assertTrue(seconds >= 2, "the run phase ended after " + seconds + " s, before kvlab.runseconds=2");
+      assertTrue(run.get("READ Operations") > 0 && run.get("UPDATE Operations") > 0, run.toString());
+      assertNoErrors(run);
+    }
+  }
+
   @Test
   void when_theServersAreDown_then_ycsbStopsWithTheirAddressAndExportsNothing() throws Exception {
     Path file = YcsbClusters.write(TestClusters.loopback("eventual", 1, 1, TestClusters.memory()),

@@ -228,6 +228,28 @@ public final class LocalClusterProcesses implements AutoCloseable {
     return List.copyOf(processes);
   }
 
+  /** How long a stop waits for processes it killed (SIGKILL) to be gone. */
+  static final Duration KILL_WAIT = Duration.ofSeconds(10);
+
+  /** Waits, until one deadline {@code wait} from now, for each of {@code processes} to have exited. */
+  static void awaitExit(List<ProcessHandle> processes, Duration wait) {
+    long deadline = System.nanoTime() + wait.toNanos();
+    for (ProcessHandle h : processes) {
+      long left = deadline - System.nanoTime();
+      if (left <= 0) {
+        return;
+      }
+      try {
+        h.onExit().get(left, TimeUnit.NANOSECONDS);
+      } catch (TimeoutException | ExecutionException e) {
+        return; // still there after a SIGKILL: nothing more to do
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      }
+    }
+  }
+
   /** Kills every server process at once (SIGKILL), without a graceful shutdown. */
   public void destroyForcibly() {
     processes.forEach(Process::destroyForcibly);
@@ -360,12 +382,15 @@ public final class LocalClusterProcesses implements AutoCloseable {
     } finally {
       pool.shutdownNow();
     }
+    List<ProcessHandle> killed = new ArrayList<>();
     for (ProcessHandle h : own.values().stream().distinct().toList()) {
       if (h.isAlive()) {
         log.accept("process " + h.pid() + " did not stop in " + grace.toSeconds() + " s; killing it");
         h.destroyForcibly();
+        killed.add(h);
       }
     }
+    awaitExit(killed, KILL_WAIT); // SIGKILL is asynchronous: the processes are gone when this returns
     return answered;
   }
 

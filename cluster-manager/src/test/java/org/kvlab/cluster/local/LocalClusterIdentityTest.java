@@ -28,7 +28,7 @@ import org.kvlab.runtime.LoopbackPorts;
  * file of another cluster (or of a cluster of the same name started from another directory) that
  * names the same ports is refused with the cause and the fix, and the running servers keep running.
  */
-@Timeout(value = 90, unit = TimeUnit.SECONDS)
+@Timeout(value = 180, unit = TimeUnit.SECONDS) // stops a hang only
 class LocalClusterIdentityTest {
 
   @Test
@@ -37,7 +37,7 @@ class LocalClusterIdentityTest {
     int base = LoopbackPorts.freeBlock(2);
     ClusterConfig running = ClusterConfig.load(write(dir, "a.yaml", "idtest-a", base, dir.resolve("a.secret")));
     try (LocalCluster cluster = LocalCluster.start(running, new Eventual())) {
-      assertTrue(cluster.awaitConnected(Duration.ofSeconds(20)));
+      assertTrue(cluster.awaitConnected(Duration.ofSeconds(60)));
       assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(dir.resolve("a.secret"))));
 
       // Another cluster's file naming the same ports.

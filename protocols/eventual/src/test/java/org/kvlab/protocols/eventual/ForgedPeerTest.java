@@ -36,7 +36,7 @@ import org.kvlab.wire.Role;
  * never visible and the datacenters diverged. Now it is refused, delivers nothing, does not disturb
  * the real channel, and the cluster stays convergent.
  */
-@Timeout(value = 60, unit = TimeUnit.SECONDS)
+@Timeout(value = 180, unit = TimeUnit.SECONDS) // stops a hang only
 class ForgedPeerTest {
   private static final NodeId DC0 = new NodeId(0, 0);
   private static final NodeId DC1 = new NodeId(1, 0);
@@ -47,7 +47,7 @@ class ForgedPeerTest {
     Eventual eventual = new Eventual();
     try (LocalCluster cluster = LocalCluster.start(config, eventual);
          ClientRuntime clients = new ClientRuntime(config, eventual, 1)) {
-      assertTrue(cluster.awaitConnected(Duration.ofSeconds(20)));
+      assertTrue(cluster.awaitConnected(Duration.ofSeconds(60)));
       ServerSpec victim = config.server(DC1);
       Replicate forged = Replicate.newBuilder().setKey("k").setRecord(Record.newBuilder()
           .setValue(ByteString.copyFromUtf8("forged")).setUt(Long.MAX_VALUE / 2).setSr(0)).build();
