@@ -603,15 +603,13 @@ public final class Node implements AutoCloseable {
    */
   private final class RequestImpl extends Wire.ReplyFrame implements Request<Message> {
     private final Channel channel;
-    private final long requestId;
     private final int requestType;
     private final Message body;
     private boolean answered;
 
     RequestImpl(Channel channel, long requestId, int requestType, Message body) {
-      super(requestId);
+      super(requestId); // the request's id is the reply frame's (ReplyFrame.id): one field per request object
       this.channel = channel;
-      this.requestId = requestId;
       this.requestType = requestType;
       this.body = body;
     }
@@ -632,17 +630,17 @@ public final class Node implements AutoCloseable {
 
     @Override
     public void fail(String reason) {
-      answer(Reply.newBuilder().setId(requestId).setError(reason));
+      answer(Reply.newBuilder().setId(this.id).setError(reason));
     }
 
     @Override
     public void unknown(String reason) {
-      answer(Reply.newBuilder().setId(requestId).setError(reason).setOutcomeUnknown(true));
+      answer(Reply.newBuilder().setId(this.id).setError(reason).setOutcomeUnknown(true));
     }
 
     /** Fails the request as refused for back-pressure: the client raises {@link org.kvlab.api.OverloadedException}. */
     void refuseOverloaded(String reason) {
-      answer(Reply.newBuilder().setId(requestId).setError(reason).setOverloaded(true));
+      answer(Reply.newBuilder().setId(this.id).setError(reason).setOverloaded(true));
     }
 
     private void answer(Reply.Builder reply) {

@@ -8,9 +8,11 @@ import com.google.protobuf.Parser;
 import com.google.protobuf.WireFormat;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelOutboundHandlerAdapter;
 import io.netty.channel.ChannelPipeline;
+import io.netty.channel.ChannelPromise;
 import io.netty.handler.codec.ByteToMessageDecoder;
-import io.netty.handler.codec.MessageToByteEncoder;
+import io.netty.handler.codec.EncoderException;
 import io.netty.handler.codec.TooLongFrameException;
 import io.netty.handler.flush.FlushConsolidationHandler;
 import java.io.IOException;
@@ -18,6 +20,7 @@ import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.function.Consumer;
 import java.util.function.IntFunction;
+import org.kvlab.api.Invariants;
 import org.kvlab.wire.Frame;
 import org.kvlab.wire.Reply;
 import org.slf4j.Logger;
@@ -57,9 +60,11 @@ final class Wire {
   /** {@link #install}; {@code events} (if not null) counts wire.framesTooLarge and wire.truncatedFrames. */
   static FrameDecoder install(ChannelPipeline pipeline, int frameBytesMax, String owner, Consumer<String> events) {
     FrameDecoder decoder = new FrameDecoder(frameBytesMax, owner, events);
-    pipeline.addLast("flush", new FlushConsolidationHandler(256, true));
     pipeline.addLast("frameDecoder", decoder);
     pipeline.addLast("frameEncoder", new FrameEncoder());
+    // After the codec (outbound: before the encoder), so the encoder sees the flushes it lets through: frames written
+    // while a read is handled share a buffer (FrameEncoder).
+    pipeline.addLast("flush", new FlushConsolidationHandler(256, true));
     return decoder;
   }
 
@@ -140,7 +145,8 @@ final class Wire {
    */
   static class ReplyFrame implements Encodable {
     private static final int FRAME_REPLY = Frame.REPLY_FIELD_NUMBER;
-    private final long id;
+    /** The request's id (the reply's). */
+    final long id;
     private int type;
     private MessageLite body;
     private int bodySize;
@@ -204,25 +210,39 @@ final class Wire {
   }
 
   /**
-   * Writes a {@link Frame} (or an {@link Encodable}) as its 4-byte length and its bytes into one pooled buffer of the
-   * exact size (through the encoder's own byte array, or straight into the buffer for large frames): one buffer per
-   * frame, where Netty's ProtobufEncoder and LengthFieldPrepender made a byte array, a copy of it and a separate
-   * 4-byte header buffer (two buffers, so twice the entries, per frame in the socket's gathering write).
+   * Writes a {@link Frame} (or an {@link Encodable}) as its 4-byte length and its bytes. Frames written between two
+   * flushes share one pooled buffer (a batch, up to {@link #BATCH_BYTES}), passed on when the flush comes: a server
+   * answering the requests of one socket read (the flush consolidation before this encoder holds the flushes until the
+   * read is done) takes one buffer from the pool, one entry of the channel's outbound buffer and one element of the
+   * socket's gathering write for all its replies, where a buffer per frame took one of each per reply (the pool's
+   * per-thread cache was the largest single cost of the reply path, docs/benchmarks/dkvf-anchor.md). What is written
+   * and not flushed is not sent, as with Netty's own outbound buffer.
+   *
+   * <p>A frame written with a promise someone may wait on (not a void promise) is passed on at once with the batch it
+   * ends, the promise standing for the whole buffer: it completes when this frame (and those before it) is written.
+   * Frames above {@link #SCRATCH_BYTES} get a buffer of their own (after the batch before them), of the exact size.
+   * Where Netty's ProtobufEncoder and LengthFieldPrepender made a byte array, a copy of it and a separate 4-byte header
+   * buffer per frame, this makes none of them.
    */
-  static final class FrameEncoder extends MessageToByteEncoder<Object> {
+  static final class FrameEncoder extends ChannelOutboundHandlerAdapter {
     /**
      * Frames up to this size are serialized into a byte array kept by the encoder and copied into the buffer: protobuf's
      * encoder for a direct buffer duplicates the buffer (two objects per frame), its array encoder does not.
      */
     static final int SCRATCH_BYTES = 4096;
+    /** The capacity of a batch buffer; a frame that does not fit in what is left of it starts the next one. */
+    static final int BATCH_BYTES = 8192;
     private byte[] scratch;
+    /**
+     * An encoder over all of {@link #scratch}: frames are written one after another into it (each copied out at once)
+     * and a new one is made only when the next frame does not fit in what is left, so most frames make no encoder.
+     * Null after a frame failed to encode.
+     */
+    private CodedOutputStream scratchOutput;
+    /** The frames written since the last flush and not passed on yet; null if none. */
+    private ByteBuf batch;
 
-    FrameEncoder() {
-      super(Object.class, true);
-    }
-
-    @Override
-    public boolean acceptOutboundMessage(Object msg) {
+    static boolean encodes(Object msg) {
       return msg instanceof MessageLite || msg instanceof Encodable;
     }
 
@@ -230,45 +250,128 @@ final class Wire {
       return msg instanceof MessageLite m ? m.getSerializedSize() : ((Encodable) msg).serializedSize();
     }
 
-    private static void write(Object msg, CodedOutputStream cos) throws IOException {
+    private static void writeBody(Object msg, CodedOutputStream cos) throws IOException {
       if (msg instanceof MessageLite m) {
         m.writeTo(cos);
       } else {
         ((Encodable) msg).writeTo(cos);
       }
       cos.flush();
-      cos.checkNoSpaceLeft(); // exactly the size announced
     }
 
     @Override
-    protected ByteBuf allocateBuffer(ChannelHandlerContext ctx, Object msg, boolean preferDirect) {
-      return ctx.alloc().ioBuffer(LENGTH_BYTES + sizeOf(msg)); // the size is memoized by the message
+    public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+      if (!encodes(msg)) { // not ours (nothing in kvlab writes such): after what was written before it
+        passBatch(ctx);
+        ctx.write(msg, promise);
+        return;
+      }
+      int size = sizeOf(msg); // memoized by the message
+      if (size > SCRATCH_BYTES) {
+        passBatch(ctx);
+        ctx.write(encodeAlone(ctx, msg, size), promise);
+        return;
+      }
+      if (batch != null && batch.writableBytes() < LENGTH_BYTES + size) {
+        passBatch(ctx);
+      }
+      if (batch == null) {
+        batch = ctx.alloc().ioBuffer(BATCH_BYTES);
+      }
+      int mark = batch.writerIndex();
+      try {
+        batch.writeInt(size);
+        encodeInScratch(msg, size, batch);
+      } catch (IOException | RuntimeException e) {
+        batch.writerIndex(mark); // the frames before it stay
+        throw e instanceof EncoderException ee ? ee : new EncoderException(e);
+      }
+      if (!promise.isVoid()) { // someone may wait for this frame: it goes now, ending the batch
+        ByteBuf b = batch;
+        batch = null;
+        ctx.write(b, promise);
+      }
     }
 
     @Override
-    protected void encode(ChannelHandlerContext ctx, Object msg, ByteBuf out) throws IOException {
-      int size = sizeOf(msg);
-      out.ensureWritable(LENGTH_BYTES + size);
-      out.writeInt(size);
-      if (size <= SCRATCH_BYTES) {
+    public void flush(ChannelHandlerContext ctx) {
+      passBatch(ctx);
+      ctx.flush();
+    }
+
+    /** Passes the batch on (unflushed) if it has anything. */
+    private void passBatch(ChannelHandlerContext ctx) {
+      ByteBuf b = batch;
+      if (b != null) {
+        batch = null;
+        if (b.isReadable()) {
+          ctx.write(b, ctx.voidPromise());
+        } else {
+          b.release();
+        }
+      }
+    }
+
+    /** Drops what was written and not flushed: a closed channel drops unflushed writes (as Netty's outbound buffer). */
+    private void dropBatch() {
+      if (batch != null) {
+        batch.release();
+        batch = null;
+      }
+    }
+
+    @Override
+    public void close(ChannelHandlerContext ctx, ChannelPromise promise) {
+      dropBatch();
+      ctx.close(promise);
+    }
+
+    @Override
+    public void handlerRemoved(ChannelHandlerContext ctx) {
+      dropBatch();
+    }
+
+    /** Appends frame {@code msg} of {@code size} bytes to {@code out}, through {@link #scratch}. */
+    private void encodeInScratch(Object msg, int size, ByteBuf out) throws IOException {
+      CodedOutputStream cos = scratchOutput;
+      if (cos == null || cos.spaceLeft() < size) {
         if (scratch == null) {
           scratch = new byte[SCRATCH_BYTES];
         }
-        CodedOutputStream cos = CodedOutputStream.newInstance(scratch, 0, size);
-        write(msg, cos);
-        out.writeBytes(scratch, 0, size);
-        return;
+        cos = CodedOutputStream.newInstance(scratch);
       }
-      int start = out.writerIndex();
-      boolean direct = out.nioBufferCount() == 1; // an ioBuffer is one memory region
-      byte[] array = direct ? null : new byte[size];
-      CodedOutputStream cos = direct ? CodedOutputStream.newInstance(out.internalNioBuffer(start, size))
-          : CodedOutputStream.newInstance(array);
-      write(msg, cos);
-      if (direct) {
-        out.writerIndex(start + size);
-      } else {
-        out.writeBytes(array);
+      scratchOutput = null; // until this frame is written whole
+      int at = cos.getTotalBytesWritten();
+      writeBody(msg, cos);
+      int written = cos.getTotalBytesWritten() - at;
+      if (written != size) {
+        throw new EncoderException("a frame announced " + size + " bytes and wrote " + written);
+      }
+      out.writeBytes(scratch, at, size);
+      scratchOutput = cos;
+    }
+
+    /** A frame above {@link #SCRATCH_BYTES} in a buffer of its exact size, serialized straight into it. */
+    private static ByteBuf encodeAlone(ChannelHandlerContext ctx, Object msg, int size) {
+      ByteBuf out = ctx.alloc().ioBuffer(LENGTH_BYTES + size);
+      try {
+        out.writeInt(size);
+        int start = out.writerIndex();
+        boolean direct = out.nioBufferCount() == 1; // an ioBuffer is one memory region
+        byte[] array = direct ? null : new byte[size];
+        CodedOutputStream cos = direct ? CodedOutputStream.newInstance(out.internalNioBuffer(start, size))
+            : CodedOutputStream.newInstance(array);
+        writeBody(msg, cos);
+        cos.checkNoSpaceLeft(); // exactly the size announced
+        if (direct) {
+          out.writerIndex(start + size);
+        } else {
+          out.writeBytes(array);
+        }
+        return out;
+      } catch (IOException | RuntimeException e) {
+        out.release();
+        throw e instanceof EncoderException ee ? ee : new EncoderException(e);
       }
     }
   }
@@ -303,7 +406,13 @@ final class Wire {
     private final Consumer<String> events;
     private IntFunction<Parser<? extends Message>> requestParsers;
     private RequestFactory requests;
-    private byte[] scratch; // see input()
+    private byte[] scratch; // see parseInScratch()
+    /**
+     * A decoder over all of {@link #scratch}, positioned after the last frame parsed from it: the next frame is copied
+     * in right there and parsed under a limit of its length, so most frames make no decoder. Null whenever the next
+     * frame must start a new one (none yet, or a frame failed or went the slow way).
+     */
+    private CodedInputStream scratchInput;
     private int limit;
     private String limitName;
     private boolean failed;
@@ -369,33 +478,77 @@ final class Wire {
     }
 
     private Object parse(ByteBuf in, int start, int length) throws IOException {
+      if (!in.hasArray() && length <= FrameEncoder.SCRATCH_BYTES) {
+        return parseInScratch(in, start, length);
+      }
       if (requestParsers != null) {
-        Object request = parseRequest(input(in, start, length), length);
+        Object request = parseRequest(input(in, start, length), 0, length);
         if (request != null) {
           return request;
         }
       }
-      // No aliasing (the default) on either path: bytes and string fields are copied, so nothing refers to the buffer
-      // or to the decoder's array afterwards.
-      CodedInputStream cis = input(in, start, length);
+      return parseFrame(input(in, start, length));
+    }
+
+    /**
+     * No aliasing (the default) on any path: bytes and string fields are copied, so nothing refers to the buffer or to
+     * the decoder's array afterwards.
+     */
+    private static Frame parseFrame(CodedInputStream cis) throws IOException {
       Frame frame = Frame.parser().parseFrom(cis);
       cis.checkLastTagWas(0);
       return frame;
     }
 
     /**
-     * The frame of {@code length} bytes on {@code cis} as a request object, or null if it is anything else
+     * A frame of a buffer without an array (a socket's pooled direct buffer), up to {@link FrameEncoder#SCRATCH_BYTES}:
+     * copied into the decoder's byte array after the previous one and parsed there by the decoder kept over the array
+     * ({@link #scratchInput}), under a limit of the frame's length. protobuf's decoder of a direct buffer duplicates the
+     * buffer and decodes strings through a char array; its array decoder does neither, and kept from frame to frame it
+     * is not one object per frame either.
+     */
+    private Object parseInScratch(ByteBuf in, int start, int length) throws IOException {
+      if (scratch == null) {
+        scratch = new byte[FrameEncoder.SCRATCH_BYTES];
+      }
+      CodedInputStream cis = scratchInput;
+      int at = cis == null ? 0 : cis.getTotalBytesRead();
+      if (cis == null || at + length > scratch.length) {
+        cis = CodedInputStream.newInstance(scratch);
+        at = 0;
+      }
+      scratchInput = null; // until this frame parsed cleanly
+      in.getBytes(start, scratch, at, length);
+      int outer = cis.pushLimit(length);
+      Object parsed = requestParsers == null ? null : parseRequest(cis, at, length);
+      if (parsed == null && requestParsers != null) {
+        // The fast path gave up somewhere inside the frame: the slow path parses it again from its start.
+        return parseFrame(CodedInputStream.newInstance(scratch, at, length));
+      }
+      if (parsed == null) {
+        parsed = parseFrame(cis);
+      }
+      Invariants.check(cis.getTotalBytesRead() == at + length, "a frame of %s bytes parsed as %s", length,
+          cis.getTotalBytesRead() - at);
+      cis.popLimit(outer);
+      scratchInput = cis;
+      return parsed;
+    }
+
+    /**
+     * The frame of {@code length} bytes on {@code cis} (from its byte {@code at} on, where nothing else follows it) as
+     * a request object, or null if it is anything else
      * than exactly one Request (id, type, then body, each at most once and nothing else), if the type has no parser
      * or if anything fails to parse: the caller then parses it as a {@link Frame}, which gives the same request
      * (or the same error) the slow way.
      */
-    private Object parseRequest(CodedInputStream cis, int length) {
+    private Object parseRequest(CodedInputStream cis, int at, int length) {
       try {
         if (cis.readTag() != REQUEST_TAG) {
           return null;
         }
         int requestLength = cis.readRawVarint32();
-        if (requestLength < 0 || cis.getTotalBytesRead() + requestLength != length) {
+        if (requestLength < 0 || cis.getTotalBytesRead() - at + requestLength != length) {
           return null; // not the only field of the frame
         }
         long id = 0;
@@ -441,20 +594,12 @@ final class Wire {
     }
 
     /**
-     * A protobuf input over the frame: the buffer's own array if it has one, else a copy in the decoder's byte array
-     * (frames up to {@link FrameEncoder#SCRATCH_BYTES}), else the buffer's memory. protobuf's decoder of a direct
-     * buffer duplicates the buffer and decodes strings through a char array; its array decoder does neither.
+     * A protobuf input over the frame, for a buffer with an array or a frame above {@link FrameEncoder#SCRATCH_BYTES}
+     * (the others: {@link #parseInScratch}): the buffer's own array if it has one, else the buffer's memory.
      */
-    private CodedInputStream input(ByteBuf in, int start, int length) {
+    private static CodedInputStream input(ByteBuf in, int start, int length) {
       if (in.hasArray()) {
         return CodedInputStream.newInstance(in.array(), in.arrayOffset() + start, length);
-      }
-      if (length <= FrameEncoder.SCRATCH_BYTES) {
-        if (scratch == null) {
-          scratch = new byte[FrameEncoder.SCRATCH_BYTES];
-        }
-        in.getBytes(start, scratch, 0, length);
-        return CodedInputStream.newInstance(scratch, 0, length);
       }
       if (in.nioBufferCount() == 1) {
         return CodedInputStream.newInstance(in.internalNioBuffer(start, length));

@@ -53,8 +53,20 @@ public final class InMemoryStore<R extends Message> implements VersionedStore<R>
     return (VersionChain<R>[]) new VersionChain<?>[length];
   }
 
-  /** The key's hash code, its bits spread so that keys differing in high bits do not share probe runs. */
+  /**
+   * The key's table hash: for a key held packed ({@link VersionChain#packable}), {@link VersionChain#packedHash} of its
+   * packed words (what {@link #chain} computes while packing the key it looks up); for others the key's hash code, its
+   * bits spread so that keys differing in high bits do not share probe runs.
+   */
   private static int hash(String key) {
+    if (VersionChain.packable(key)) {
+      return VersionChain.packedHash(VersionChain.pack(key, 0), VersionChain.pack(key, 1), VersionChain.pack(key, 2),
+          key.length());
+    }
+    return unpackedHash(key);
+  }
+
+  private static int unpackedHash(String key) {
     int h = key.hashCode() * 0x9E3779B9;
     return h ^ (h >>> 16);
   }
@@ -62,21 +74,63 @@ public final class InMemoryStore<R extends Message> implements VersionedStore<R>
   /**
    * The chain of {@code key}, null if it has none. Checks the key ({@link Stores#checkKey}) only when it has none: a
    * key found equals a stored one, which passed the check when it was added.
+   *
+   * <p>A short key is packed once, in one pass over its characters, and the packed words give its hash and are compared
+   * with the chain's: one pass where {@link String#hashCode} and a check-then-pack comparison took four.
    */
   private VersionChain<R> chain(String key) {
     if (key == lastKey && lastChain != null) {
       return lastChain;
     }
-    int h = hash(Objects.requireNonNull(key, "key"));
+    int n = Objects.requireNonNull(key, "key").length();
     VersionChain<R>[] t = table;
     int mask = t.length - 1;
     VersionChain<R> found = null;
+    if (n <= VersionChain.PACKED_CHARS_MAX) {
+      int seen = 0; // the characters or-ed: above 0xff if any is
+      long p0 = 0;
+      long p1 = 0;
+      long p2 = 0;
+      for (int i = 0, end = Math.min(n, 8); i < end; i++) { // as VersionChain.pack(key, 0), 1 and 2
+        char c = key.charAt(i);
+        seen |= c;
+        p0 |= (long) c << (56 - 8 * i);
+      }
+      for (int i = 8, end = Math.min(n, 16); i < end; i++) {
+        char c = key.charAt(i);
+        seen |= c;
+        p1 |= (long) c << (120 - 8 * i);
+      }
+      for (int i = 16; i < n; i++) {
+        char c = key.charAt(i);
+        seen |= c;
+        p2 |= (long) c << (184 - 8 * i);
+      }
+      if (seen <= 0xff) {
+        int h = VersionChain.packedHash(p0, p1, p2, n);
+        for (int i = h & mask; t[i] != null; i = (i + 1) & mask) {
+          VersionChain<R> c = t[i];
+          if (c.hash == h && c.isPacked(p0, p1, p2, n)) {
+            found = c;
+            break;
+          }
+        }
+        return remember(key, found);
+      }
+    }
+    int h = unpackedHash(key);
     for (int i = h & mask; t[i] != null; i = (i + 1) & mask) {
-      if (t[i].hash == h && t[i].isOf(key)) {
-        found = t[i];
+      VersionChain<R> c = t[i];
+      if (c.hash == h && c.isOfUnpacked(key)) {
+        found = c;
         break;
       }
     }
+    return remember(key, found);
+  }
+
+  /** Remembers the last key and its chain (see {@link #chain}); checks a key that has none. */
+  private VersionChain<R> remember(String key, VersionChain<R> found) {
     if (found == null) {
       Stores.checkKey(key);
     }

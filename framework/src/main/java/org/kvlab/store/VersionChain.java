@@ -50,11 +50,7 @@ final class VersionChain<R> {
   VersionChain(int hash, String key, byte[] version, R record) {
     this.hash = hash;
     this.length = key.length();
-    boolean packable = length <= PACKED_CHARS_MAX;
-    for (int i = 0; packable && i < length; i++) {
-      packable = key.charAt(i) <= 0xff;
-    }
-    if (packable) {
+    if (packable(key)) {
       p0 = pack(key, 0);
       p1 = pack(key, 1);
       p2 = pack(key, 2);
@@ -70,8 +66,18 @@ final class VersionChain<R> {
     newestPrefix = prefix(version);
   }
 
+  /** Whether {@code key} is held packed: at most {@link #PACKED_CHARS_MAX} characters, all below U+0100. */
+  static boolean packable(String key) {
+    int n = key.length();
+    int seen = 0;
+    for (int i = 0; i < n; i++) {
+      seen |= key.charAt(i);
+    }
+    return n <= PACKED_CHARS_MAX && seen <= 0xff;
+  }
+
   /** Characters {@code 8 * word} to {@code 8 * word + 7} of {@code key} (all below U+0100), big-endian. */
-  private static long pack(String key, int word) {
+  static long pack(String key, int word) {
     long p = 0;
     for (int i = 8 * word, end = Math.min(key.length(), 8 * word + 8); i < end; i++) {
       p |= (long) key.charAt(i) << (56 - 8 * (i - 8 * word));
@@ -79,25 +85,35 @@ final class VersionChain<R> {
     return p;
   }
 
-  /** Whether this is the chain of {@code k}. */
-  boolean isOf(String k) {
-    if (k.length() != length) {
+  /**
+   * The table hash of the packed key ({@link #pack} words {@code p0}, {@code p1}, {@code p2}, {@code length}
+   * characters): three multiply-rotate steps and a fold of the high half into the low one (the table uses the low
+   * bits). Computed from the words the lookup packs anyway, instead of {@link String#hashCode}'s character-by-character
+   * multiply chain.
+   */
+  static int packedHash(long p0, long p1, long p2, int length) {
+    long x = (p0 ^ length) * 0x9E3779B97F4A7C15L;
+    x = (Long.rotateLeft(x, 27) ^ p1) * 0xC2B2AE3D27D4EB4FL;
+    x = (Long.rotateLeft(x, 31) ^ p2) * 0x165667B19E3779F9L;
+    return (int) (x ^ (x >>> 32));
+  }
+
+  /** Whether this is the chain of the packable key packed as {@code p0}, {@code p1}, {@code p2} of {@code length}. */
+  boolean isPacked(long p0, long p1, long p2, int length) {
+    return chars == null && this.length == length && this.p0 == p0 && this.p1 == p1 && this.p2 == p2;
+  }
+
+  /** Whether this is the chain of {@code k}, a key that is not {@link #packable}. */
+  boolean isOfUnpacked(String k) {
+    if (chars == null || k.length() != length) {
       return false;
     }
-    if (chars != null) {
-      for (int i = 0; i < length; i++) {
-        if (chars[i] != k.charAt(i)) {
-          return false;
-        }
-      }
-      return true;
-    }
     for (int i = 0; i < length; i++) {
-      if (k.charAt(i) > 0xff) {
+      if (chars[i] != k.charAt(i)) {
         return false;
       }
     }
-    return pack(k, 0) == p0 && (length <= 8 || pack(k, 1) == p1) && (length <= 16 || pack(k, 2) == p2);
+    return true;
   }
 
   /** The first 8 bytes of a version key, big-endian, zero-padded: unequal prefixes order keys as the bytes do. */

@@ -62,6 +62,86 @@ class WireTest {
   }
 
   @Test
+  void when_framesAreWrittenBeforeAFlush_then_theyShareBuffersInOrderAndAWaitedFrameEndsItsBatch() {
+    EmbeddedChannel ch = new EmbeddedChannel();
+    Wire.install(ch.pipeline(), 1 << 20, "test");
+    List<Frame> frames = new ArrayList<>();
+    for (int i = 0; i < 300; i++) { // about 25 KB in all: several batches of Wire.FrameEncoder.BATCH_BYTES
+      frames.add(reply(i, i % 50 == 7 ? Wire.FrameEncoder.SCRATCH_BYTES + i : i * 13 % 160));
+    }
+    io.netty.channel.ChannelFuture waited = null;
+    for (int i = 0; i < frames.size(); i++) {
+      if (i == 150) {
+        waited = ch.write(frames.get(i)); // a promise someone may wait on
+      } else {
+        ch.write(frames.get(i), ch.voidPromise());
+      }
+    }
+    assertNull(ch.readOutbound(), "nothing is sent before the flush");
+    ch.flushOutbound(); // the flush (the consolidation schedules it: no read in progress), and the tasks it leaves
+    ch.runPendingTasks();
+    assertTrue(waited.isSuccess(), "the waited frame's promise completes with its buffer");
+    ByteBuf all = Unpooled.buffer();
+    int buffers = 0;
+    for (ByteBuf b; (b = ch.readOutbound()) != null; buffers++) {
+      assertTrue(b.readableBytes() <= Wire.FrameEncoder.BATCH_BYTES || b.readableBytes() > Wire.FrameEncoder.SCRATCH_BYTES,
+          "a batch is at most BATCH_BYTES: " + b.readableBytes());
+      all.writeBytes(b);
+      b.release();
+    }
+    ByteBuf expected = Unpooled.buffer();
+    for (Frame f : frames) {
+      expected.writeBytes(framed(f));
+    }
+    assertArrayEquals(ByteBufUtil.getBytes(expected), ByteBufUtil.getBytes(all), "the frames' bytes, in order");
+    assertTrue(buffers < 20, "frames share buffers: " + buffers + " buffers for " + frames.size() + " frames");
+    assertTrue(buffers >= 6 + 4, "each large frame alone, the waited one ends a batch, batches split: " + buffers);
+    // The same bytes parse back into the same frames.
+    EmbeddedChannel in = new EmbeddedChannel();
+    Wire.install(in.pipeline(), 1 << 20, "test");
+    in.writeInbound(PooledByteBufAllocator.DEFAULT.directBuffer().writeBytes(expected));
+    for (Frame f : frames) {
+      assertEquals(f, in.readInbound());
+    }
+    assertFalse(in.finish());
+    ch.write(reply(1, 10), ch.voidPromise()); // written, never flushed: dropped (released) on close
+    ch.close();
+    assertNull(ch.readOutbound(), "an unflushed frame is not sent at close");
+    assertFalse(ch.finish());
+  }
+
+  @Test
+  void when_manySmallFramesArrive_then_theDecodersArrayAndDecoderServeThemOneAfterAnother() {
+    EmbeddedChannel ch = requestChannel();
+    List<Object> sent = new ArrayList<>();
+    ByteBuf stream = Unpooled.buffer();
+    for (int i = 0; i < 400; i++) { // about 40 KB: the decoder's array fills and starts again many times
+      Data data = Data.newBuilder().setSeq(i).setType(4).setBody(ByteString.copyFrom(new byte[i * 7 % 200])).build();
+      if (i % 37 == 5) { // the slow path in between: a frame that is not a request
+        Frame f = reply(i, i % 90);
+        sent.add(f);
+        stream.writeBytes(framed(f));
+      } else if (i % 41 == 3) { // a type without parser: the fast path gives up inside the frame
+        Frame f = request(i, 7, data);
+        sent.add(f);
+        stream.writeBytes(framed(f));
+      } else {
+        sent.add(new Got(i, 1, data));
+        stream.writeBytes(framed(request(i, 1, data)));
+      }
+    }
+    while (stream.isReadable()) {
+      int n = Math.min(stream.readableBytes(), 1000 + stream.readerIndex() % 777);
+      ch.writeInbound(pooledDirect(ByteBufUtil.getBytes(stream.readBytes(n))));
+    }
+    for (Object expected : sent) {
+      assertEquals(expected, ch.readInbound());
+    }
+    assertNull(ch.readInbound());
+    assertFalse(ch.finish());
+  }
+
+  @Test
   void when_framesArriveInPiecesOnPooledDirectBuffers_then_eachIsParsedOnceWhole() {
     EmbeddedChannel ch = new EmbeddedChannel();
     Wire.install(ch.pipeline(), 1 << 20, "test");

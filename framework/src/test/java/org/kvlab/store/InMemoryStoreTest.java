@@ -102,4 +102,42 @@ class InMemoryStoreTest extends VersionedStoreContract {
       assertEquals(List.of(), store.versions(other), other);
     }
   }
+
+  @Test
+  void when_many_keys_differ_only_in_length_padding_or_packability_then_each_finds_its_own_versions() {
+    // Packed keys are hashed and compared by their packed words and length: a trailing U+0000 packs as nothing, a
+    // 24th character is the last packed one, a character above U+00FF or a 25th one makes the key unpacked.
+    List<String> keys = new ArrayList<>();
+    for (int i = 0; i < 3000; i++) {
+      keys.add("user" + (i * 2654435761L % 10_000_000_000L));
+    }
+    for (String base : List.of("", "a", "user1", "abcdefgh", "abcdefghijklmnop", "abcdefghijklmnopqrstuvwx")) {
+      keys.add(base);
+      keys.add(base + "\u0000");
+      keys.add(base + "\u0000\u0000");
+      keys.add(base + "y");
+      keys.add(base + "\u0100");
+      keys.add(base + "\u00ff");
+      keys.add(base + "abcdefghijklmnopqrstuvwxyz");
+    }
+    keys.add("\u0000");
+    keys.add("\u0000\u0000\u0000\u0000\u0000\u0000\u0000\u0000\u0000");
+    List<String> distinct = new ArrayList<>(new java.util.LinkedHashSet<>(keys));
+    InMemoryStore<TestRecord> store = new InMemoryStore<>(TYPE);
+    for (int i = 0; i < distinct.size(); i++) {
+      store.put(new String(distinct.get(i).toCharArray()), rec(i, 0, "v" + i)); // a fresh string: no identity shortcut
+    }
+    assertEquals(distinct.size(), store.keyCount());
+    for (int i = 0; i < distinct.size(); i++) {
+      String key = distinct.get(i);
+      assertEquals(Optional.of(rec(i, 0, "v" + i)), store.newest(new String(key.toCharArray())), "key #" + i);
+      store.put(key, rec(i + 100_000, 1, "w" + i));
+      assertEquals(1, store.prune(key, r -> true));
+      assertEquals(List.of(rec(i + 100_000, 1, "w" + i)), store.versions(key), "key #" + i);
+    }
+    for (String absent : List.of("user", "b", "abcdefghijklmnopqrstuvwxz", "\u0000\u0000\u0000", "abcdefgh\u0001",
+        "user1\u0001", "abcdefghijklmnopqrstuvw")) {
+      assertEquals(Optional.empty(), store.newest(absent), absent);
+    }
+  }
 }
