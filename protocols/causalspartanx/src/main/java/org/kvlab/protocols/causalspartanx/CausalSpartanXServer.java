@@ -115,6 +115,7 @@ final class CausalSpartanXServer extends Server<Record> {
     dsv = new long[m];
     partitionVv = new long[topology().partitions()][m];
     partitionDsv = new long[topology().partitions()][m];
+    pruneFloor = new long[m];
     pruneLagTs = params().duration("pruneLag", Duration.ofSeconds(1)).toMillis() << HybridLogicalClock.C_BITS;
     nextTx = random().nextLong() & Long.MAX_VALUE;
     recover();
@@ -401,7 +402,7 @@ final class CausalSpartanXServer extends Server<Record> {
    * differ by the whole length of a healed inter-datacenter partition for a moment, e.g. behind a slow partition.)
    */
   private void prune(String key) {
-    long[] floor = new long[dsv.length];
+    long[] floor = pruneFloor;
     for (int i = 0; i < floor.length; i++) {
       long min = dsv[i];
       for (long[] pd : partitionDsv) {
@@ -409,7 +410,10 @@ final class CausalSpartanXServer extends Server<Record> {
       }
       floor[i] = min - pruneLagTs;
     }
-    Predicate<Record> stable = r -> stableUnder(r, floor);
-    store().prune(key, stable);
+    store().prune(key, stableUnderFloor);
   }
+
+  /** The floor of the current {@link #prune} (one array, refilled per call: it runs after every PUT and Replicate). */
+  private long[] pruneFloor;
+  private final Predicate<Record> stableUnderFloor = r -> stableUnder(r, pruneFloor);
 }
