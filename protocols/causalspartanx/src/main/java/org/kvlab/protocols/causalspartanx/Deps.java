@@ -140,6 +140,16 @@ final class Deps {
         "DS has more than one entry per datacenter or too many entries: %s", ds);
   }
 
+  /** Every entry of {@code ds} has a time below {@code ut} (Obs 7 for a version of update time ut). */
+  static boolean allBelow(List<DcTime> ds, long ut) {
+    for (int i = 0; i < ds.size(); i++) {
+      if (ds.get(i).getTime() >= ut) {
+        return false;
+      }
+    }
+    return true;
+  }
+
   /** DSV ← max(DSV, v) entry-wise (Alg 5.2 line 2, Alg 5.4 line 10); a short or empty v changes nothing. */
   static void maxInto(long[] dsv, List<Long> v) {
     for (int i = 0; i < Math.min(dsv.length, v.size()); i++) {
