@@ -524,6 +524,17 @@ public final class Node implements AutoCloseable {
     return t >= 0 && t < requestHandlers.length && requestHandlers[t] != null ? types.parser(t) : null;
   }
 
+  /**
+   * The parser of peer message type {@code t}'s bodies if this server handles it, else null: what the incoming peer
+   * channels' decoders parse Data messages with ({@link Wire.FrameDecoder#parsePeerData}).
+   */
+  private com.google.protobuf.Parser<? extends Message> messageParser(int t) {
+    return t >= 0 && t < messageHandlers.length && messageHandlers[t] != null ? types.parser(t) : null;
+  }
+
+  /** A peer's Data message whose body the decoder parsed already (see {@link #messageParser}). */
+  private record PeerData(long seq, int type, Message body) {}
+
 
   private void onRequest(Channel ch, org.kvlab.wire.Request frame) {
     int t = frame.getType(); // uint32 on the wire: 2^31 and above arrive negative
@@ -569,25 +580,28 @@ public final class Node implements AutoCloseable {
     }
   }
 
+  /** A peer's message of type {@code t}: {@code parsed}, or if null its bytes {@code body} (parsed here). */
   @SuppressWarnings({"unchecked", "rawtypes"})
-  private boolean onData(NodeId from, Data data) {
-    int t = data.getType(); // uint32 on the wire: 2^31 and above arrive negative
+  private boolean onData(NodeId from, int t, Message parsed, com.google.protobuf.ByteString body) {
+    // t: uint32 on the wire, 2^31 and above arrive negative
     Handlers.MessageHandler handler = t >= 0 && t < messageHandlers.length ? messageHandlers[t] : null;
     if (handler == null) {
       LOG.error("{}: peer {} sent {} but the protocol has no handler for it", id, from,
           t >= 0 && t < typeNames.length ? typeNames[t] : "unknown type #" + Integer.toUnsignedString(t));
       return false;
     }
-    Message body;
-    try {
-      body = types.parse(t, data.getBody());
-    } catch (InvalidProtocolBufferException e) {
-      LOG.error("{}: malformed {} from {}: {}", id, typeNames[t], from, e.getMessage());
-      return false;
+    Message message = parsed;
+    if (message == null) {
+      try {
+        message = types.parse(t, body);
+      } catch (InvalidProtocolBufferException e) {
+        LOG.error("{}: malformed {} from {}: {}", id, typeNames[t], from, e.getMessage());
+        return false;
+      }
     }
     handled[t]++;
     try {
-      handler.handle(body, from);
+      handler.handle(message, from);
     } catch (InvariantViolation e) { // the name of the handler is formatted only when something failed
       fatal(new IllegalStateException("invariant violated in handler of " + typeNames[t] + " from " + from + ": "
           + e.getMessage(), e));
@@ -714,6 +728,10 @@ public final class Node implements AutoCloseable {
         handle(request);
         return;
       }
+      if (msg instanceof PeerData d) { // and these only once this is a peer's channel
+        onPeerData(ctx, d.seq(), d.type(), d.body(), null);
+        return;
+      }
       Frame frame = (Frame) msg;
       if (role == null) {
         if (hello == null) {
@@ -726,7 +744,8 @@ public final class Node implements AutoCloseable {
       switch (role) {
         case PEER -> {
           if (frame.hasData()) {
-            onPeerData(ctx, frame.getData());
+            Data data = frame.getData();
+            onPeerData(ctx, data.getSeq(), data.getType(), null, data.getBody());
           } else if (frame.hasPing()) {
             ctx.writeAndFlush(Frame.newBuilder().setPong(Pong.newBuilder().setNanos(frame.getPing().getNanos())).build());
           } else {
@@ -855,6 +874,7 @@ public final class Node implements AutoCloseable {
         }
         state.channel = ctx.channel();
         welcome.setDelivered(state.delivered);
+        decoder.parsePeerData(Node.this::messageParser, PeerData::new);
       } else if (role == Role.CLIENT) {
         clients.add(ctx.channel());
         Channel ch = ctx.channel();
@@ -905,24 +925,25 @@ public final class Node implements AutoCloseable {
       ctx.fireUserEventTriggered(evt);
     }
 
-    private void onPeerData(ChannelHandlerContext ctx, Data data) {
+    /** Message {@code seq} of type {@code t} on a peer channel: {@code parsed}, or if null its bytes {@code body}. */
+    private void onPeerData(ChannelHandlerContext ctx, long seq, int t, Message parsed, com.google.protobuf.ByteString body) {
       if (state.channel != ctx.channel()) {
         return; // superseded connection
       }
       if (!state.known) {
         state.known = true;
-        state.delivered = data.getSeq() - 1;
+        state.delivered = seq - 1;
       }
-      if (data.getSeq() <= state.delivered) {
+      if (seq <= state.delivered) {
         return; // duplicate of a resend: already delivered
       }
-      if (data.getSeq() != state.delivered + 1) {
-        reject(ctx, "gap in channel from " + peer + ": expected message " + (state.delivered + 1) + ", got " + data.getSeq());
+      if (seq != state.delivered + 1) {
+        reject(ctx, "gap in channel from " + peer + ": expected message " + (state.delivered + 1) + ", got " + seq);
         return;
       }
-      state.delivered = data.getSeq();
+      state.delivered = seq;
       state.ackDue = true;
-      if (!onData(peer, data)) {
+      if (!onData(peer, t, parsed, body)) {
         reject(ctx, "undeliverable message from " + peer);
       }
     }
@@ -1044,7 +1065,7 @@ public final class Node implements AutoCloseable {
         throw new IllegalArgumentException("server " + id + " has no channel to " + to
             + (to.equals(id) ? " (a server cannot send to itself)" : " (not in the cluster)"));
       }
-      link.send(types.idOf(message.getClass()), message.toByteString());
+      link.send(types.idOf(message.getClass()), message);
     }
 
     @Override

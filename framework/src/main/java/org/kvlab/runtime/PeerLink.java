@@ -1,6 +1,5 @@
 package org.kvlab.runtime;
 
-import com.google.protobuf.ByteString;
 import com.google.protobuf.InvalidProtocolBufferException;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
@@ -73,7 +72,7 @@ final class PeerLink {
    * and, under durable channels, once the sync barrier has synced {@code durableAt} writes (0: already
    * durable, or no durable channel).
    */
-  private record Pending(Data data, long releaseNanos, long durableAt) {}
+  private record Pending(Wire.DataFrame data, long releaseNanos, long durableAt) {}
 
   private final Node node;
   private final NodeId peer;
@@ -85,7 +84,7 @@ final class PeerLink {
   private final String peerKey;
   private boolean awaitingSync;
   private final ArrayDeque<Pending> unsent = new ArrayDeque<>();
-  private final ArrayDeque<Data> unacked = new ArrayDeque<>();
+  private final ArrayDeque<Wire.DataFrame> unacked = new ArrayDeque<>();
   private long nextSeq = 1;
   private Channel channel;
   private boolean ready;
@@ -126,10 +125,10 @@ final class PeerLink {
         throw new IllegalStateException("channel " + node.id() + " -> " + peer + ": outbox message " + e.seq()
             + " is corrupt: " + ex.getMessage(), ex);
       }
-      Invariants.check(d.getSeq() == e.seq() && (unacked.isEmpty() || d.getSeq() == unacked.peekLast().getSeq() + 1),
+      Invariants.check(d.getSeq() == e.seq() && (unacked.isEmpty() || d.getSeq() == unacked.peekLast().seq() + 1),
           "channel %s -> %s: outbox holds message %s under key %s after %s: the outbox must be a gap-free run",
-          node.id(), peer, d.getSeq(), e.seq(), unacked.isEmpty() ? "none" : unacked.peekLast().getSeq());
-      unacked.add(d);
+          node.id(), peer, d.getSeq(), e.seq(), unacked.isEmpty() ? "none" : unacked.peekLast().seq());
+      unacked.add(new Wire.DataFrame(d));
     }
     nextSeq = high + 1;
     if (!unacked.isEmpty()) {
@@ -158,16 +157,21 @@ final class PeerLink {
     return sent;
   }
 
-  void send(int type, ByteString body) {
+  /**
+   * Sends protocol message {@code body} of wire type {@code type}. The message is kept (not its bytes) until the peer
+   * acknowledges it and is serialized straight into the frame when written ({@link Wire.DataFrame}); protobuf
+   * messages are immutable, so a resend writes the same bytes.
+   */
+  void send(int type, com.google.protobuf.MessageLite body) {
     if (queued() >= queueMax) {
       throw new BackPressureException("channel " + node.id() + " -> " + peer + " holds " + queued()
           + " unacknowledged messages (limits.peerQueueMessagesMax = " + queueMax + "): the peer is down or too "
           + "slow; bring it back, slow the workload, or raise the limit");
     }
-    Data data = Data.newBuilder().setSeq(nextSeq).setType(type).setBody(body).build();
+    Wire.DataFrame data = new Wire.DataFrame(nextSeq, type, body);
     long durableAt = 0;
     if (log != null) {
-      log.append(peerKey, data.getSeq(), data.toByteArray()); // if this throws, the number stays unused
+      log.append(peerKey, data.seq(), data.toData().toByteArray()); // if this throws, the number stays unused
       sync.onWrite();
       durableAt = sync.written();
     }
@@ -212,7 +216,7 @@ final class PeerLink {
       }
       unsent.pollFirst();
       unacked.add(next.data());
-      channel.write(Frame.newBuilder().setData(next.data()).build(), channel.voidPromise());
+      channel.write(next.data(), channel.voidPromise());
       wrote = true;
     }
     if (wrote) {
@@ -238,7 +242,7 @@ final class PeerLink {
     Invariants.check(seq < nextSeq, "channel %s -> %s: peer acknowledged message %s, but the last one sent is %s",
         node.id(), peer, seq, nextSeq - 1);
     boolean removed = false;
-    while (!unacked.isEmpty() && unacked.peekFirst().getSeq() <= seq) {
+    while (!unacked.isEmpty() && unacked.peekFirst().seq() <= seq) {
       unacked.pollFirst();
       removed = true;
     }
@@ -391,11 +395,11 @@ final class PeerLink {
       // delivered == 0: the peer has no record of this incarnation (it restarted without a durable
       // record of it): it takes the first message it gets as the start of the sequence.
       Invariants.check(welcome.getDelivered() == 0 || unacked.isEmpty()
-              || unacked.peekFirst().getSeq() == welcome.getDelivered() + 1,
+              || unacked.peekFirst().seq() == welcome.getDelivered() + 1,
           "channel %s -> %s: peer delivered up to %s but the oldest unacknowledged message is %s",
-          node.id(), peer, welcome.getDelivered(), unacked.isEmpty() ? -1 : unacked.peekFirst().getSeq());
+          node.id(), peer, welcome.getDelivered(), unacked.isEmpty() ? -1 : unacked.peekFirst().seq());
       ArrayDeque<Pending> resend = new ArrayDeque<>(unacked.size() + unsent.size());
-      for (Data d : unacked) {
+      for (Wire.DataFrame d : unacked) {
         resend.add(new Pending(d, 0, 0)); // was written, so it is durable
       }
       resend.addAll(unsent);

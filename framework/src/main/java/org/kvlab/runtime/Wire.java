@@ -210,6 +210,90 @@ final class Wire {
   }
 
   /**
+   * A {@link Frame} holding a peer channel's {@link org.kvlab.wire.Data} message, encoded as the generated code would
+   * encode {@code Frame{data: Data{seq, type, body: body.toByteString()}}} (proto3: fields at their default value are
+   * left out), with the protocol message serialized straight into the frame's buffer: no body byte string, no Data
+   * or Frame object per message. The body is a protocol message (immutable, so a resend after a reconnect writes the
+   * same bytes) or, for a message a durable channel reloaded from its outbox, its bytes. The size is computed once.
+   */
+  static final class DataFrame implements Encodable {
+    private static final int FRAME_DATA = Frame.DATA_FIELD_NUMBER;
+    private final long seq;
+    private final int type;
+    private final MessageLite body;                     // null: the body is bodyBytes
+    private final com.google.protobuf.ByteString bodyBytes;
+    private int bodySize;
+    private int dataSize;
+    private int size = -1;
+
+    DataFrame(long seq, int type, MessageLite body) {
+      this.seq = seq;
+      this.type = type;
+      this.body = java.util.Objects.requireNonNull(body, "body");
+      this.bodyBytes = null;
+    }
+
+    /** The frame of a Data message as it was kept (a durable channel's outbox). */
+    DataFrame(org.kvlab.wire.Data data) {
+      this.seq = data.getSeq();
+      this.type = data.getType();
+      this.body = null;
+      this.bodyBytes = data.getBody();
+    }
+
+    long seq() {
+      return seq;
+    }
+
+    @Override
+    public int serializedSize() {
+      if (size < 0) {
+        bodySize = body != null ? body.getSerializedSize() : bodyBytes.size();
+        dataSize = (seq != 0 ? CodedOutputStream.computeUInt64Size(org.kvlab.wire.Data.SEQ_FIELD_NUMBER, seq) : 0)
+            + (type != 0 ? CodedOutputStream.computeUInt32Size(org.kvlab.wire.Data.TYPE_FIELD_NUMBER, type) : 0)
+            + (bodySize != 0 ? CodedOutputStream.computeTagSize(org.kvlab.wire.Data.BODY_FIELD_NUMBER)
+                + CodedOutputStream.computeUInt32SizeNoTag(bodySize) + bodySize : 0);
+        size = CodedOutputStream.computeTagSize(FRAME_DATA) + CodedOutputStream.computeUInt32SizeNoTag(dataSize)
+            + dataSize;
+      }
+      return size;
+    }
+
+    @Override
+    public void writeTo(CodedOutputStream out) throws IOException {
+      serializedSize();
+      out.writeTag(FRAME_DATA, WireFormat.WIRETYPE_LENGTH_DELIMITED);
+      out.writeUInt32NoTag(dataSize);
+      if (seq != 0) {
+        out.writeUInt64(org.kvlab.wire.Data.SEQ_FIELD_NUMBER, seq);
+      }
+      if (type != 0) {
+        out.writeUInt32(org.kvlab.wire.Data.TYPE_FIELD_NUMBER, type);
+      }
+      if (bodySize != 0) {
+        out.writeTag(org.kvlab.wire.Data.BODY_FIELD_NUMBER, WireFormat.WIRETYPE_LENGTH_DELIMITED);
+        out.writeUInt32NoTag(bodySize);
+        if (body != null) {
+          body.writeTo(out);
+        } else {
+          out.writeRawBytes(bodyBytes);
+        }
+      }
+    }
+
+    /** The Data message this frame holds (a durable channel's outbox keeps it; tests compare encodings). */
+    org.kvlab.wire.Data toData() {
+      return org.kvlab.wire.Data.newBuilder().setSeq(seq).setType(type)
+          .setBody(body != null ? body.toByteString() : bodyBytes).build();
+    }
+
+    /** The same frame built with the generated classes (tests compare the encodings). */
+    Frame toFrame() {
+      return Frame.newBuilder().setData(toData()).build();
+    }
+  }
+
+  /**
    * Writes a {@link Frame} (or an {@link Encodable}) as its 4-byte length and its bytes. Frames written between two
    * flushes share one pooled buffer (a batch, up to {@link #BATCH_BYTES}), passed on when the flush comes: a server
    * answering the requests of one socket read (the flush consolidation before this encoder holds the flushes until the
@@ -376,7 +460,10 @@ final class Wire {
     }
   }
 
-  /** Makes the object a server's {@link FrameDecoder} hands on for a client request it parsed (the runtime's request). */
+  /**
+   * Makes the object a server's {@link FrameDecoder} hands on for a client request it parsed (the runtime's request),
+   * or for a peer's Data message ({@code id} is then its sequence number).
+   */
   interface RequestFactory {
     Object request(long id, int type, Message body);
   }
@@ -385,7 +472,8 @@ final class Wire {
    * Splits the byte stream into frames and parses each as a {@link Frame}, straight from the received
    * buffer (no copy of the frame into a byte array first; bytes fields of the frame are copied out, so
    * nothing refers to the buffer afterwards). On a server's client connection ({@link #parseRequests}) a frame
-   * that is a plain request becomes a request object of the {@link RequestFactory} instead. Unlike Netty's length-field decoder its limit is on the
+   * that is a plain request becomes a request object of the {@link RequestFactory} instead, and on its incoming peer
+   * channel ({@link #parsePeerData}) a frame that is a plain Data message does. Unlike Netty's length-field decoder its limit is on the
    * body (what {@code limits.frameBytesMax} says) and can change: accepted connections start with the
    * small handshake limit. A length above the limit (or above 2^31-1) fails at once, before anything of
    * the body is buffered. A frame that is not a valid Frame closes the connection (malformed frame). A
@@ -397,6 +485,16 @@ final class Wire {
     private static final int ID_TAG = tag(org.kvlab.wire.Request.ID_FIELD_NUMBER, WireFormat.WIRETYPE_VARINT);
     private static final int TYPE_TAG = tag(org.kvlab.wire.Request.TYPE_FIELD_NUMBER, WireFormat.WIRETYPE_VARINT);
     private static final int BODY_TAG = tag(org.kvlab.wire.Request.BODY_FIELD_NUMBER, WireFormat.WIRETYPE_LENGTH_DELIMITED);
+    /** Frame.data: field 3, length-delimited. Data's fields (seq, type, body) have Request's numbers and types. */
+    private static final int DATA_TAG = tag(Frame.DATA_FIELD_NUMBER, WireFormat.WIRETYPE_LENGTH_DELIMITED);
+
+    static {
+      if (org.kvlab.wire.Data.SEQ_FIELD_NUMBER != org.kvlab.wire.Request.ID_FIELD_NUMBER
+          || org.kvlab.wire.Data.TYPE_FIELD_NUMBER != org.kvlab.wire.Request.TYPE_FIELD_NUMBER
+          || org.kvlab.wire.Data.BODY_FIELD_NUMBER != org.kvlab.wire.Request.BODY_FIELD_NUMBER) {
+        throw new AssertionError("wire.proto: Data and Request must number seq/id, type and body alike");
+      }
+    }
 
     private static int tag(int field, int wireType) {
       return (field << 3) | wireType;
@@ -413,6 +511,7 @@ final class Wire {
      * frame must start a new one (none yet, or a frame failed or went the slow way).
      */
     private CodedInputStream scratchInput;
+    private int fastTag; // the Frame field parseRequest takes: REQUEST_TAG or DATA_TAG
     private int limit;
     private String limitName;
     private boolean failed;
@@ -444,6 +543,18 @@ final class Wire {
     void parseRequests(IntFunction<Parser<? extends Message>> parsers, RequestFactory requests) {
       this.requestParsers = parsers;
       this.requests = requests;
+      this.fastTag = REQUEST_TAG;
+    }
+
+    /**
+     * As {@link #parseRequests}, for a server's incoming peer channel: a frame that is exactly
+     * {@code Frame{data: Data{seq, type, body}}} whose type {@code parsers} has a parser for becomes
+     * {@code messages.request(seq, type, body)} with its body parsed in place; every other frame stays a {@link Frame}.
+     */
+    void parsePeerData(IntFunction<Parser<? extends Message>> parsers, RequestFactory messages) {
+      this.requestParsers = parsers;
+      this.requests = messages;
+      this.fastTag = DATA_TAG;
     }
 
     @Override
@@ -538,13 +649,14 @@ final class Wire {
     /**
      * The frame of {@code length} bytes on {@code cis} (from its byte {@code at} on, where nothing else follows it) as
      * a request object, or null if it is anything else
-     * than exactly one Request (id, type, then body, each at most once and nothing else), if the type has no parser
+     * than exactly one Request (id, type, then body, each at most once and nothing else; or one Data, seq, type, body,
+     * on a peer channel), if the type has no parser
      * or if anything fails to parse: the caller then parses it as a {@link Frame}, which gives the same request
      * (or the same error) the slow way.
      */
     private Object parseRequest(CodedInputStream cis, int at, int length) {
       try {
-        if (cis.readTag() != REQUEST_TAG) {
+        if (cis.readTag() != fastTag) {
           return null;
         }
         int requestLength = cis.readRawVarint32();

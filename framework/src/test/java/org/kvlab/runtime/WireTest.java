@@ -254,7 +254,8 @@ class WireTest {
     stream.writeBytes(framed(request(5, 2, Ack.getDefaultInstance()))); // an empty body: proto3 leaves it out
     while (stream.isReadable()) { // pieces that split frames, on pooled direct buffers
       int n = Math.min(stream.readableBytes(), 17);
-      ch.writeInbound(pooledDirect(ByteBufUtil.getBytes(stream.readBytes(n))));
+      ch.writeInbound(pooledDirect(ByteBufUtil.getBytes(stream, stream.readerIndex(), n)));
+      stream.skipBytes(n);
     }
     for (long id : ids) {
       Got d = ch.readInbound();
@@ -305,6 +306,107 @@ class WireTest {
     }
     assertEquals(4, Frame.parseFrom(bodies.get(5)).getRequest().getId(), "the merge the fast path must not skip");
     assertEquals(2, Frame.parseFrom(bodies.get(3)).getRequest().getType());
+    assertNull(ch.readInbound());
+    assertFalse(ch.finish());
+  }
+
+  // ---- peer channels: Data messages written from the protocol message, parsed straight into it ----
+
+  @Test
+  void when_aDataFrameIsEncodedWithoutIntermediateBytes_then_itsBytesAreThoseOfTheGeneratedFrame() throws Exception {
+    EmbeddedChannel ch = new EmbeddedChannel();
+    Wire.install(ch.pipeline(), 1 << 20, "test");
+    List<com.google.protobuf.MessageLite> bodies = List.of(Ack.getDefaultInstance(), Ack.newBuilder().setSeq(-1).build(),
+        Data.newBuilder().setSeq(3).setType(2).setBody(ByteString.copyFrom(new byte[300])).build(),
+        Data.newBuilder().setBody(ByteString.copyFrom(new byte[Wire.FrameEncoder.SCRATCH_BYTES + 10])).build());
+    long[] seqs = {0, 1, 127, 128, Long.MAX_VALUE, -1};
+    int[] types = {0, 1, 200, Integer.MAX_VALUE, -1};
+    for (var body : bodies) {
+      for (long seq : seqs) {
+        for (int type : types) {
+          Wire.DataFrame f = new Wire.DataFrame(seq, type, body);
+          Frame generated = f.toFrame();
+          assertEquals(Frame.newBuilder().setData(Data.newBuilder().setSeq(seq).setType(type).setBody(body.toByteString()))
+              .build(), generated);
+          assertEquals(generated.getSerializedSize(), f.serializedSize());
+          for (int twice = 0; twice < 2; twice++) { // a resend writes the same bytes
+            ch.writeOutbound(f);
+            ByteBuf b = ch.readOutbound();
+            assertArrayEquals(framed(generated), ByteBufUtil.getBytes(b), "seq " + seq + " type " + type + " body " + body);
+            b.release();
+          }
+          // The frame of a message a durable channel kept as bytes (its outbox).
+          Wire.DataFrame kept = new Wire.DataFrame(Data.parseFrom(f.toData().toByteArray()));
+          assertEquals(seq, kept.seq());
+          ch.writeOutbound(kept);
+          ByteBuf b = ch.readOutbound();
+          assertArrayEquals(framed(generated), ByteBufUtil.getBytes(b), "kept: seq " + seq + " type " + type);
+          b.release();
+        }
+      }
+    }
+    assertFalse(ch.finish());
+  }
+
+  private static EmbeddedChannel peerChannel() {
+    EmbeddedChannel ch = new EmbeddedChannel();
+    Wire.install(ch.pipeline(), 1 << 20, "test").parsePeerData(WireTest::testParser, Got::new);
+    return ch;
+  }
+
+  private static Frame data(long seq, int type, com.google.protobuf.Message body) {
+    return Frame.newBuilder().setData(Data.newBuilder().setSeq(seq).setType(type).setBody(body.toByteString())).build();
+  }
+
+  @Test
+  void when_dataArrivesOnAPeerChannel_then_eachIsParsedWithItsTypesParserStraightFromTheBuffer() {
+    EmbeddedChannel ch = peerChannel();
+    Data payload = Data.newBuilder().setSeq(9).setType(4).setBody(ByteString.copyFrom(new byte[64])).build();
+    Ack ack = Ack.newBuilder().setSeq(77).build();
+    long[] seqs = {1, 2, 300, Long.MAX_VALUE, -1};
+    ByteBuf stream = Unpooled.buffer();
+    for (long seq : seqs) {
+      stream.writeBytes(framed(data(seq, 1, payload)));
+      stream.writeBytes(framed(data(seq, 2, ack)));
+    }
+    stream.writeBytes(framed(data(5, 2, Ack.getDefaultInstance()))); // an empty body: proto3 leaves it out
+    while (stream.isReadable()) { // pieces that split frames, on pooled direct buffers
+      int n = Math.min(stream.readableBytes(), 17);
+      ch.writeInbound(pooledDirect(ByteBufUtil.getBytes(stream, stream.readerIndex(), n)));
+      stream.skipBytes(n);
+    }
+    for (long seq : seqs) {
+      Got d = ch.readInbound();
+      assertEquals(new Got(seq, 1, payload), d);
+      Got a = ch.readInbound();
+      assertEquals(new Got(seq, 2, ack), a);
+    }
+    assertEquals(new Got(5, 2, Ack.getDefaultInstance()), ch.readInbound());
+    assertNull(ch.readInbound());
+    assertFalse(ch.finish());
+  }
+
+  @Test
+  void when_aFrameOnAPeerChannelIsNotPlainDataOfAKnownType_then_itArrivesAsAFrameForTheSlowPath() throws Exception {
+    EmbeddedChannel ch = peerChannel();
+    Ack ack = Ack.newBuilder().setSeq(77).build();
+    List<byte[]> bodies = new ArrayList<>();
+    bodies.add(data(3, 7, ack).toByteArray()); // no parser for the type (no handler: the node rejects the channel)
+    bodies.add(Frame.newBuilder().setData(Data.newBuilder().setSeq(3).setType(2) // a malformed body
+        .setBody(ByteString.copyFrom(new byte[] {(byte) 0xff, (byte) 0xff}))).build().toByteArray());
+    bodies.add(Frame.newBuilder().setPing(Ping.newBuilder().setNanos(12)).build().toByteArray()); // not Data
+    bodies.add(request(3, 2, ack).toByteArray()); // a request, not Data
+    bodies.add(concat(data(3, 2, ack).toByteArray(), // a second Data in the frame: merged by the generated code
+        Frame.newBuilder().setData(Data.newBuilder().setSeq(4)).build().toByteArray()));
+    for (byte[] b : bodies) {
+      ch.writeInbound(pooledDirect(concat(new byte[] {0, 0, 0, (byte) b.length}, b)));
+    }
+    for (byte[] b : bodies) {
+      Object got = ch.readInbound();
+      assertInstanceOf(Frame.class, got, "the slow path's Frame");
+      assertEquals(Frame.parseFrom(b), got);
+    }
+    assertEquals(4, Frame.parseFrom(bodies.get(4)).getData().getSeq(), "the merge the fast path must not skip");
     assertNull(ch.readInbound());
     assertFalse(ch.finish());
   }

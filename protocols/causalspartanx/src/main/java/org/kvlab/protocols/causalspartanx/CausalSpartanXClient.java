@@ -7,7 +7,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import org.kvlab.api.Client;
 import org.kvlab.api.ReadOnlyTransactions;
@@ -15,11 +14,14 @@ import org.kvlab.api.ReadOnlyTransactions;
 /** CausalSpartanX, client side: Alg 5.1 (GET, PUT) and the client part of Alg 5.4 (ROTX). */
 final class CausalSpartanXClient extends Client implements ReadOnlyTransactions {
   private long[] dsvC;                                   // DSV_c: the latest DSV this client knows
-  private final TreeMap<Integer, Long> dsC = new TreeMap<>(); // DS_c: ≤ one ⟨dc, hlc⟩ per datacenter
+  // DS_c: ≤ one ⟨dc, hlc⟩ per datacenter, as dsC[dc] (Deps.ABSENT: no entry); an array, not a map, as it is read
+  // and merged on every operation (same entries, same ascending order on the wire as the TreeMap it replaced)
+  private long[] dsC;
 
   @Override
   protected void onStart() {
     dsvC = new long[topology().datacenters()];
+    dsC = Deps.emptyArray(topology().datacenters());
   }
 
   /** GET(k), Alg 5.1: send ⟨GetReq k, DSV_c⟩; DSV_c ← max(DSV_c, dsv); DS_c ← maxDS(DS_c, ds). */
@@ -41,9 +43,14 @@ final class CausalSpartanXClient extends Client implements ReadOnlyTransactions 
   /** PUT(k, v), Alg 5.1: send ⟨PutReq k, v, DS_c⟩; DS_c ← maxDS(DS_c, {⟨sr, ut⟩}). */
   @Override
   public CompletableFuture<Void> put(String key, ByteString value) {
-    PutReq req = PutReq.newBuilder().setKey(key).setValue(value).addAllDs(Deps.toProto(dsC)).build();
-    return call(serverFor(key), req, PutReply.class).thenApply(r -> {
-      dsC.merge(r.getSr(), r.getUt(), Math::max);
+    PutReq.Builder b = PutReq.newBuilder().setKey(key).setValue(value);
+    for (int dc = 0; dc < dsC.length; dc++) { // as addAllDs(Deps.toProto(dsC)), without the list
+      if (dsC[dc] != Deps.ABSENT) {
+        b.addDs(DcTime.newBuilder().setDc(dc).setTime(dsC[dc]));
+      }
+    }
+    return call(serverFor(key), b.build(), PutReply.class).thenApply(r -> {
+      Deps.put(dsC, r.getSr(), r.getUt());
       return null;
     });
   }

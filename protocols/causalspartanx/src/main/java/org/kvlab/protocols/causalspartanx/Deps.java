@@ -43,6 +43,17 @@ final class Deps {
    */
   static List<DcTime> withSelfProto(Record d) {
     int n = d.getDsCount();
+    if (n <= 1) { // the common cases (a DS of one datacenter, or none), without the arrays; entries reused as they are
+      DcTime e = n == 0 ? null : d.getDs(0);
+      if (e != null && e.getDc() == d.getSr() && e.getTime() >= d.getUt()) {
+        return List.of(e);
+      }
+      DcTime self = DcTime.newBuilder().setDc(d.getSr()).setTime(d.getUt()).build();
+      if (e == null || e.getDc() == d.getSr()) {
+        return List.of(self);
+      }
+      return e.getDc() < d.getSr() ? List.of(e, self) : List.of(self, e);
+    }
     int[] dcs = new int[n + 1];
     long[] times = new long[n + 1];
     int size = 0;
@@ -70,6 +81,53 @@ final class Deps {
     return List.of(out);
   }
 
+  /** A datacenter with no entry in a dependency set kept as an array ({@link #maxDS(long[], List)}). */
+  static final long ABSENT = Long.MIN_VALUE;
+
+  /**
+   * maxDS(ds1, ds2) for ds1 kept as an array indexed by datacenter ({@link #ABSENT}: no entry), the client's DS_c
+   * without a map: entry-wise max, adding the entries of ds2 missing from ds1. A datacenter outside the array is a
+   * server's error (its DS names a datacenter the topology does not have).
+   */
+  static void maxDS(long[] ds1, List<DcTime> ds2) {
+    for (int i = 0; i < ds2.size(); i++) {
+      DcTime e = ds2.get(i);
+      put(ds1, e.getDc(), e.getTime());
+    }
+  }
+
+  /** maxDS(ds, {⟨dc, time⟩}) for ds kept as an array. */
+  static void put(long[] ds, int dc, long time) {
+    if (dc < 0 || dc >= ds.length) {
+      throw new IllegalStateException("dependency entry for datacenter " + dc + ", but the cluster has " + ds.length
+          + " datacenters: the server runs another topology or build; run the same cluster file and kvlab build");
+    }
+    ds[dc] = ds[dc] == ABSENT ? time : Math.max(ds[dc], time);
+  }
+
+  /** An empty dependency set kept as an array (one slot per datacenter). */
+  static long[] emptyArray(int datacenters) {
+    long[] ds = new long[datacenters];
+    java.util.Arrays.fill(ds, ABSENT);
+    return ds;
+  }
+
+  /** {@code toProto} of a dependency set kept as an array: its entries in ascending datacenter order. */
+  static List<DcTime> toProto(long[] ds) {
+    int n = 0;
+    for (long t : ds) {
+      n += t == ABSENT ? 0 : 1;
+    }
+    DcTime[] out = new DcTime[n];
+    int at = 0;
+    for (int dc = 0; dc < ds.length; dc++) {
+      if (ds[dc] != ABSENT) {
+        out[at++] = DcTime.newBuilder().setDc(dc).setTime(ds[dc]).build();
+      }
+    }
+    return List.of(out);
+  }
+
   /** Invariant (§5.2.1): a DS has at most one entry per datacenter. */
   static void checkOnePerDc(List<DcTime> ds, int datacenters) {
     boolean distinct = true; // a loop, not a stream: it runs for every request and record (a DS has few entries)
@@ -80,6 +138,16 @@ final class Deps {
     }
     Invariants.check(distinct && ds.size() <= datacenters,
         "DS has more than one entry per datacenter or too many entries: %s", ds);
+  }
+
+  /** Every entry of {@code ds} has a time below {@code ut} (Obs 7 for a version of update time ut). */
+  static boolean allBelow(List<DcTime> ds, long ut) {
+    for (int i = 0; i < ds.size(); i++) {
+      if (ds.get(i).getTime() >= ut) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /** DSV ← max(DSV, v) entry-wise (Alg 5.2 line 2, Alg 5.4 line 10); a short or empty v changes nothing. */
