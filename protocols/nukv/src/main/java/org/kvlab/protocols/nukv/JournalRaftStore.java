@@ -9,6 +9,7 @@ import io.microraft.model.persistence.RaftEndpointPersistentState;
 import io.microraft.model.persistence.RaftTermPersistentState;
 import io.microraft.persistence.RaftStore;
 import io.microraft.persistence.RestoredRaftState;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeMap;
@@ -52,6 +53,21 @@ import org.kvlab.store.VersionedStore;
  * previous snapshot's records are gone after about a quarter of the interval. A restart forgets which records were
  * superseded; the next compaction prunes them with its own. The layout on disk is the one earlier versions wrote: a
  * journal they left is read and continued as it is.
+ *
+ * <p>Held chunks: the chunks of a snapshot this replica takes itself (announced by {@link #taking}) are not written in
+ * MicroRaft's {@code persistSnapshotChunk}, which runs in the snapshot's event-loop turn, but held in memory and
+ * written later by {@link #writeHeld}, a slice per turn (NuKVServer calls it from a timer), the compaction with the
+ * last of them. Safe because the journal keeps meaning what it meant before the snapshot until its last chunk is
+ * written: the previous snapshot and every entry since, none of which the held snapshot's compaction has superseded
+ * yet; MicroRaft's {@code truncateLogEntriesUntil} for the held snapshot (at or below its index, right after its
+ * chunks) is not written, as the snapshot's completion implies it. A crash with k of n chunks written restarts from
+ * the previous snapshot and the whole log (the k records are a partial snapshot, which {@link #dropPartial} voids at
+ * the next start). Raft loses nothing by forgetting a snapshot as long as the entries it covers are kept, and a
+ * snapshot holds only committed entries, so a leader may send followers the one it holds before it is written. What
+ * MicroRaft's {@link #flush()} after the chunks must make durable before anything depends on it is the entries and
+ * the term, which are written as before. Everything else is written at once: a chunk received from a leader, or of
+ * another snapshot, first writes every held chunk (so at most one snapshot is held), and so does {@link #restored}
+ * (a RaftNode rebuilt from the journal restores the snapshot its predecessor took).
  */
 final class JournalRaftStore implements RaftStore {
   /** The reserved key; user keys cannot start with a NUL character through the client API's tools. */
@@ -83,6 +99,14 @@ final class JournalRaftStore implements RaftStore {
   private long oldest;
   /** Records before this one are superseded: a compaction restated what they mean after them. */
   private long supersededBelow;
+  /** Whether this replica's own snapshots' chunks are held and written later (see the class comment). */
+  private boolean holdOwn = true;
+  /** The index of the snapshot this replica is taking, until its chunks are all written (0: none). */
+  private long ownIndex;
+  /** Chunks MicroRaft persisted so far of the snapshot at {@link #ownIndex}. */
+  private int ownChunks;
+  /** The snapshot at {@link #ownIndex}'s chunks not written yet, in chunk order. */
+  private final ArrayDeque<SnapshotChunk> held = new ArrayDeque<>();
 
   JournalRaftStore(VersionedStore<Stored> store) {
     this(store, Compaction.DEFERRED);
@@ -103,6 +127,72 @@ final class JournalRaftStore implements RaftStore {
   /** From now on compacts this way (NuKVSnapshotBench alternates them on one journal). */
   void compaction(Compaction c) {
     compaction = c;
+  }
+
+  /**
+   * From now on holds this replica's own snapshots' chunks (true, the default) or writes them in MicroRaft's persist,
+   * in the snapshot's turn (NuKVSnapshotBench compares both on one journal).
+   */
+  void holdOwnSnapshots(boolean hold) {
+    writeHeld(Long.MAX_VALUE);
+    holdOwn = hold;
+  }
+
+  /**
+   * This replica is taking a snapshot at {@code index}: MicroRaft persists its chunks next, and they are held (see the
+   * class comment). Chunks still held of an earlier snapshot are written first, and a partial snapshot at the same
+   * index in the journal (chunks written or received before a crash; the one taken now may be cut otherwise) is voided.
+   */
+  void taking(long index) {
+    writeHeld(Long.MAX_VALUE);
+    Invariants.check(index > state.snapshotIndex, "NuKV Raft snapshot at %s taken, the journal has one at %s", index,
+        state.snapshotIndex);
+    if (state.pending.containsKey(index)) {
+      record(JournalRecord.newBuilder().setDeleteChunks(index).build());
+    }
+    ownIndex = holdOwn ? index : 0;
+    ownChunks = 0;
+  }
+
+  /** Chunks held, not written yet (0: the journal holds every snapshot MicroRaft persisted). */
+  int held() {
+    return held.size();
+  }
+
+  /**
+   * Writes held chunks, in order, until {@code budget} bytes of chunk records are written (at least one chunk) or none
+   * is left; the last one completes the snapshot and compacts the journal. Returns the chunks still held.
+   */
+  int writeHeld(long budget) {
+    long written = 0;
+    while (!held.isEmpty() && (written == 0 || written < budget)) {
+      SnapshotChunk c = held.poll();
+      JournalRecord r = JournalRecord.newBuilder().setChunk(RaftCodec.chunk(c)).build();
+      written += r.getSerializedSize();
+      boolean completed = record(r);
+      Invariants.check(completed == held.isEmpty(), "NuKV Raft snapshot at %s: writing chunk %s of %s %s",
+          c.getIndex(), c.getSnapshotChunkIndex(), c.getSnapshotChunkCount(),
+          completed ? "completed it early" : "did not complete it");
+      if (completed) {
+        checkpoint();
+        ownIndex = 0;
+      }
+    }
+    return held.size();
+  }
+
+  /**
+   * Voids the journal's partial snapshots: chunks written of a snapshot that never completed (a crash while they were
+   * written or received). A server calls it as it starts, so that a snapshot taken or received again at the same index
+   * is not completed with chunks of the earlier one, which may be cut otherwise (after a restart the store may hold
+   * newer versions, so a snapshot at the same index may hold more keys). Returns how many it voided.
+   */
+  int dropPartial() {
+    List<Long> partial = new ArrayList<>(state.pending.keySet());
+    for (long index : partial) {
+      record(JournalRecord.newBuilder().setDeleteChunks(index).build());
+    }
+    return partial.size();
   }
 
   /** The version key of the journal record at position {@code seq} (see {@link NuKV#RECORD}). */
@@ -174,6 +264,16 @@ final class JournalRaftStore implements RaftStore {
 
   @Override
   public void persistSnapshotChunk(SnapshotChunk chunk) {
+    if (ownIndex > 0 && chunk.getIndex() == ownIndex) {
+      // This replica's own snapshot (see taking): held, written by writeHeld. MicroRaft persists its chunks in order.
+      Invariants.check(chunk.getSnapshotChunkIndex() == ownChunks, "NuKV Raft snapshot at %s: chunk %s persisted"
+          + " after %s", ownIndex, chunk.getSnapshotChunkIndex(), ownChunks);
+      ownChunks++;
+      held.add(chunk);
+      return;
+    }
+    writeHeld(Long.MAX_VALUE); // a leader's snapshot arriving: at most one snapshot is held, and it is older
+    ownIndex = 0;
     if (record(JournalRecord.newBuilder().setChunk(RaftCodec.chunk(chunk)).build())) {
       checkpoint();
     }
@@ -237,11 +337,20 @@ final class JournalRaftStore implements RaftStore {
 
   @Override
   public void truncateLogEntriesFrom(long index) {
+    // Raft truncates only entries not committed, and a snapshot holds only committed ones.
+    Invariants.check(index > Math.max(ownIndex, state.snapshotIndex), "NuKV Raft log truncated from %s, a snapshot at"
+        + " %s covers it", index, Math.max(ownIndex, state.snapshotIndex));
     record(JournalRecord.newBuilder().setTruncateFrom(index).build());
   }
 
   @Override
   public void truncateLogEntriesUntil(long index) {
+    if (!held.isEmpty() && index <= ownIndex) {
+      // After the held snapshot's chunks: not written, the snapshot's completion drops every entry it covers (until
+      // then the journal keeps them: the previous snapshot does not cover them).
+      return;
+    }
+    writeHeld(Long.MAX_VALUE);
     record(JournalRecord.newBuilder().setTruncateUntil(index).build());
   }
 
@@ -260,8 +369,13 @@ final class JournalRaftStore implements RaftStore {
     return new JournalRaftStore(store).restored(models, codec);
   }
 
-  /** What this journal holds, as MicroRaft restores it; null if it holds no endpoint and members yet. */
+  /**
+   * What this journal holds, as MicroRaft restores it; null if it holds no endpoint and members yet. Held chunks are
+   * written first: a RaftNode rebuilt from the journal restores the snapshot its predecessor took (else it would take
+   * it again, below what this replica applied).
+   */
   RestoredRaftState restored(RaftModelFactory models, RaftCodec codec) {
+    writeHeld(Long.MAX_VALUE);
     if (state.endpoint == null || state.members == null) {
       return null; // crashed before the first records were written: start afresh (nothing was acknowledged)
     }

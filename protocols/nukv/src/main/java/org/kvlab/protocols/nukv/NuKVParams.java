@@ -34,6 +34,11 @@ final class NuKVParams {
         + " it; a replica too far behind receives the leader's snapshot. A snapshot pauses the replica while it is"
         + " taken and written, and a restart or a stall watchdog's rebuild of the Raft node replays the log after the"
         + " snapshot, up to this many entries (docs/benchmarks/nukv.md)");
+    DECLARED.put("snapshotChunkKeys", "integer, default 1000: keys per snapshot chunk (one Raft message and one journal"
+        + " record each)");
+    DECLARED.put("snapshotWriteBytes", "integer, default 262144: bytes of a replica's own snapshot written to its Raft"
+        + " journal per event-loop turn (a turn every millisecond after the snapshot is taken; the log before the"
+        + " snapshot is dropped once all of it is written)");
     DECLARED.put("retryAfter", "duration, default 20ms: a replica that knows no leader holds a PUT this long"
         + " before telling the client to retry");
   }
@@ -50,6 +55,8 @@ final class NuKVParams {
   Duration waitMax;
   Duration retryAfter;
   int snapshotEvery;
+  int snapshotChunkKeys;
+  int snapshotWriteBytes;
 
   NuKVParams read(Params params) {
     hlc = params.bool("hlc", true);
@@ -72,6 +79,12 @@ final class NuKVParams {
     if (snapshotEvery < 10) {
       throw new IllegalArgumentException("params.snapshotEvery must be at least 10 (Raft commits between snapshots),"
           + " got " + snapshotEvery);
+    }
+    snapshotChunkKeys = params.intValue("snapshotChunkKeys", NuKVServer.SNAPSHOT_CHUNK_KEYS);
+    snapshotWriteBytes = params.intValue("snapshotWriteBytes", NuKVServer.SNAPSHOT_WRITE_BYTES);
+    if (snapshotChunkKeys < 1 || snapshotWriteBytes < 1) {
+      throw new IllegalArgumentException("params.snapshotChunkKeys and params.snapshotWriteBytes must be at least 1,"
+          + " got " + snapshotChunkKeys + " and " + snapshotWriteBytes);
     }
     if (batch < 1) {
       throw new IllegalArgumentException("params.batch must be at least 1, got " + batch);
