@@ -576,6 +576,139 @@ class JournalRaftStoreTest {
     assertEquals(NodeId.of(0, 0, 0), r.getLocalEndpointPersistentState().getLocalEndpoint().getId());
   }
 
+  /**
+   * A replica's own snapshot is held and written a chunk per turn, with log entries between: a crash after k of its n
+   * chunk records, for every k, restarts from the previous snapshot and every entry since (k < n) or from the new
+   * snapshot (k = n); the snapshot taken again at the same index after the restart (cut otherwise) is restored whole,
+   * without the chunks written before the crash. In memory (the crash loses the journal object: held chunks and all).
+   */
+  @Test
+  void when_aReplicaCrashesAfterAnyNumberOfItsHeldSnapshotsChunks_then_itRestoresThePreviousSnapshotAndTheWholeLog()
+      throws Exception {
+    restartAfterEveryHeldChunk(k -> new InMemoryStore<>(NuKV.RECORD), store -> store);
+  }
+
+  /** The same on JE: the store closed after k chunk records and opened again. */
+  @Test
+  void when_aJeReplicaCrashesAfterAnyNumberOfItsHeldSnapshotsChunks_then_itRestoresThePreviousSnapshotAndTheWholeLog(
+      @org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+    restartAfterEveryHeldChunk(k -> new JeStore<>(NuKV.RECORD, dir.resolve("k" + k), Durability.SYNC), store -> {
+      JeStore<Stored> je = (JeStore<Stored>) store;
+      java.nio.file.Path at = je.dir();
+      je.close();
+      return new JeStore<>(NuKV.RECORD, at, Durability.SYNC);
+    });
+  }
+
+  private void restartAfterEveryHeldChunk(java.util.function.IntFunction<org.kvlab.store.VersionedStore<Stored>> open,
+      java.util.function.UnaryOperator<org.kvlab.store.VersionedStore<Stored>> crash) throws Exception {
+    var view = view();
+    int n = 5;
+    for (int k = 0; k <= n; k++) {
+      org.kvlab.store.VersionedStore<Stored> store = open.apply(k);
+      try {
+        JournalRaftStore journal = started(store, view);
+        for (long i = 1; i <= 60; i++) {
+          journal.persistLogEntries(List.of(entry(i, 1, "k" + i)));
+        }
+        for (int c = 0; c < n; c++) {
+          journal.persistSnapshotChunk(bigChunk(50, c, n, 10, view)); // written at once (not announced by taking)
+        }
+        journal.truncateLogEntriesUntil(50);
+        for (long i = 61; i <= 110; i++) {
+          journal.persistLogEntries(List.of(entry(i, 1, "k" + i)));
+        }
+        // MicroRaft's takeSnapshot: the state machine's chunks, each persisted, then the log truncated.
+        journal.taking(100);
+        int records = journal.records();
+        for (int c = 0; c < n; c++) {
+          journal.persistSnapshotChunk(bigChunk(100, c, n, 10, view));
+        }
+        journal.truncateLogEntriesUntil(90);
+        assertEquals(records, journal.records(), "k=" + k + ": nothing written in the snapshot's turn");
+        assertEquals(n, journal.held());
+        assertRestores(store, 50, 51, 110, "k=" + k + ", held");
+        for (int j = 1; j <= k; j++) {
+          assertEquals(n - j, journal.writeHeld(1), "one chunk a turn");
+          journal.persistLogEntries(List.of(entry(110 + j, 1, "k" + (110 + j))));
+        }
+        assertEquals(k == n ? 2 : 1, journal.checkpoints(), "k=" + k);
+
+        store = crash.apply(store);
+        if (k < n) {
+          assertRestores(store, 50, 51, 110 + k, "k=" + k + " after the crash");
+        } else {
+          assertRestores(store, 100, 101, 110 + k, "k=" + k + " after the crash");
+        }
+        JournalRaftStore reopened = new JournalRaftStore(store);
+        assertEquals(k > 0 && k < n ? 1 : 0, reopened.dropPartial(), "k=" + k + ": the partial snapshot voided");
+        for (long i = 111 + k; i <= 120; i++) {
+          reopened.persistLogEntries(List.of(entry(i, 1, "k" + i)));
+        }
+        // Taken again after the restart, from a store holding more (3 chunks, other keys); or the next one (k = n).
+        long at = k < n ? 100 : 120;
+        reopened.taking(at);
+        for (int c = 0; c < 3; c++) {
+          reopened.persistSnapshotChunk(chunk(at, c, 3, "retaken" + c, view));
+        }
+        reopened.truncateLogEntriesUntil(at);
+        assertEquals(0, reopened.writeHeld(Long.MAX_VALUE));
+        RestoredRaftState r = assertRestores(store, at, at + 1, 120, "k=" + k + ", taken again");
+        @SuppressWarnings("unchecked")
+        List<io.microraft.model.log.SnapshotChunk> chunks =
+            (List<io.microraft.model.log.SnapshotChunk>) r.getSnapshotEntry().getOperation();
+        assertEquals(List.of("retaken0", "retaken1", "retaken2"), chunks.stream()
+            .map(c -> ((SnapshotPart) c.getOperation()).getOps(0).getKey()).toList(), "k=" + k);
+      } finally {
+        store.close();
+      }
+    }
+  }
+
+  /** Restores the store's journal: the snapshot at {@code snapshot} and entries first..last (none if first > last). */
+  private RestoredRaftState assertRestores(org.kvlab.store.VersionedStore<Stored> store, long snapshot, long first,
+      long last, String what) {
+    RestoredRaftState r = JournalRaftStore.restore(store, models, codec);
+    assertEquals(snapshot, r.getSnapshotEntry().getIndex(), what);
+    assertEquals(java.util.stream.LongStream.rangeClosed(first, last).boxed().toList(),
+        r.getLogEntries().stream().map(LogEntry::getIndex).toList(), what);
+    assertEquals(1, r.getTermPersistentState().getTerm(), what);
+    return r;
+  }
+
+  /**
+   * Held chunks are written at once, before anything that could supersede them or that they must precede: a leader's
+   * snapshot arriving, a truncation past the held snapshot, a rebuild's restore.
+   */
+  @Test
+  void when_aLeadersSnapshotArrivesWhileChunksAreHeld_then_theyAreWrittenFirst() throws Exception {
+    InMemoryStore<Stored> store = new InMemoryStore<>(NuKV.RECORD);
+    var view = view();
+    JournalRaftStore journal = started(store, view);
+    for (long i = 1; i <= 60; i++) {
+      journal.persistLogEntries(List.of(entry(i, 1, "k" + i)));
+    }
+    journal.taking(50);
+    for (int c = 0; c < 3; c++) {
+      journal.persistSnapshotChunk(bigChunk(50, c, 3, 10, view));
+    }
+    journal.truncateLogEntriesUntil(50);
+    assertEquals(3, journal.held());
+    journal.persistSnapshotChunk(bigChunk(200, 0, 2, 3, view)); // a leader's snapshot, received chunk by chunk
+    assertEquals(0, journal.held());
+    assertEquals(1, journal.checkpoints());
+    assertRestores(store, 50, 51, 60, "the held snapshot written before the leader's chunk");
+    journal.persistSnapshotChunk(bigChunk(200, 1, 2, 3, view));
+    journal.truncateLogEntriesUntil(200);
+    assertRestoresSnapshot200(store);
+
+    journal.taking(210);
+    journal.persistSnapshotChunk(bigChunk(210, 0, 1, 3, view));
+    assertEquals(1, journal.held());
+    assertEquals(210, journal.restored(models, codec).getSnapshotEntry().getIndex(), "a rebuild restores it");
+    assertEquals(0, journal.held());
+  }
+
   private io.microraft.model.log.RaftGroupMembersView view() {
     List<io.microraft.RaftEndpoint> members = List.of(new RaftCodec.Endpoint(NodeId.of(0, 0, 0)),
         new RaftCodec.Endpoint(NodeId.of(0, 0, 1)), new RaftCodec.Endpoint(NodeId.of(0, 0, 2)));
