@@ -47,19 +47,24 @@ import org.kvlab.store.VersionedStore;
  * three with the snapshot source of those sessions ({@link OpSnapshotSource}: parts of Op objects, which the journal
  * encodes again every snapshot, changed keys read from the store); and {@code encoded}, the replica's way now:
  * {@code deferred} with {@link SnapshotSource} (parts handed over as their encodings, unchanged keys' entries copied
- * as bytes from the last snapshot, changed keys' versions given by the writes, as the apply path gives them). One
+ * as bytes from the last snapshot, changed keys' versions given by the writes, as the apply path gives them); and
+ * {@code held}, the replica's way now: {@code encoded} with the chunks held by the journal in the snapshot's turn and
+ * written after it, {@link NuKVServer#SNAPSHOT_WRITE_BYTES} a turn, the compaction with the last (each of those turns
+ * timed apart, back to back here, where a server runs them a millisecond apart between its other work). One
  * journal runs throughout, switched between them before each snapshot; each source the implementations given need
  * sees every write and takes every snapshot (unmeasured when another implementation's is measured), so each encodes
  * or reads only what changed since the last snapshot.
  *
  * <p>Besides the pause, each row shows the time the store spent pruning in it, and in the {@code every} commits that
  * follow the snapshot (where the deferred prune runs; measured before the next snapshot, whichever implementation
- * takes it), and the bytes the pause allocated. With {@code --heap}, a full GC after each snapshot (outside the pause)
+ * takes it), and the bytes the pause allocated; and the turns that write held chunks after the pause ({@code held}
+ * only): how many, the longest, all of them together and the GC in them. The longest turn of an implementation is
+ * the larger of its pause and its longest write turn. With {@code --heap}, a full GC after each snapshot (outside the pause)
  * measures the heap still in use, the snapshot MicroRaft holds included (compare runs with one implementation each,
  * on the memory store: the store then holds the same in both).
  *
  * <p>Usage: {@code NuKVSnapshotBench [--stores memory,je] [--keys 10000,100000,1000000] [--every 50000]
- * [--rounds 3] [--impls deferred,encoded] [--value 64] [--dir DIR] [--heap]}. Writes between snapshots go to
+ * [--rounds 3] [--impls encoded,held] [--value 64] [--dir DIR] [--heap]}. Writes between snapshots go to
  * uniformly random keys (each commit one PUT), so about {@code min(N, every)} keys change between two snapshots.
  */
 public final class NuKVSnapshotBench {
@@ -73,7 +78,7 @@ public final class NuKVSnapshotBench {
     int every = 50_000;
     int rounds = 3;
     int valueBytes = 64;
-    List<String> impls = List.of("deferred", "encoded");
+    List<String> impls = List.of("encoded", "held");
     Path dir = null;
     boolean heap = false;
     for (int i = 0; i < args.length; i += 2) {
@@ -103,8 +108,9 @@ public final class NuKVSnapshotBench {
     System.out.println("| store | keys | round | impl | pause ms | takeSnapshot ms | persist chunks ms"
         + " | compaction ms | prune ms in pause | GC ms in pause | keys read | chunks | snapshot bytes"
         + " | journal bytes written | prune ms on the next commits | next commits ms | journal records after"
-        + " | keys encoded | MB allocated in pause | heap MB after GC |");
-    System.out.println("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+        + " | keys encoded | MB allocated in pause | heap MB after GC | write turns | longest write turn ms"
+        + " | write turns ms | GC ms in write turns |");
+    System.out.println("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     for (String kind : stores) {
       for (int n : sizes) {
         Path d = !kind.equals("je") ? null
@@ -132,9 +138,10 @@ public final class NuKVSnapshotBench {
 
   private static void print(String kind, int n, Result x, Commits next) {
     System.out.printf("| %s | %,d | %d | %s | %.1f | %.1f | %.1f | %.1f | %.1f | %d | %,d | %d | %,d | %,d | %.1f"
-        + " | %.1f | %,d | %,d | %.1f | %s |%n", kind, n, x.round, x.impl, x.totalMs, x.takeMs, x.persistMs - x.compactMs,
-        x.compactMs, x.pruneMs, x.gcMs, x.reads, x.chunks, x.bytes, x.journalBytes, next.pruneMs, next.totalMs, x.records,
-        x.encoded, x.allocated / 1e6, x.heapMb < 0 ? "" : String.format("%.1f", x.heapMb));
+        + " | %.1f | %,d | %,d | %.1f | %s | %d | %.1f | %.1f | %d |%n", kind, n, x.round, x.impl, x.totalMs, x.takeMs,
+        x.persistMs - x.compactMs, x.compactMs, x.pruneMs, x.gcMs, x.reads, x.chunks, x.bytes, x.journalBytes,
+        next.pruneMs, next.totalMs, x.records, x.encoded, x.allocated / 1e6,
+        x.heapMb < 0 ? "" : String.format("%.1f", x.heapMb), x.turns, x.longestTurnMs, x.turnsMs, x.turnsGcMs);
   }
 
   static JournalRaftStore.Compaction compaction(String impl) {
@@ -142,19 +149,20 @@ public final class NuKVSnapshotBench {
       case "rewrite" -> JournalRaftStore.Compaction.REWRITE;
       case "parse" -> JournalRaftStore.Compaction.PARSE;
       case "at-once" -> JournalRaftStore.Compaction.AT_ONCE;
-      case "deferred", "encoded" -> JournalRaftStore.Compaction.DEFERRED;
+      case "deferred", "encoded", "held" -> JournalRaftStore.Compaction.DEFERRED;
       default -> throw new IllegalArgumentException("unknown implementation " + impl
-          + ": use rewrite, parse, at-once, deferred or encoded");
+          + ": use rewrite, parse, at-once, deferred, encoded or held");
     };
   }
 
   /**
    * One snapshot: the whole pause, the state machine's takeSnapshot, persisting the chunks (compaction included) and
-   * the compaction alone (the last chunk's persist, which completes the snapshot and compacts the journal).
+   * the compaction alone (the last chunk's persist, which completes the snapshot and compacts the journal); with
+   * {@code held}, the turns after the pause that write the chunks (the compaction in the last).
    */
   record Result(String impl, int round, double totalMs, double takeMs, double persistMs, double compactMs,
       double pruneMs, long gcMs, long reads, int chunks, long bytes, long journalBytes, long records, long encoded,
-      long allocated, double heapMb) {}
+      long allocated, double heapMb, int turns, double longestTurnMs, double turnsMs, long turnsGcMs) {}
 
   /** The {@code every} commits between two snapshots: their whole time and the store's pruning in it. */
   record Commits(double totalMs, double pruneMs) {}
@@ -199,7 +207,7 @@ public final class NuKVSnapshotBench {
         throw new IllegalArgumentException("unknown store " + kind + ": use memory or je");
       }
       this.store = new CountingStore(inner);
-      this.source = impls.contains("encoded") ? new SnapshotSource(store) : null;
+      this.source = impls.contains("encoded") || impls.contains("held") ? new SnapshotSource(store) : null;
       this.opSource = impls.stream().anyMatch(i -> List.of("parse", "at-once", "deferred").contains(i))
           ? new OpSnapshotSource(store) : null;
       this.keys = impls.contains("rewrite") ? new TreeSet<>() : null;
@@ -265,8 +273,10 @@ public final class NuKVSnapshotBench {
 
     Result snapshot(String impl, JournalRaftStore.Compaction compaction, int round) {
       boolean rewrite = impl.equals("rewrite");
-      boolean encoded = impl.equals("encoded");
+      boolean hold = impl.equals("held");
+      boolean encoded = impl.equals("encoded") || hold;
       journal.compaction(compaction);
+      journal.holdOwnSnapshots(hold);
       long[] sv = {index, 0};
       List<Object> parts = new ArrayList<>();
       long gc0 = gcMillis();
@@ -291,6 +301,9 @@ public final class NuKVSnapshotBench {
       }
       long t1 = System.nanoTime();
       List<SnapshotChunk> chunks = new ArrayList<>(parts.size());
+      if (hold) {
+        journal.taking(index); // NuKVServer's Machine.takeSnapshot announces it before the state machine's chunks
+      }
       long last = t1;
       for (int i = 0; i < parts.size(); i++) {
         SnapshotChunk c = MODELS.createSnapshotChunkBuilder().setTerm(1).setIndex(index).setOperation(parts.get(i))
@@ -304,6 +317,19 @@ public final class NuKVSnapshotBench {
       long allocated = allocatedBytes() - alloc0;
       double pruneMs = store.pruneMs - prune0;
       long gcMs = gcMillis() - gc0;
+      // NuKVServer.writeSnapshot's turns (held only; none is left otherwise), each timed.
+      int turns = 0;
+      double longestTurnMs = 0;
+      long turns0 = System.nanoTime();
+      long turnsGc0 = gcMillis();
+      while (journal.held() > 0) {
+        long s0 = System.nanoTime();
+        journal.writeHeld(NuKVServer.SNAPSHOT_WRITE_BYTES);
+        longestTurnMs = Math.max(longestTurnMs, (System.nanoTime() - s0) / 1e6);
+        turns++;
+      }
+      double turnsMs = (System.nanoTime() - turns0) / 1e6;
+      long turnsGcMs = gcMillis() - turnsGc0;
       // Unmeasured: the other sources see a snapshot taken here too, as they would in a server running them, so that
       // their next snapshot reads or encodes only the keys changed since this one.
       if (!encoded && source != null) {
@@ -324,7 +350,7 @@ public final class NuKVSnapshotBench {
       }
       return new Result(impl, round, (t2 - t0) / 1e6, (t1 - t0) / 1e6, (t2 - t1) / 1e6, (t2 - last) / 1e6, pruneMs,
           gcMs, reads, chunks.size(), bytes, store.journalBytes - journal0, journal.storedRecords(), keysEncoded,
-          allocated, heapMb);
+          allocated, heapMb, turns, longestTurnMs, turnsMs, turnsGcMs);
     }
 
     @Override
