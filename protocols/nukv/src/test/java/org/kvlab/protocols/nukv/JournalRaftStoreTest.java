@@ -600,6 +600,13 @@ class JournalRaftStoreTest {
     });
   }
 
+  /** Log entries from..to (term 1) persisted one by one, as MicroRaft appends them. */
+  private void persistEntries(JournalRaftStore journal, long from, long to) {
+    for (long i = from; i <= to; i++) {
+      journal.persistLogEntries(List.of(entry(i, 1, "k" + i)));
+    }
+  }
+
   private void restartAfterEveryHeldChunk(java.util.function.IntFunction<org.kvlab.store.VersionedStore<Stored>> open,
       java.util.function.UnaryOperator<org.kvlab.store.VersionedStore<Stored>> crash) throws Exception {
     var view = view();
@@ -608,16 +615,12 @@ class JournalRaftStoreTest {
       org.kvlab.store.VersionedStore<Stored> store = open.apply(k);
       try {
         JournalRaftStore journal = started(store, view);
-        for (long i = 1; i <= 60; i++) {
-          journal.persistLogEntries(List.of(entry(i, 1, "k" + i)));
-        }
+        persistEntries(journal, 1, 60);
         for (int c = 0; c < n; c++) {
           journal.persistSnapshotChunk(bigChunk(50, c, n, 10, view)); // written at once (not announced by taking)
         }
         journal.truncateLogEntriesUntil(50);
-        for (long i = 61; i <= 110; i++) {
-          journal.persistLogEntries(List.of(entry(i, 1, "k" + i)));
-        }
+        persistEntries(journal, 61, 110);
         // MicroRaft's takeSnapshot: the state machine's chunks, each persisted, then the log truncated.
         journal.taking(100);
         int records = journal.records();
@@ -642,9 +645,7 @@ class JournalRaftStoreTest {
         }
         JournalRaftStore reopened = new JournalRaftStore(store);
         assertEquals(k > 0 && k < n ? 1 : 0, reopened.dropPartial(), "k=" + k + ": the partial snapshot voided");
-        for (long i = 111 + k; i <= 120; i++) {
-          reopened.persistLogEntries(List.of(entry(i, 1, "k" + i)));
-        }
+        persistEntries(reopened, 111 + k, 120);
         // Taken again after the restart, from a store holding more (3 chunks, other keys); or the next one (k = n).
         long at = k < n ? 100 : 120;
         reopened.taking(at);
@@ -678,16 +679,14 @@ class JournalRaftStoreTest {
 
   /**
    * Held chunks are written at once, before anything that could supersede them or that they must precede: a leader's
-   * snapshot arriving, a truncation past the held snapshot, a rebuild's restore.
+   * snapshot arriving, a rebuild's restore.
    */
   @Test
   void when_aLeadersSnapshotArrivesWhileChunksAreHeld_then_theyAreWrittenFirst() throws Exception {
     InMemoryStore<Stored> store = new InMemoryStore<>(NuKV.RECORD);
     var view = view();
     JournalRaftStore journal = started(store, view);
-    for (long i = 1; i <= 60; i++) {
-      journal.persistLogEntries(List.of(entry(i, 1, "k" + i)));
-    }
+    persistEntries(journal, 1, 60);
     journal.taking(50);
     for (int c = 0; c < 3; c++) {
       journal.persistSnapshotChunk(bigChunk(50, c, 3, 10, view));
