@@ -109,8 +109,8 @@ public final class NuKVSnapshotBench {
         + " | compaction ms | prune ms in pause | GC ms in pause | keys read | chunks | snapshot bytes"
         + " | journal bytes written | prune ms on the next commits | next commits ms | journal records after"
         + " | keys encoded | MB allocated in pause | heap MB after GC | write turns | longest write turn ms"
-        + " | write turns ms | GC ms in write turns |");
-    System.out.println("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+        + " | write turns ms | GC ms in write turns | pause CPU ms | longest write turn CPU ms | longest is the last |");
+    System.out.println("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     for (String kind : stores) {
       for (int n : sizes) {
         Path d = !kind.equals("je") ? null
@@ -138,10 +138,12 @@ public final class NuKVSnapshotBench {
 
   private static void print(String kind, int n, Result x, Commits next) {
     System.out.printf("| %s | %,d | %d | %s | %.1f | %.1f | %.1f | %.1f | %.1f | %d | %,d | %d | %,d | %,d | %.1f"
-        + " | %.1f | %,d | %,d | %.1f | %s | %d | %.1f | %.1f | %d |%n", kind, n, x.round, x.impl, x.totalMs, x.takeMs,
+        + " | %.1f | %,d | %,d | %.1f | %s | %d | %.1f | %.1f | %d | %.1f | %.1f | %s |%n", kind, n, x.round, x.impl,
+        x.totalMs, x.takeMs,
         x.persistMs - x.compactMs, x.compactMs, x.pruneMs, x.gcMs, x.reads, x.chunks, x.bytes, x.journalBytes,
         next.pruneMs, next.totalMs, x.records, x.encoded, x.allocated / 1e6,
-        x.heapMb < 0 ? "" : String.format("%.1f", x.heapMb), x.turns, x.longestTurnMs, x.turnsMs, x.turnsGcMs);
+        x.heapMb < 0 ? "" : String.format("%.1f", x.heapMb), x.turns, x.longestTurnMs, x.turnsMs, x.turnsGcMs,
+        x.cpuMs, x.longestTurnCpuMs, x.turns == 0 ? "" : x.longestIsLast ? "yes" : "no");
   }
 
   static JournalRaftStore.Compaction compaction(String impl) {
@@ -162,7 +164,8 @@ public final class NuKVSnapshotBench {
    */
   record Result(String impl, int round, double totalMs, double takeMs, double persistMs, double compactMs,
       double pruneMs, long gcMs, long reads, int chunks, long bytes, long journalBytes, long records, long encoded,
-      long allocated, double heapMb, int turns, double longestTurnMs, double turnsMs, long turnsGcMs) {}
+      long allocated, double heapMb, int turns, double longestTurnMs, double turnsMs, long turnsGcMs, double cpuMs,
+      double longestTurnCpuMs, boolean longestIsLast) {}
 
   /** The {@code every} commits between two snapshots: their whole time and the store's pruning in it. */
   record Commits(double totalMs, double pruneMs) {}
@@ -283,6 +286,7 @@ public final class NuKVSnapshotBench {
       long journal0 = store.journalBytes;
       double prune0 = store.pruneMs;
       long alloc0 = allocatedBytes();
+      long cpu0 = cpuNanos();
       long t0 = System.nanoTime();
       // RaftNodeImpl.takeSnapshot: the state machine's chunks, then each chunk persisted, then kept in memory.
       int reads;
@@ -314,18 +318,27 @@ public final class NuKVSnapshotBench {
       }
       held = chunks;
       long t2 = System.nanoTime();
+      double cpuMs = (cpuNanos() - cpu0) / 1e6;
       long allocated = allocatedBytes() - alloc0;
       double pruneMs = store.pruneMs - prune0;
       long gcMs = gcMillis() - gc0;
       // NuKVServer.writeSnapshot's turns (held only; none is left otherwise), each timed.
       int turns = 0;
       double longestTurnMs = 0;
+      double longestTurnCpuMs = 0;
+      boolean longestIsLast = false;
       long turns0 = System.nanoTime();
       long turnsGc0 = gcMillis();
       while (journal.held() > 0) {
+        long c0 = cpuNanos();
         long s0 = System.nanoTime();
-        journal.writeHeld(NuKVServer.SNAPSHOT_WRITE_BYTES);
-        longestTurnMs = Math.max(longestTurnMs, (System.nanoTime() - s0) / 1e6);
+        int left = journal.writeHeld(NuKVServer.SNAPSHOT_WRITE_BYTES);
+        double ms = (System.nanoTime() - s0) / 1e6;
+        longestTurnCpuMs = Math.max(longestTurnCpuMs, (cpuNanos() - c0) / 1e6);
+        if (ms > longestTurnMs) {
+          longestTurnMs = ms;
+          longestIsLast = left == 0;
+        }
         turns++;
       }
       double turnsMs = (System.nanoTime() - turns0) / 1e6;
@@ -350,7 +363,7 @@ public final class NuKVSnapshotBench {
       }
       return new Result(impl, round, (t2 - t0) / 1e6, (t1 - t0) / 1e6, (t2 - t1) / 1e6, (t2 - last) / 1e6, pruneMs,
           gcMs, reads, chunks.size(), bytes, store.journalBytes - journal0, journal.storedRecords(), keysEncoded,
-          allocated, heapMb, turns, longestTurnMs, turnsMs, turnsGcMs);
+          allocated, heapMb, turns, longestTurnMs, turnsMs, turnsGcMs, cpuMs, longestTurnCpuMs, longestIsLast);
     }
 
     @Override
@@ -367,6 +380,11 @@ public final class NuKVSnapshotBench {
   /** Bytes this thread allocated so far (HotSpot's per-thread counter). */
   static long allocatedBytes() {
     return ((com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean()).getCurrentThreadAllocatedBytes();
+  }
+
+  /** CPU time of this thread so far (what a turn costs without the time the loaded machine gave other threads). */
+  static long cpuNanos() {
+    return ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime();
   }
 
   static long gcMillis() {
