@@ -109,8 +109,9 @@ public final class NuKVSnapshotBench {
         + " | compaction ms | prune ms in pause | GC ms in pause | keys read | chunks | snapshot bytes"
         + " | journal bytes written | prune ms on the next commits | next commits ms | journal records after"
         + " | keys encoded | MB allocated in pause | heap MB after GC | write turns | longest write turn ms"
-        + " | write turns ms | GC ms in write turns | pause CPU ms | longest write turn CPU ms | longest is the last |");
-    System.out.println("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+        + " | write turns ms | GC ms in write turns | pause CPU ms | longest write turn CPU ms | longest is the last"
+        + " | write turns CPU ms |");
+    System.out.println("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     for (String kind : stores) {
       for (int n : sizes) {
         Path d = !kind.equals("je") ? null
@@ -138,12 +139,12 @@ public final class NuKVSnapshotBench {
 
   private static void print(String kind, int n, Result x, Commits next) {
     System.out.printf("| %s | %,d | %d | %s | %.1f | %.1f | %.1f | %.1f | %.1f | %d | %,d | %d | %,d | %,d | %.1f"
-        + " | %.1f | %,d | %,d | %.1f | %s | %d | %.1f | %.1f | %d | %.1f | %.1f | %s |%n", kind, n, x.round, x.impl,
+        + " | %.1f | %,d | %,d | %.1f | %s | %d | %.1f | %.1f | %d | %.1f | %.1f | %s | %.1f |%n", kind, n, x.round, x.impl,
         x.totalMs, x.takeMs,
         x.persistMs - x.compactMs, x.compactMs, x.pruneMs, x.gcMs, x.reads, x.chunks, x.bytes, x.journalBytes,
         next.pruneMs, next.totalMs, x.records, x.encoded, x.allocated / 1e6,
         x.heapMb < 0 ? "" : String.format("%.1f", x.heapMb), x.turns, x.longestTurnMs, x.turnsMs, x.turnsGcMs,
-        x.cpuMs, x.longestTurnCpuMs, x.turns == 0 ? "" : x.longestIsLast ? "yes" : "no");
+        x.cpuMs, x.longestTurnCpuMs, x.turns == 0 ? "" : x.longestIsLast ? "yes" : "no", x.turnsCpuMs);
   }
 
   static JournalRaftStore.Compaction compaction(String impl) {
@@ -165,7 +166,7 @@ public final class NuKVSnapshotBench {
   record Result(String impl, int round, double totalMs, double takeMs, double persistMs, double compactMs,
       double pruneMs, long gcMs, long reads, int chunks, long bytes, long journalBytes, long records, long encoded,
       long allocated, double heapMb, int turns, double longestTurnMs, double turnsMs, long turnsGcMs, double cpuMs,
-      double longestTurnCpuMs, boolean longestIsLast) {}
+      double longestTurnCpuMs, boolean longestIsLast, double turnsCpuMs) {}
 
   /** The {@code every} commits between two snapshots: their whole time and the store's pruning in it. */
   record Commits(double totalMs, double pruneMs) {}
@@ -329,6 +330,7 @@ public final class NuKVSnapshotBench {
       boolean longestIsLast = false;
       long turns0 = System.nanoTime();
       long turnsGc0 = gcMillis();
+      long turnsCpu0 = cpuNanos();
       while (journal.held() > 0) {
         long c0 = cpuNanos();
         long s0 = System.nanoTime();
@@ -342,6 +344,7 @@ public final class NuKVSnapshotBench {
         turns++;
       }
       double turnsMs = (System.nanoTime() - turns0) / 1e6;
+      double turnsCpuMs = (cpuNanos() - turnsCpu0) / 1e6;
       long turnsGcMs = gcMillis() - turnsGc0;
       // Unmeasured: the other sources see a snapshot taken here too, as they would in a server running them, so that
       // their next snapshot reads or encodes only the keys changed since this one.
@@ -363,7 +366,8 @@ public final class NuKVSnapshotBench {
       }
       return new Result(impl, round, (t2 - t0) / 1e6, (t1 - t0) / 1e6, (t2 - t1) / 1e6, (t2 - last) / 1e6, pruneMs,
           gcMs, reads, chunks.size(), bytes, store.journalBytes - journal0, journal.storedRecords(), keysEncoded,
-          allocated, heapMb, turns, longestTurnMs, turnsMs, turnsGcMs, cpuMs, longestTurnCpuMs, longestIsLast);
+          allocated, heapMb, turns, longestTurnMs, turnsMs, turnsGcMs, cpuMs, longestTurnCpuMs, longestIsLast,
+          turnsCpuMs);
     }
 
     @Override
