@@ -32,8 +32,8 @@ final class NuKVParams {
     DECLARED.put("snapshotEvery", "integer, default 50000: a group's replicas snapshot their state (the newest version"
         + " of every key) every this many Raft commits (local PUTs and forwarded writes alike) and drop the log before"
         + " it; a replica too far behind receives the leader's snapshot. A snapshot pauses the replica while it is"
-        + " taken and written, and a restart or a stall watchdog's rebuild of the Raft node replays the log after the"
-        + " snapshot, up to this many entries (docs/benchmarks/nukv.md)");
+        + " taken (its journal write follows, snapshotWriteBytes a turn), and a restart or a stall watchdog's rebuild"
+        + " of the Raft node replays the log after the snapshot, up to this many entries (docs/benchmarks/nukv.md)");
     DECLARED.put("snapshotChunkKeys", "integer, default 1000: keys per snapshot chunk (one Raft message and one journal"
         + " record each)");
     DECLARED.put("snapshotWriteBytes", "integer, default 262144: bytes of a replica's own snapshot written to its Raft"

@@ -58,10 +58,11 @@ import org.kvlab.store.VersionedStore;
  * <p>Besides the pause, each row shows the time the store spent pruning in it, and in the {@code every} commits that
  * follow the snapshot (where the deferred prune runs; measured before the next snapshot, whichever implementation
  * takes it), and the bytes the pause allocated; and the turns that write held chunks after the pause ({@code held}
- * only): how many, the longest, all of them together and the GC in them. The longest turn of an implementation is
- * the larger of its pause and its longest write turn. With {@code --heap}, a full GC after each snapshot (outside the pause)
- * measures the heap still in use, the snapshot MicroRaft holds included (compare runs with one implementation each,
- * on the memory store: the store then holds the same in both).
+ * only): how many, the longest, all of them together and the GC in them; and the CPU time of the pause and of the
+ * write turns (the event-loop thread's, without the collector's thread and the time other threads ran). The longest
+ * turn of an implementation is the larger of its pause and its longest write turn. With {@code --heap}, a full GC
+ * after each snapshot (outside the pause) measures the heap still in use, the snapshot MicroRaft holds included
+ * (compare runs with one implementation each, on the memory store: the store then holds the same in both).
  *
  * <p>Usage: {@code NuKVSnapshotBench [--stores memory,je] [--keys 10000,100000,1000000] [--every 50000]
  * [--rounds 3] [--impls encoded,held] [--value 64] [--dir DIR] [--heap]}. Writes between snapshots go to
@@ -111,7 +112,7 @@ public final class NuKVSnapshotBench {
         + " | keys encoded | MB allocated in pause | heap MB after GC | write turns | longest write turn ms"
         + " | write turns ms | GC ms in write turns | pause CPU ms | longest write turn CPU ms | longest is the last"
         + " | write turns CPU ms |");
-    System.out.println("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    System.out.println("|---".repeat(28) + "|");
     for (String kind : stores) {
       for (int n : sizes) {
         Path d = !kind.equals("je") ? null
@@ -139,8 +140,8 @@ public final class NuKVSnapshotBench {
 
   private static void print(String kind, int n, Result x, Commits next) {
     System.out.printf("| %s | %,d | %d | %s | %.1f | %.1f | %.1f | %.1f | %.1f | %d | %,d | %d | %,d | %,d | %.1f"
-        + " | %.1f | %,d | %,d | %.1f | %s | %d | %.1f | %.1f | %d | %.1f | %.1f | %s | %.1f |%n", kind, n, x.round, x.impl,
-        x.totalMs, x.takeMs,
+        + " | %.1f | %,d | %,d | %.1f | %s | %d | %.1f | %.1f | %d | %.1f | %.1f | %s | %.1f |%n", kind, n, x.round,
+        x.impl, x.totalMs, x.takeMs,
         x.persistMs - x.compactMs, x.compactMs, x.pruneMs, x.gcMs, x.reads, x.chunks, x.bytes, x.journalBytes,
         next.pruneMs, next.totalMs, x.records, x.encoded, x.allocated / 1e6,
         x.heapMb < 0 ? "" : String.format("%.1f", x.heapMb), x.turns, x.longestTurnMs, x.turnsMs, x.turnsGcMs,

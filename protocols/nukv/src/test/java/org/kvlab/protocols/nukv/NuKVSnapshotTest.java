@@ -43,8 +43,8 @@ class NuKVSnapshotTest {
         + run.counters());
     assertTrue(run.counter("nukv.snapshot.restored") >= 1, "replica 0 restarted from its own snapshot: "
         + run.counters());
-    assertTrue(run.counter("nukv.forward.catchUpApplied") >= 1, "replica 0 shipped its snapshot's writes that datacenter"
-        + " 1 lacked as a catch-up: " + run.counters());
+    assertTrue(run.counter("nukv.forward.catchUpApplied") >= 1, "replica 0 shipped its snapshot's writes that"
+        + " datacenter 1 lacked as a catch-up: " + run.counters());
   }
 
   /**
@@ -77,7 +77,8 @@ class NuKVSnapshotTest {
    * hold and the replicas converge.
    */
   private static SimResult runChecked(List<Fault> faults, Map<String, String> params, long seed) {
-    Map<String, String> all = new HashMap<>(Map.of("readLevel", "mr+ryw", "writeLevel", "mw+wfr", "snapshotEvery", "50"));
+    Map<String, String> all =
+        new HashMap<>(Map.of("readLevel", "mr+ryw", "writeLevel", "mw+wfr", "snapshotEvery", "50"));
     all.putAll(params);
     SimSpec spec = SimSpec.defaults().withTopology(2, 1, 3).withFaults(faults).withDurability(Durability.SYNC)
         .withDuration(34_000_000).withSettle(6_000_000).withParams(new Params(all));
