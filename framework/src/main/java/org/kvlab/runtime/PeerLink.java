@@ -8,7 +8,6 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.channel.socket.SocketChannel;
-import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.util.ArrayDeque;
 import java.util.concurrent.TimeUnit;
@@ -258,7 +257,7 @@ final class PeerLink {
     }
     Bootstrap b = new Bootstrap()
         .group(node.loop())
-        .channel(NioSocketChannel.class)
+        .channel(node.transport().socketChannel())
         .option(ChannelOption.TCP_NODELAY, true)
         .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, 2000)
         .handler(new ChannelInitializer<SocketChannel>() {
