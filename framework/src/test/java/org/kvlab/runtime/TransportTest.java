@@ -21,8 +21,6 @@ import org.kvlab.testing.TestClusters;
 import org.kvlab.testing.Testkit;
 import org.kvlab.testing.kit.Echo;
 import org.kvlab.testing.kit.EchoReply;
-import org.kvlab.testing.kit.Received;
-import org.kvlab.testing.kit.ReceivedReply;
 import org.kvlab.testing.kit.SendSeq;
 import org.kvlab.testing.kit.SendSeqReply;
 
@@ -62,7 +60,7 @@ class TransportTest {
       send(client, 1000);
       cluster.node(B).dropPeerConnections().get(5, TimeUnit.SECONDS);
       send(client, 1000);
-      assertEquals(LongStream.rangeClosed(1, 2000).boxed().toList(), awaitReceived(client, 2000));
+      assertEquals(LongStream.rangeClosed(1, 2000).boxed().toList(), ChannelTest.awaitReceived(client, 2000));
     }
   }
 
@@ -96,7 +94,7 @@ class TransportTest {
   }
 
   @Test
-  void when_epollIsNotAvailable_then_nioIsUsed() {
+  void when_epollCannotRunHere_then_nioIsUsedInstead() {
     assertEquals(Transport.NIO, Transport.NIO.available(true));
     assertEquals(Transport.EPOLL.isAvailable() ? Transport.EPOLL : Transport.NIO, Transport.EPOLL.available(true));
   }
@@ -104,19 +102,5 @@ class TransportTest {
   private static void send(ClientRuntime client, int count) throws Exception {
     client.call(A, SendSeq.newBuilder().setTo(B.toString()).setCount(count).build(), SendSeqReply.class)
         .get(10, TimeUnit.SECONDS);
-  }
-
-  private static List<Long> awaitReceived(ClientRuntime client, long expected) throws Exception {
-    long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-    List<Long> got = List.of();
-    while (System.nanoTime() < deadline) {
-      got = client.call(B, Received.newBuilder().setFrom(A.toString()).build(), ReceivedReply.class)
-          .get(10, TimeUnit.SECONDS).getNumbersList();
-      if (got.size() >= expected) {
-        break;
-      }
-      Thread.sleep(20);
-    }
-    return got;
   }
 }
