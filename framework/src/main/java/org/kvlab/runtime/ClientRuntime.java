@@ -245,9 +245,7 @@ public final class ClientRuntime implements AutoCloseable {
 
     private CompletableFuture<Channel> open() {
       CompletableFuture<Channel> opened = new CompletableFuture<>();
-      Bootstrap b = new Bootstrap()
-          .group(loop)
-          .channel(transport.socketChannel())
+      Bootstrap b = transport.applyTo(new Bootstrap().group(loop))
           .option(ChannelOption.TCP_NODELAY, true)
           .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, 3000)
           .handler(new ChannelInitializer<SocketChannel>() {

@@ -258,7 +258,7 @@ public final class Node implements AutoCloseable {
       throws StartException {
     Transport transport;
     try {
-      transport = Transport.configured();
+      transport = Transport.configured(true);
     } catch (IllegalArgumentException e) {
       throw new StartException("server " + id + ": " + e.getMessage(), e);
     }
@@ -319,9 +319,7 @@ public final class Node implements AutoCloseable {
   }
 
   private void listen(ServerSpec spec) throws StartException {
-    ServerBootstrap b = new ServerBootstrap()
-        .group(group)
-        .channel(transport.serverChannel())
+    ServerBootstrap b = transport.applyTo(new ServerBootstrap().group(group))
         .option(ChannelOption.SO_REUSEADDR, true)
         .childOption(ChannelOption.TCP_NODELAY, true)
         .childHandler(new ChannelInitializer<SocketChannel>() {

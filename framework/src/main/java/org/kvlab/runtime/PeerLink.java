@@ -255,9 +255,7 @@ final class PeerLink {
     if (closed) {
       return;
     }
-    Bootstrap b = new Bootstrap()
-        .group(node.loop())
-        .channel(node.transport().socketChannel())
+    Bootstrap b = node.transport().applyTo(new Bootstrap().group(node.loop()))
         .option(ChannelOption.TCP_NODELAY, true)
         .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, 2000)
         .handler(new ChannelInitializer<SocketChannel>() {

@@ -3,7 +3,9 @@ package org.kvlab.runtime;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.ServerChannel;
 import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollChannelOption;
 import io.netty.channel.epoll.EpollEventLoopGroup;
+import io.netty.channel.epoll.EpollMode;
 import io.netty.channel.epoll.EpollServerSocketChannel;
 import io.netty.channel.epoll.EpollSocketChannel;
 import io.netty.channel.nio.NioEventLoopGroup;
@@ -18,10 +20,12 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The network transport of servers ({@link Node}, its {@link PeerLink}s) and clients ({@link ClientRuntime}):
- * Java NIO (portable) or Netty's native epoll transport (Linux x86-64 only). Chosen per JVM with the system
- * property {@value #PROPERTY} ({@code nio} or {@code epoll}; unset: {@link #DEFAULT}). Where epoll is not
- * available (another OS or architecture, no native library) the runtime falls back to NIO and says so once in
- * the log: a warning when epoll was asked for explicitly.
+ * Netty's native epoll transport (Linux x86-64; the default there: less server CPU per operation and at idle,
+ * docs/runtime.md) or Java NIO (portable). Chosen per JVM with the system property {@value #PROPERTY}
+ * ({@code epoll} or {@code nio}; unset: {@link #DEFAULT}). Where epoll is not available (another OS or
+ * architecture, no native library) the runtime falls back to NIO and says so once in the log: a warning when
+ * epoll was asked for explicitly, else an info line in a server (a debug line in a client, whose front end, e.g.
+ * the shell, shows info lines).
  */
 public enum Transport {
   NIO("nio"),
@@ -31,7 +35,7 @@ public enum Transport {
   /** The system property that selects the transport, e.g. {@code -Dkvlab.transport=nio}. */
   public static final String PROPERTY = "kvlab.transport";
   /** The transport when {@value #PROPERTY} is unset (falls back to NIO where epoll is not available). */
-  public static final Transport DEFAULT = NIO;
+  public static final Transport DEFAULT = EPOLL;
   private static final AtomicBoolean FALLBACK_LOGGED = new AtomicBoolean();
 
   private final String setting;
@@ -69,17 +73,28 @@ public enum Transport {
    * epoll is not available. Throws {@link IllegalArgumentException} for an unknown setting.
    */
   public static Transport configured() {
-    return parse(System.getProperty(PROPERTY)).available(System.getProperty(PROPERTY) != null);
+    return configured(false);
   }
 
-  /** This transport if it can run here, else NIO (logged once per JVM; as a warning when {@code asked}). */
-  Transport available(boolean asked) {
+  /** As {@link #configured()}; a {@code server} logs a fallback to NIO at info, a client at debug. */
+  static Transport configured(boolean server) {
+    String value = System.getProperty(PROPERTY);
+    return parse(value).available(value != null, server);
+  }
+
+  /**
+   * This transport if it can run here, else NIO, logged once per JVM: as a warning when epoll was {@code asked}
+   * for, at info in a {@code server}, at debug in a client (every time: a server of the same JVM still says it).
+   */
+  Transport available(boolean asked, boolean server) {
     if (this != EPOLL || Epoll.isAvailable()) {
       return this;
     }
-    if (FALLBACK_LOGGED.compareAndSet(false, true)) {
-      String why = "Netty's native epoll transport is not available on this machine (" + System.getProperty("os.name")
-          + " " + System.getProperty("os.arch") + ": " + Epoll.unavailabilityCause() + "); using Java NIO";
+    String why = "Netty's native epoll transport is not available on this machine (" + System.getProperty("os.name")
+        + " " + System.getProperty("os.arch") + ": " + Epoll.unavailabilityCause() + "); using Java NIO";
+    if (!asked && !server) {
+      LOG.debug(why);
+    } else if (FALLBACK_LOGGED.compareAndSet(false, true)) {
       if (asked) {
         LOG.warn("-D{}=epoll: {}. Fix: use -D{}=nio to silence this, or run on Linux x86-64", PROPERTY, why, PROPERTY);
       } else {
@@ -98,11 +113,32 @@ public enum Transport {
     return this == EPOLL ? new EpollEventLoopGroup(threads, threadFactory) : new NioEventLoopGroup(threads, threadFactory);
   }
 
-  Class<? extends ServerChannel> serverChannel() {
+  /**
+   * {@code b} on this transport: its channel class and, for epoll, level-triggered events (what NIO does: a
+   * read that fills less than its buffer ends the read loop; edge-triggered would read once more, until EAGAIN).
+   */
+  io.netty.bootstrap.ServerBootstrap applyTo(io.netty.bootstrap.ServerBootstrap b) {
+    b.channel(serverChannel());
+    if (this == EPOLL) {
+      b.childOption(EpollChannelOption.EPOLL_MODE, EpollMode.LEVEL_TRIGGERED);
+    }
+    return b;
+  }
+
+  /** As {@link #applyTo(io.netty.bootstrap.ServerBootstrap)} for a connecting channel. */
+  io.netty.bootstrap.Bootstrap applyTo(io.netty.bootstrap.Bootstrap b) {
+    b.channel(socketChannel());
+    if (this == EPOLL) {
+      b.option(EpollChannelOption.EPOLL_MODE, EpollMode.LEVEL_TRIGGERED);
+    }
+    return b;
+  }
+
+  private Class<? extends ServerChannel> serverChannel() {
     return this == EPOLL ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
   }
 
-  Class<? extends SocketChannel> socketChannel() {
+  private Class<? extends SocketChannel> socketChannel() {
     return this == EPOLL ? EpollSocketChannel.class : NioSocketChannel.class;
   }
 
