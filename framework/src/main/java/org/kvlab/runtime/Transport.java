@@ -20,8 +20,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The network transport of servers ({@link Node}, its {@link PeerLink}s) and clients ({@link ClientRuntime}):
- * Netty's native epoll transport (Linux x86-64; the default there: less CPU at idle and per operation with peer
- * traffic, about the same for a lone server, docs/runtime.md) or Java NIO (portable). Chosen per JVM with the system property {@value #PROPERTY}
+ * Netty's native epoll transport (Linux x86-64; the default there, level-triggered: less server CPU at idle and per
+ * operation, docs/runtime.md) or Java NIO (portable). Chosen per JVM with the system property {@value #PROPERTY}
  * ({@code epoll} or {@code nio}; unset: {@link #DEFAULT}). Where epoll is not available (another OS or
  * architecture, no native library) the runtime falls back to NIO and says so once in the log: a warning when
  * epoll was asked for explicitly, else an info line in a server (a debug line in a client, whose front end, e.g.
