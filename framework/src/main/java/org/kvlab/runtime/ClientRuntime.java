@@ -10,9 +10,7 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.SimpleChannelInboundHandler;
-import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
-import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import java.time.Duration;
 import java.util.Random;
@@ -53,6 +51,7 @@ public final class ClientRuntime implements AutoCloseable {
   private final ClusterConfig config;
   private final Protocol protocol;
   private final MessageTypes types;
+  private final Transport transport;
   private final EventLoopGroup group;
   /**
    * One connection per (server, client event loop): a session's requests are written and its replies
@@ -76,12 +75,22 @@ public final class ClientRuntime implements AutoCloseable {
     this.recorder = recorder;
   }
 
+  /**
+   * A client runtime with {@code threads} event loops on the transport this JVM's {@value Transport#PROPERTY} names
+   * ({@link Transport#configured()}; an unknown value is an {@link IllegalArgumentException} naming the fix).
+   */
   public ClientRuntime(ClusterConfig config, Protocol protocol, int threads) {
+    this(config, protocol, threads, Transport.configured());
+  }
+
+  ClientRuntime(ClusterConfig config, Protocol protocol, int threads, Transport transport) {
     this.config = config;
     this.protocol = protocol;
     this.types = protocol.messages();
-    this.group = new NioEventLoopGroup(threads, new DefaultThreadFactory("kvlab-client", true));
+    this.transport = transport;
+    this.group = transport.newGroup(threads, new DefaultThreadFactory("kvlab-client", true));
     this.toolLoop = group.next();
+    LOG.debug("client runtime: {} event loop(s), transport {}", threads, transport);
   }
 
   public ClientRuntime(ClusterConfig config, Protocol protocol) {
@@ -236,9 +245,7 @@ public final class ClientRuntime implements AutoCloseable {
 
     private CompletableFuture<Channel> open() {
       CompletableFuture<Channel> opened = new CompletableFuture<>();
-      Bootstrap b = new Bootstrap()
-          .group(loop)
-          .channel(NioSocketChannel.class)
+      Bootstrap b = transport.applyTo(new Bootstrap().group(loop))
           .option(ChannelOption.TCP_NODELAY, true)
           .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, 3000)
           .handler(new ChannelInitializer<SocketChannel>() {

@@ -25,10 +25,16 @@ public final class LocalCluster implements AutoCloseable {
   }
 
   public static LocalCluster start(ClusterConfig config, Protocol protocol) throws Node.StartException {
+    return start(config, protocol, null);
+  }
+
+  /** Every server on {@code transport} (null: the JVM's setting, {@link Transport#configured()}). */
+  static LocalCluster start(ClusterConfig config, Protocol protocol, Transport transport) throws Node.StartException {
     LocalCluster cluster = new LocalCluster(config, protocol);
     try {
       for (ServerSpec s : config.servers()) {
-        cluster.nodes.add(Node.start(config, s.id(), protocol));
+        cluster.nodes.add(transport == null ? Node.start(config, s.id(), protocol)
+            : Node.start(config, s.id(), protocol, transport));
       }
     } catch (Node.StartException | RuntimeException e) {
       cluster.close();

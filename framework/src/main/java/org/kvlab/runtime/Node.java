@@ -12,9 +12,7 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.SimpleChannelInboundHandler;
-import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
-import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.ScheduledFuture;
@@ -96,6 +94,7 @@ public final class Node implements AutoCloseable {
   private final ClusterSecret secret;
   private final ClusterSecret clientKey; // null: clients need no token
   private final MessageTypes types;
+  private final Transport transport;
   private final EventLoopGroup group;
   private final EventLoop loop;
   private final VersionedStore<Message> store;
@@ -151,15 +150,16 @@ public final class Node implements AutoCloseable {
   private boolean flushScheduled;
   private final Runnable flushAll = this::flushAll;
 
-  private Node(ClusterConfig config, NodeId id, Protocol protocol, ClusterSecret secret) {
+  private Node(ClusterConfig config, NodeId id, Protocol protocol, ClusterSecret secret, Transport transport) {
     this.config = config;
+    this.transport = transport;
     this.id = id;
     this.protocol = protocol;
     this.secret = java.util.Objects.requireNonNull(secret, "secret");
     this.clientKey = config.security().clientKey();
     this.types = protocol.messages();
     this.ackBatch = Math.max(1, Math.min(1024, config.limits().peerQueueMessagesMax() / 4));
-    this.group = new NioEventLoopGroup(1, new DefaultThreadFactory("kvlab-node-" + id, true));
+    this.group = transport.newGroup(1, new DefaultThreadFactory("kvlab-node-" + id, true));
     this.loop = group.next();
     this.clock = new PhysicalClock(config.emulation().skewMillisOf(id));
     this.random = new Random(System.nanoTime() ^ ((long) id.hashCode() << 32));
@@ -223,13 +223,20 @@ public final class Node implements AutoCloseable {
    * {@link #start(ClusterConfig, NodeId, Protocol, ClusterSecret)}.
    */
   public static Node start(ClusterConfig config, NodeId id, Protocol protocol) throws StartException {
-    ClusterSecret secret;
+    return start(config, id, protocol, secretOf(config, id));
+  }
+
+  /** As {@link #start(ClusterConfig, NodeId, Protocol)} on the given transport ({@link LocalCluster}, tests). */
+  static Node start(ClusterConfig config, NodeId id, Protocol protocol, Transport transport) throws StartException {
+    return start(config, id, protocol, secretOf(config, id), null, transport);
+  }
+
+  private static ClusterSecret secretOf(ClusterConfig config, NodeId id) throws StartException {
     try {
-      secret = config.security().loadOrCreate();
+      return config.security().loadOrCreate();
     } catch (ClusterSecret.SecretException e) {
       throw new StartException("server " + id + ": " + e.getMessage(), e);
     }
-    return start(config, id, protocol, secret);
   }
 
   /**
@@ -249,11 +256,23 @@ public final class Node implements AutoCloseable {
    */
   public static Node start(ClusterConfig config, NodeId id, Protocol protocol, ClusterSecret secret, String listenHost)
       throws StartException {
+    Transport transport;
+    try {
+      transport = Transport.configured(true);
+    } catch (IllegalArgumentException e) {
+      throw new StartException("server " + id + ": " + e.getMessage(), e);
+    }
+    return start(config, id, protocol, secret, listenHost, transport);
+  }
+
+  /** As {@link #start(ClusterConfig, NodeId, Protocol, ClusterSecret, String)} on the given transport (tests). */
+  static Node start(ClusterConfig config, NodeId id, Protocol protocol, ClusterSecret secret, String listenHost,
+      Transport transport) throws StartException {
     ServerSpec listed = config.server(id);
     ServerSpec spec = listenHost == null ? listed : new ServerSpec(listed.id(), listenHost, listed.port());
     Node node;
     try {
-      node = new Node(config, id, protocol, secret);
+      node = new Node(config, id, protocol, secret, transport);
     } catch (RuntimeException e) {
       throw new StartException("server " + id + ": cannot open storage in " + config.storage().dirOf(config.name(), id)
           + ": " + e.getMessage() + ". Fix: check the directory is writable and not used by another running server", e);
@@ -300,9 +319,7 @@ public final class Node implements AutoCloseable {
   }
 
   private void listen(ServerSpec spec) throws StartException {
-    ServerBootstrap b = new ServerBootstrap()
-        .group(group)
-        .channel(NioServerSocketChannel.class)
+    ServerBootstrap b = transport.applyTo(new ServerBootstrap().group(group))
         .option(ChannelOption.SO_REUSEADDR, true)
         .childOption(ChannelOption.TCP_NODELAY, true)
         .childHandler(new ChannelInitializer<SocketChannel>() {
@@ -339,7 +356,7 @@ public final class Node implements AutoCloseable {
     for (Periodic p : periodics) {
       context.every(p.period(), p.task());
     }
-    LOG.info("server {} ({}) listening on {}", id, protocol.name(), listener.localAddress());
+    LOG.info("server {} ({}) listening on {} ({})", id, protocol.name(), listener.localAddress(), transport);
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -386,6 +403,11 @@ public final class Node implements AutoCloseable {
 
   EventLoop loop() {
     return loop;
+  }
+
+  /** The network transport of this node's listener, connections and peer links. */
+  Transport transport() {
+    return transport;
   }
 
   boolean closing() {

@@ -8,7 +8,6 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.channel.socket.SocketChannel;
-import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.util.ArrayDeque;
 import java.util.concurrent.TimeUnit;
@@ -256,9 +255,7 @@ final class PeerLink {
     if (closed) {
       return;
     }
-    Bootstrap b = new Bootstrap()
-        .group(node.loop())
-        .channel(NioSocketChannel.class)
+    Bootstrap b = node.transport().applyTo(new Bootstrap().group(node.loop()))
         .option(ChannelOption.TCP_NODELAY, true)
         .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, 2000)
         .handler(new ChannelInitializer<SocketChannel>() {

@@ -92,7 +92,8 @@ class ChannelTest {
     return cluster.node(A).metrics().counters().getOrDefault("channel.reconnects", 0L);
   }
 
-  private static List<Long> awaitReceived(ClientRuntime client, long expected) throws Exception {
+  /** Polls 1_0 until it received {@code expected} messages from 0_0 (or 30 s passed); what it received. */
+  static List<Long> awaitReceived(ClientRuntime client, long expected) throws Exception {
     long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
     List<Long> got = List.of();
     while (System.nanoTime() < deadline) {
