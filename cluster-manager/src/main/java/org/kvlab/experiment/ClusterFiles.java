@@ -64,6 +64,7 @@ public final class ClusterFiles {
     y.append("  clientRequestsInFlightMax: ").append(c.limits().clientRequestsInFlightMax()).append('\n');
     y.append("  handshakeMillis: ").append(c.limits().handshakeMillis()).append('\n');
     y.append("  clientIdleSeconds: ").append(c.limits().clientIdleSeconds()).append('\n');
+    y.append("  peerFlushMicros: ").append(c.limits().peerFlushMicros()).append('\n');
     y.append("security:\n");
     y.append("  secretFile: ").append(quote(c.security().secretFile().toString())).append('\n');
     if (c.security().clientToken() != null) {

@@ -233,7 +233,7 @@ public final class OpenLoopBench {
       return c;
     }
     ClusterConfig.Limits raised = new ClusterConfig.Limits(l.frameBytesMax(), l.peerQueueMessagesMax(),
-        limit, l.handshakeMillis(), l.clientIdleSeconds());
+        limit, l.handshakeMillis(), l.clientIdleSeconds(), l.peerFlushMicros());
     return new ClusterConfig(c.source(), c.name(), c.protocol(), c.params(), c.topology(), c.servers(), c.storage(),
         c.emulation(), raised, c.security());
   }

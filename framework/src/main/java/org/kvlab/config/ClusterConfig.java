@@ -127,14 +127,21 @@ public record ClusterConfig(
    * @param handshakeMillis time an accepted connection has to complete its handshake before it is closed
    * @param clientIdleSeconds a client connection with no traffic either way for this long is closed
    *     (0: never); the client reopens it on its next request
+   * @param peerFlushMicros a peer channel writes to the network at most once per this many microseconds: a message
+   *     sent sooner after the channel's last write waits (at most this long) and goes out with the others sent in
+   *     the meantime, in one write system call; a message sent later goes out at the end of its event-loop turn,
+   *     as with 0 (no pacing). Client replies are never held.
    */
   public record Limits(int frameBytesMax, int peerQueueMessagesMax, int clientRequestsInFlightMax,
-      int handshakeMillis, int clientIdleSeconds) {
+      int handshakeMillis, int clientIdleSeconds, int peerFlushMicros) {
     public static final int FRAME_BYTES_MAX_DEFAULT = 16 * 1024 * 1024;
     public static final int PEER_QUEUE_MESSAGES_MAX_DEFAULT = 1_000_000;
     public static final int CLIENT_REQUESTS_IN_FLIGHT_MAX_DEFAULT = 10_000;
     public static final int HANDSHAKE_MILLIS_DEFAULT = 5_000;
     public static final int CLIENT_IDLE_SECONDS_DEFAULT = 600;
+    /** See docs/runtime.md, "Peer write pacing", for how this default was measured. */
+    public static final int PEER_FLUSH_MICROS_DEFAULT = 1000;
+    public static final int PEER_FLUSH_MICROS_MAX = 100_000;
     /** Largest frame body accepted before a connection's handshake is done (a Hello is about 100 bytes). */
     public static final int HANDSHAKE_FRAME_BYTES_MAX = 4096;
 
@@ -144,13 +151,27 @@ public record ClusterConfig(
           CLIENT_IDLE_SECONDS_DEFAULT);
     }
 
+    /** Limits with the default peer write pacing. */
+    public Limits(int frameBytesMax, int peerQueueMessagesMax, int clientRequestsInFlightMax, int handshakeMillis,
+        int clientIdleSeconds) {
+      this(frameBytesMax, peerQueueMessagesMax, clientRequestsInFlightMax, handshakeMillis, clientIdleSeconds,
+          PEER_FLUSH_MICROS_DEFAULT);
+    }
+
     public static Limits defaults() {
       return new Limits(FRAME_BYTES_MAX_DEFAULT, PEER_QUEUE_MESSAGES_MAX_DEFAULT, CLIENT_REQUESTS_IN_FLIGHT_MAX_DEFAULT);
     }
 
     /** A copy with another handshake deadline and client idle timeout. */
     public Limits withTimeouts(int handshakeMillis, int clientIdleSeconds) {
-      return new Limits(frameBytesMax, peerQueueMessagesMax, clientRequestsInFlightMax, handshakeMillis, clientIdleSeconds);
+      return new Limits(frameBytesMax, peerQueueMessagesMax, clientRequestsInFlightMax, handshakeMillis, clientIdleSeconds,
+          peerFlushMicros);
+    }
+
+    /** A copy with another peer write pacing (0: none). */
+    public Limits withPeerFlushMicros(int micros) {
+      return new Limits(frameBytesMax, peerQueueMessagesMax, clientRequestsInFlightMax, handshakeMillis, clientIdleSeconds,
+          micros);
     }
   }
 

@@ -55,7 +55,7 @@ final class ConfigLoader extends YamlReader {
   private static final List<String> EMULATION_KEYS = List.of("rtt", "skew");
   private static final List<String> LIMITS_KEYS =
       List.of("frameBytesMax", "peerQueueMessagesMax", "clientRequestsInFlightMax", "handshakeMillis",
-          "clientIdleSeconds");
+          "clientIdleSeconds", "peerFlushMicros");
   private static final List<String> SECURITY_KEYS = List.of("secretFile", "clientToken");
   static final int CLIENT_TOKEN_LENGTH_MIN = 16;
 
@@ -589,7 +589,8 @@ final class ConfigLoader extends YamlReader {
         limit(limits.get("clientRequestsInFlightMax"), 1, Integer.MAX_VALUE,
             Limits.CLIENT_REQUESTS_IN_FLIGHT_MAX_DEFAULT),
         limit(limits.get("handshakeMillis"), 100, 600_000, Limits.HANDSHAKE_MILLIS_DEFAULT),
-        limit(limits.get("clientIdleSeconds"), 0, 7 * 24 * 3600, Limits.CLIENT_IDLE_SECONDS_DEFAULT));
+        limit(limits.get("clientIdleSeconds"), 0, 7 * 24 * 3600, Limits.CLIENT_IDLE_SECONDS_DEFAULT),
+        limit(limits.get("peerFlushMicros"), 0, Limits.PEER_FLUSH_MICROS_MAX, Limits.PEER_FLUSH_MICROS_DEFAULT));
   }
 
   // security

@@ -392,6 +392,11 @@ public final class Node implements AutoCloseable {
     }
   }
 
+  /** Whether {@code ch} was written to in this turn and waits for its end-of-turn flush. Event loop only. */
+  boolean flushPending(Channel ch) {
+    return flushScheduled && toFlush.contains(ch);
+  }
+
   private void flushAll() {
     flushScheduled = false;
     Channel[] chs = toFlush.toArray(new Channel[0]);

@@ -77,6 +77,8 @@ final class PeerLink {
   private final NodeId peer;
   private final ServerSpec spec;
   private final long delayNanos;
+  private final long flushNanos; // limits.peerFlushMicros: at most one network write per this period (0: per turn)
+  private long nextWriteNanos;   // the earliest time the next write may go out (pacing; 0 before the first write)
   private final int queueMax;
   private final ChannelLog log; // null unless durability sync
   private final SyncBarrier sync; // null unless durability sync
@@ -101,6 +103,7 @@ final class PeerLink {
     this.peer = peer;
     this.spec = spec;
     this.delayNanos = TimeUnit.MILLISECONDS.toNanos(delayMillis);
+    this.flushNanos = TimeUnit.MICROSECONDS.toNanos(node.config().limits().peerFlushMicros());
     this.queueMax = queueMax;
     this.log = node.channelLog();
     this.sync = log == null ? null : node.syncBarrier();
@@ -176,16 +179,28 @@ final class PeerLink {
     }
     nextSeq++;
     sent++;
-    if (delayNanos == 0) {
+    if (delayNanos == 0 && flushNanos == 0) {
       unsent.add(new Pending(data, 0, durableAt));
       if (ready) {
         writeReleased();
       }
     } else {
-      long release = System.nanoTime() + delayNanos;
+      // Emulated delay and write pacing both only hold a message back; release times never decrease along the queue
+      // (nanoTime and nextWriteNanos only grow), so FIFO order is kept. Pacing holds a message until the period after
+      // the channel's last write has passed, unless that write is still waiting for this turn's flush (then the
+      // message joins it: nothing queued before it, nothing held).
+      long now = System.nanoTime();
+      long release = now + delayNanos;
+      if (release < nextWriteNanos && !(delayNanos == 0 && unsent.isEmpty() && ready && node.flushPending(channel))) {
+        release = nextWriteNanos;
+      }
       unsent.add(new Pending(data, release, durableAt));
-      if (ready && flushTask == null) {
-        flushTask = node.loop().schedule(this::onFlushTimer, delayNanos, TimeUnit.NANOSECONDS);
+      if (ready) {
+        if (release <= now) {
+          writeReleased();
+        } else if (flushTask == null) {
+          flushTask = node.loop().schedule(this::onFlushTimer, release - now, TimeUnit.NANOSECONDS);
+        }
       }
     }
   }
@@ -199,7 +214,7 @@ final class PeerLink {
 
   /** Writes every queued message whose emulated delay has passed; re-arms the timer for the rest. */
   private void writeReleased() {
-    long now = delayNanos == 0 ? 0 : System.nanoTime();
+    long now = delayNanos == 0 && flushNanos == 0 ? 0 : System.nanoTime();
     boolean wrote = false;
     while (!unsent.isEmpty()) {
       Pending next = unsent.peekFirst();
@@ -220,6 +235,10 @@ final class PeerLink {
     }
     if (wrote) {
       node.flushSoon(channel); // one write system call per connection and event-loop turn
+      node.metrics().count("channel.writes");
+      if (flushNanos > 0) {
+        nextWriteNanos = now + flushNanos; // what is sent before then waits for it and goes out in one write
+      }
     }
   }
 

@@ -3,6 +3,7 @@ package org.kvlab.config;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
@@ -131,6 +132,18 @@ class ClusterConfigLoadTest {
 
     assertEquals(new Limits(Limits.FRAME_BYTES_MAX_DEFAULT, 1000, Limits.CLIENT_REQUESTS_IN_FLIGHT_MAX_DEFAULT),
         c.limits());
+  }
+
+  @Test
+  void when_peerFlushMicros_is_given_then_it_paces_peer_writes_and_out_of_range_names_the_range() throws Exception {
+    assertEquals(0, ClusterConfig.parse(MINIMAL + "limits: { peerFlushMicros: 0 }\n", "p.yaml").limits().peerFlushMicros());
+    assertEquals(250, ClusterConfig.parse(MINIMAL + "limits: { peerFlushMicros: 250 }\n", "p.yaml").limits()
+        .peerFlushMicros());
+    assertEquals(Limits.PEER_FLUSH_MICROS_DEFAULT, ClusterConfig.parse(MINIMAL, "p.yaml").limits().peerFlushMicros());
+    ConfigException e = assertThrows(ConfigException.class,
+        () -> ClusterConfig.parse(MINIMAL + "limits: { peerFlushMicros: -1 }\n", "p.yaml"));
+    assertTrue(e.getMessage().contains("peerFlushMicros"), e.getMessage());
+    assertTrue(e.getMessage().contains(String.valueOf(Limits.PEER_FLUSH_MICROS_MAX)), e.getMessage());
   }
 
   @Test

@@ -88,6 +88,70 @@ class ChannelTest {
     }
   }
 
+  /**
+   * limits.peerFlushMicros: a message sent on a link idle for longer than the period goes out in its own turn; messages
+   * sent sooner after a write wait for the period and go out together. Method: 200 sequential client requests on
+   * 0_0, each sending one message to 1_0 in its own event-loop turn, with a 100 ms period; the link's network writes
+   * (counter channel.writes) are bounded by the time the run took over the period, where without pacing every turn
+   * writes; and everything arrives once, in order.
+   */
+  @Test
+  void when_peerWritesArePaced_then_turnsShareWrites_andAnIdleLinkWritesAtOnce_andOrderHolds() throws Exception {
+    int periodMicros = 100_000;
+    ClusterConfig config = TestClusters.loopback("testkit", 2, 1, TestClusters.memory(),
+        Limits.defaults().withPeerFlushMicros(periodMicros));
+    try (LocalCluster cluster = LocalCluster.start(config, new Testkit());
+         ClientRuntime client = new ClientRuntime(config, new Testkit(), 1)) {
+      assertTrue(cluster.awaitConnected(Duration.ofSeconds(60)));
+      Thread.sleep(periodMicros / 1000 + 50); // the link is idle for longer than the period
+      long before = writes(cluster);
+      long t0 = System.nanoTime();
+      sendOne(client);
+      assertEquals(before + 1, writes(cluster), "the first message on an idle link is written in its own turn");
+      sendOne(client);
+      if (System.nanoTime() - t0 < TimeUnit.MICROSECONDS.toNanos(periodMicros)) {
+        assertEquals(before + 1, writes(cluster), "a message sent within the period after a write waits for it");
+      }
+      int n = 200;
+      for (int i = 2; i < n; i++) {
+        sendOne(client);
+      }
+      List<Long> got = awaitReceived(client, n);
+      long elapsed = System.nanoTime() - t0;
+      assertEquals(LongStream.rangeClosed(1, n).boxed().toList(), got, "paced messages arrive once and in order");
+      long writes = writes(cluster) - before;
+      long bound = 2 + elapsed / TimeUnit.MICROSECONDS.toNanos(periodMicros);
+      assertTrue(writes <= bound, n + " messages in " + n + " turns took " + writes + " writes in "
+          + elapsed / 1_000_000 + " ms; pacing allows at most " + bound);
+    }
+  }
+
+  @Test
+  void when_peerWritesAreNotPaced_then_everyTurnWrites() throws Exception {
+    ClusterConfig config = TestClusters.loopback("testkit", 2, 1, TestClusters.memory(),
+        Limits.defaults().withPeerFlushMicros(0));
+    try (LocalCluster cluster = LocalCluster.start(config, new Testkit());
+         ClientRuntime client = new ClientRuntime(config, new Testkit(), 1)) {
+      assertTrue(cluster.awaitConnected(Duration.ofSeconds(60)));
+      long before = writes(cluster);
+      int n = 50;
+      for (int i = 0; i < n; i++) {
+        sendOne(client);
+        assertEquals(before + i + 1, writes(cluster), "without pacing each turn's message is written in that turn");
+      }
+      assertEquals(LongStream.rangeClosed(1, n).boxed().toList(), awaitReceived(client, n));
+    }
+  }
+
+  private static void sendOne(ClientRuntime client) throws Exception {
+    client.call(A, SendSeq.newBuilder().setTo(B.toString()).setCount(1).build(), SendSeqReply.class)
+        .get(10, TimeUnit.SECONDS);
+  }
+
+  private static long writes(LocalCluster cluster) {
+    return cluster.node(A).metrics().counters().getOrDefault("channel.writes", 0L);
+  }
+
   private static long reconnects(LocalCluster cluster) {
     return cluster.node(A).metrics().counters().getOrDefault("channel.reconnects", 0L);
   }

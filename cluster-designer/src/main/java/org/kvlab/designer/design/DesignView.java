@@ -1109,7 +1109,9 @@ public final class DesignView implements DesignerView {
         new String[] {"peerQueueMessagesMax", "1000000", "unacknowledged messages per peer channel before send() pushes back"},
         new String[] {"clientRequestsInFlightMax", "10000", "outstanding requests per client connection"},
         new String[] {"handshakeMillis", "5000", "time a connection has to complete its handshake (100 to 600000)"},
-        new String[] {"clientIdleSeconds", "600", "an idle client connection is closed after this (0: never)"}), true));
+        new String[] {"clientIdleSeconds", "600", "an idle client connection is closed after this (0: never)"},
+        new String[] {"peerFlushMicros", "1000", "a peer channel writes at most once per this many µs (0: every turn)"}),
+        true));
     properties.getChildren().add(mapPane("Security", "security", design.security, List.of(
         new String[] {"secretFile", ".kvlab/local/<name>/secret", "file with the cluster secret (created by local up)"},
         new String[] {"clientToken", "none", "if set (16+ characters), clients must prove they know it"}), true));
