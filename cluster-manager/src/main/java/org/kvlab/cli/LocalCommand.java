@@ -5,6 +5,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -268,7 +269,8 @@ final class LocalCommand {
         Status x = st.get();
         double rtt = x.getPeersList().stream().mapToDouble(PeerStatus::getRttMillis).max().orElse(0);
         long queued = x.getPeersList().stream().mapToLong(PeerStatus::getQueued).sum();
-        long ops = x.getOperationsMap().values().stream().mapToLong(Long::longValue).sum();
+        long ops = x.getOperationsMap().entrySet().stream() // the runtime's channel.* counters are not operations
+            .filter(e -> !e.getKey().startsWith("channel.")).mapToLong(Map.Entry::getValue).sum();
         System.out.printf("%-7s %-21s %-8d %-5s %-6s %-9s %-8d %-10d %-7d%n", s.id(), addr, x.getPid(), "up",
             x.getPeersConnected() + "/" + x.getPeersExpected(), rtt < 0 ? "-" : String.format("%.2f ms", rtt),
             x.getClients(), ops, queued);
