@@ -15,11 +15,16 @@ public final class NodeMetrics implements Metrics {
 
   @Override
   public void count(String name) {
-    counters.computeIfAbsent(name, n -> new LongAdder()).increment();
+    counter(name).increment();
   }
 
   public void add(String name, long delta) {
-    counters.computeIfAbsent(name, n -> new LongAdder()).add(delta);
+    counter(name).add(delta);
+  }
+
+  /** Counter {@code name} itself, for a caller on a hot path to keep and increment without a lookup each time. */
+  LongAdder counter(String name) {
+    return counters.computeIfAbsent(name, n -> new LongAdder());
   }
 
   @Override

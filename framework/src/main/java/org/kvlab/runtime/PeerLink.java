@@ -11,6 +11,7 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.util.ArrayDeque;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
 import org.kvlab.api.BackPressureException;
 import org.kvlab.api.Invariants;
 import org.kvlab.api.NodeId;
@@ -78,7 +79,9 @@ final class PeerLink {
   private final ServerSpec spec;
   private final long delayNanos;
   private final long flushNanos; // limits.peerFlushMicros: at most one network write per this period (0: per turn)
+  private final boolean holds;   // emulated delay or pacing may hold a message back (else every message is due at once)
   private long nextWriteNanos;   // the earliest time the next write may go out (pacing; 0 before the first write)
+  private LongAdder writes; // counter channel.writes, looked up at the first write
   private final int queueMax;
   private final ChannelLog log; // null unless durability sync
   private final SyncBarrier sync; // null unless durability sync
@@ -104,6 +107,7 @@ final class PeerLink {
     this.spec = spec;
     this.delayNanos = TimeUnit.MILLISECONDS.toNanos(delayMillis);
     this.flushNanos = TimeUnit.MICROSECONDS.toNanos(node.config().limits().peerFlushMicros());
+    this.holds = delayNanos > 0 || flushNanos > 0;
     this.queueMax = queueMax;
     this.log = node.channelLog();
     this.sync = log == null ? null : node.syncBarrier();
@@ -179,7 +183,7 @@ final class PeerLink {
     }
     nextSeq++;
     sent++;
-    if (delayNanos == 0 && flushNanos == 0) {
+    if (!holds) {
       unsent.add(new Pending(data, 0, durableAt));
       if (ready) {
         writeReleased();
@@ -214,7 +218,7 @@ final class PeerLink {
 
   /** Writes every queued message whose emulated delay has passed; re-arms the timer for the rest. */
   private void writeReleased() {
-    long now = delayNanos == 0 && flushNanos == 0 ? 0 : System.nanoTime();
+    long now = holds ? System.nanoTime() : 0;
     boolean wrote = false;
     while (!unsent.isEmpty()) {
       Pending next = unsent.peekFirst();
@@ -235,7 +239,10 @@ final class PeerLink {
     }
     if (wrote) {
       node.flushSoon(channel); // one write system call per connection and event-loop turn
-      node.metrics().count("channel.writes");
+      if (writes == null) {
+        writes = node.metrics().counter("channel.writes");
+      }
+      writes.increment();
       if (flushNanos > 0) {
         nextWriteNanos = now + flushNanos; // what is sent before then waits for it and goes out in one write
       }
