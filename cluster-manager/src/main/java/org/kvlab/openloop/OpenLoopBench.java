@@ -160,6 +160,11 @@ public final class OpenLoopBench {
           OpenLoopLoad.run(sessions, e.workload(), lowest, 0, e.prime().toNanos(), Duration.ofSeconds(15).toNanos());
         }
         for (double rate : e.rates()) {
+          if (e.collect()) {
+            for (String failure : FullCollections.collect(cluster.processes(), Duration.ofSeconds(30))) {
+              progress.accept("warning: " + failure);
+            }
+          }
           OpenLoopLoad.Outcome o = OpenLoopLoad.run(sessions, e.workload(), rate, e.warmup().toNanos(),
               e.duration().toNanos(), Duration.ofSeconds(15).toNanos());
           var h = o.latency();
@@ -265,6 +270,7 @@ public final class OpenLoopBench {
     json.put("pointsPlanned", e.clusters().size() * e.rates().size());
     json.put("p99BoundMicros", e.p99Bound().toNanos() / 1000.0);
     json.put("primeSeconds", e.prime().toMillis() / 1000.0);
+    json.put("collect", e.collect());
     json.put("warmupSeconds", e.warmup().toMillis() / 1000.0);
     json.put("durationSeconds", e.duration().toMillis() / 1000.0);
     json.put("sessions", e.sessions());

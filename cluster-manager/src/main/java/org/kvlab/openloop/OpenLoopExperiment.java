@@ -17,11 +17,11 @@ import org.kvlab.config.YamlReader;
  * workload. Checked like every kvlab file: a problem names the file, line and column, and a fix.
  */
 public record OpenLoopExperiment(Path source, String name, List<Path> clusters, String serverJvm, List<Double> rates,
-    Duration prime, Duration warmup, Duration duration, Duration p99Bound, int sessions, int clientThreads,
-    OpenLoopLoad.Workload workload) {
+    Duration prime, boolean collect, Duration warmup, Duration duration, Duration p99Bound, int sessions,
+    int clientThreads, OpenLoopLoad.Workload workload) {
 
-  static final List<String> KEYS = List.of("mode", "name", "clusters", "jvm", "rates", "prime", "warmup", "duration",
-      "p99bound", "sessions", "clientthreads", "records", "readproportion", "valuebytes", "seed");
+  static final List<String> KEYS = List.of("mode", "name", "clusters", "jvm", "rates", "prime", "collect", "warmup",
+      "duration", "p99bound", "sessions", "clientthreads", "records", "readproportion", "valuebytes", "seed");
   private static final Pattern NAME = Pattern.compile("[a-z0-9][a-z0-9._-]*");
 
   /** True if the YAML file says {@code mode: open-loop} (read without validating anything else). */
@@ -87,6 +87,15 @@ public record OpenLoopExperiment(Path source, String name, List<Path> clusters, 
     }
     String jvm = root.get("jvm") == null ? "-Xms1g -Xmx1g -XX:+UseSerialGC" : r.text(root.get("jvm"), "jvm: -Xmx1g");
     Duration prime = duration(r, root, "prime", "0s");
+    boolean collect = true;
+    if (root.get("collect") != null) {
+      String t = r.text(root.get("collect"), "collect: true");
+      if (!t.equals("true") && !t.equals("false")) {
+        throw r.error(root.get("collect"), "'" + t + "' is not true or false", "write 'collect: true' (a full collection "
+            + "of the servers and the load generator before each rate, the default) or 'collect: false'.");
+      }
+      collect = t.equals("true");
+    }
     Duration warmup = duration(r, root, "warmup", "3s");
     Duration duration = duration(r, root, "duration", "10s");
     Duration bound = duration(r, root, "p99bound", "5ms");
@@ -107,8 +116,8 @@ public record OpenLoopExperiment(Path source, String name, List<Path> clusters, 
         throw r.error(root.get("readproportion"), "'" + t + "' is not a proportion", "write a number from 0 to 1, e.g. 0.5.");
       }
     }
-    return new OpenLoopExperiment(file, name, List.copyOf(clusters), jvm, List.copyOf(rates), prime, warmup, duration, bound,
-        sessions, threads, new OpenLoopLoad.Workload(records, read, valueBytes, seed));
+    return new OpenLoopExperiment(file, name, List.copyOf(clusters), jvm, List.copyOf(rates), prime, collect, warmup, duration,
+        bound, sessions, threads, new OpenLoopLoad.Workload(records, read, valueBytes, seed));
   }
 
   private static Duration duration(YamlReader r, YamlNode root, String key, String fallback) throws ConfigException {

@@ -1,16 +1,20 @@
 package org.kvlab.openloop;
 
 import com.google.protobuf.ByteString;
+import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
-import java.util.concurrent.locks.LockSupport;
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.Recorder;
 import org.kvlab.api.Session;
@@ -20,8 +24,10 @@ import org.kvlab.api.Session;
  * the replies do, through the asynchronous session API, so many requests are in flight on each connection.
  * Latency is measured from each request's <b>intended</b> send time, not from when it was actually sent:
  * a server that stalls delays the requests due during the stall, and they are charged for it (no
- * coordinated omission, as in wrk2). The scheduling thread sleeps until the next request is due and, when
- * it wakes, sends every request that is due by then at once, in one task per session thread.
+ * coordinated omission, as in wrk2). The schedule runs on the session threads themselves (one {@link Driver}
+ * per client event loop): a driver sends every request of its sessions that is due and asks its thread to run
+ * it again when the next one is due, so the requests leave between the thread's reads of the replies, with no
+ * scheduling thread and no hand-off between threads per wake-up.
  */
 public final class OpenLoopLoad {
   /** Requests in flight at which the run gives up: the server is far behind the offered rate. */
@@ -55,37 +61,111 @@ public final class OpenLoopLoad {
   }
 
   /**
-   * The requests due at one wake-up of the scheduling thread for one session thread, as arrays (not one task
-   * object per request): run there in one task, so their writes leave in one flush.
+   * The schedule of the sessions that share one session thread (an event loop of the client), run on that
+   * thread itself: each run sends every request of its sessions that is due by now (at most {@link #BATCH_MAX},
+   * then the thread's I/O gets its turn before the next batch), and then asks the thread to run it again when
+   * its next request is due. No scheduling thread of its own and no hand-off per wake-up: the thread that reads
+   * the replies sends the requests between its reads, and sleeps in its own poll until the next is due.
+   * Request {@code i} of the run (due at {@code start + i / rate}) goes to session {@code i % sessions}; this
+   * driver sends those whose session is on its thread, in the order of {@code i}.
    */
-  private static final class Batch implements Runnable {
-    final Session[] sessions;
-    final int[] keys;
-    final long[] due;
-    final boolean[] read;
+  private static final class Driver implements Runnable {
+    final ScheduledExecutorService thread;
+    final List<Session> sessions;
+    final int[] mine; // indices into sessions of the sessions on this thread, ascending
+    final double nanosPerRequest;
+    final long start;
+    final long end;
     final String[] keyNames;
     final ByteString value;
     final Completion completion;
-    int n;
+    final SplittableRandom random;
+    final Workload w;
+    final AtomicLong issued;
+    final AtomicBoolean stop;
+    final AtomicBoolean abandoned;
+    final CountDownLatch finished;
+    long round; // request index = round * sessions.size() + mine[pos]
+    int pos;
+    boolean done;
 
-    Batch(int capacity, String[] keyNames, ByteString value, Completion completion) {
-      sessions = new Session[capacity];
-      keys = new int[capacity];
-      due = new long[capacity];
-      read = new boolean[capacity];
+    Driver(ScheduledExecutorService thread, List<Session> sessions, int[] mine, double nanosPerRequest, long start,
+        long end, String[] keyNames, ByteString value, Completion completion, SplittableRandom random, Workload w,
+        AtomicLong issued, AtomicBoolean stop, AtomicBoolean abandoned, CountDownLatch finished) {
+      this.thread = thread;
+      this.sessions = sessions;
+      this.mine = mine;
+      this.nanosPerRequest = nanosPerRequest;
+      this.start = start;
+      this.end = end;
       this.keyNames = keyNames;
       this.value = value;
       this.completion = completion;
+      this.random = random;
+      this.w = w;
+      this.issued = issued;
+      this.stop = stop;
+      this.abandoned = abandoned;
+      this.finished = finished;
     }
 
     @Override
     public void run() {
-      for (int j = 0; j < n; j++) {
-        Session s = sessions[j];
-        String key = keyNames[keys[j]];
-        long intended = due[j];
-        CompletableFuture<?> f = read[j] ? s.getAsync(key) : s.putAsync(key, value);
+      try {
+        step();
+      } catch (RuntimeException e) { // e.g. the thread was shut down under the run: the run ends, not the JVM
+        finish();
+        throw e;
+      }
+    }
+
+    private void step() {
+      if (done) {
+        return;
+      }
+      if (stop.get()) {
+        finish();
+        return;
+      }
+      long now = System.nanoTime();
+      for (int sent = 0; ; sent++) {
+        long i = round * sessions.size() + mine[pos];
+        long intended = start + (long) (i * nanosPerRequest);
+        if (intended >= end) {
+          finish();
+          return;
+        }
+        if (intended > now) { // never send a request before it is due
+          thread.schedule(this, intended - now, TimeUnit.NANOSECONDS);
+          return;
+        }
+        if (sent == BATCH_MAX) { // a late wake-up: the rest of the backlog after the thread's I/O
+          thread.execute(this);
+          return;
+        }
+        if (completion.inFlight().get() >= IN_FLIGHT_MAX) {
+          abandoned.set(true);
+          finish();
+          return;
+        }
+        Session s = sessions.get(mine[pos]);
+        String key = keyNames[random.nextInt(w.records())];
+        boolean read = random.nextDouble() < w.readProportion();
+        completion.inFlight().incrementAndGet();
+        issued.incrementAndGet();
+        CompletableFuture<?> f = read ? s.getAsync(key) : s.putAsync(key, value);
         f.whenComplete((r, e) -> completion.done(intended, e));
+        if (++pos == mine.length) {
+          pos = 0;
+          round++;
+        }
+      }
+    }
+
+    private void finish() {
+      if (!done) {
+        done = true;
+        finished.countDown();
       }
     }
   }
@@ -169,73 +249,55 @@ public final class OpenLoopLoad {
     long start = System.nanoTime() + 1_000_000; // 1 ms from now
     long measureFrom = start + warmupNanos;
     long end = measureFrom + durationNanos;
-    long issued = 0;
-    boolean abandoned = false;
     Completion completion = new Completion(start, measureFrom, perSecond, errors, firstError, recorder, measured,
         lastMeasuredDone, inFlight);
-    // The generator's own collections and allocation over the measured window (sampled when its first request is
-    // due and when the schedule ends).
-    JvmPauses.Sample atWindow = null;
-    long issuedAtWindow = 0;
-    // Every wake-up sends all requests due by then in one task per session thread (most sessions share
-    // one), not one hand-off per request: at 100,000/s the per-request hand-offs and the wake-ups of the
-    // client's event loop they cause cost more than the requests. The batch is bounded so that a late
-    // wake-up still spreads its backlog over several tasks.
-    Map<Executor, Batch> batches = new IdentityHashMap<>();
+    // One driver per session thread, run on that thread (see Driver); this thread only samples the generator's
+    // collections and allocation at the start and the end of the measured window.
+    Map<Executor, List<Integer>> byThread = new IdentityHashMap<>();
+    for (int k = 0; k < sessions.size(); k++) {
+      byThread.computeIfAbsent(sessions.get(k).executor(), x -> new ArrayList<>()).add(k);
+    }
+    AtomicLong issued = new AtomicLong();
+    AtomicBoolean stop = new AtomicBoolean();
+    AtomicBoolean abandoned = new AtomicBoolean();
+    CountDownLatch finished = new CountDownLatch(byThread.size());
     try (JvmPauses.Longest longest = new JvmPauses.Longest()) {
-      for (long i = 0; ; ) {
-        long intended = start + (long) (i * nanosPerRequest);
-        if (intended >= end) {
-          break;
+      for (Map.Entry<Executor, List<Integer>> t : byThread.entrySet()) {
+        if (!(t.getKey() instanceof ScheduledExecutorService thread)) {
+          throw new IllegalArgumentException("the sessions' executor must be a ScheduledExecutorService (a client "
+              + "event loop), got " + t.getKey().getClass().getName());
         }
-        long now = System.nanoTime();
-        if (now < intended) {
-          LockSupport.parkNanos(intended - now);
-          if (Thread.interrupted()) {
-            throw new InterruptedException();
-          }
-          continue; // parkNanos may return early: look again, never send a request before it is due
+        int[] mine = t.getValue().stream().mapToInt(Integer::intValue).toArray();
+        Driver d = new Driver(thread, sessions, mine, nanosPerRequest, start, end, keyNames, value, completion,
+            random.split(), w, issued, stop, abandoned, finished);
+        thread.schedule(d, Math.max(0, start - System.nanoTime()), TimeUnit.NANOSECONDS);
+      }
+      JvmPauses.Sample atWindow = null;
+      long issuedAtWindow = 0;
+      try {
+        while (System.nanoTime() < measureFrom && finished.getCount() > 0) {
+          finished.await(Math.min(measureFrom - System.nanoTime(), 10_000_000L), TimeUnit.NANOSECONDS);
         }
-        if (inFlight.get() >= IN_FLIGHT_MAX) {
-          abandoned = true;
-          break;
-        }
-        if (atWindow == null && intended >= measureFrom) {
+        if (finished.getCount() > 0) {
           atWindow = JvmPauses.Sample.now();
-          issuedAtWindow = issued;
+          issuedAtWindow = issued.get();
           longest.arm();
         }
-        // Every request due by now (at least the one that woke us), at most BATCH_MAX of them.
-        long dueByNow = (long) Math.floor((now - start) / nanosPerRequest) + 1; // requests 0..dueByNow-1 are due
-        int count = (int) Math.max(1, Math.min(BATCH_MAX, dueByNow - i));
-        for (int n = 0; n < count; n++, i++) {
-          intended = start + (long) (i * nanosPerRequest);
-          if (intended >= end || (n > 0 && intended > now)) {
-            break;
-          }
-          Session s = sessions.get((int) (i % sessions.size()));
-          Batch b = batches.get(s.executor());
-          if (b == null) {
-            b = new Batch(count, keyNames, value, completion);
-            batches.put(s.executor(), b);
-          }
-          b.sessions[b.n] = s;
-          b.keys[b.n] = random.nextInt(w.records());
-          b.read[b.n] = random.nextDouble() < w.readProportion();
-          b.due[b.n] = intended;
-          b.n++;
-          inFlight.incrementAndGet();
-          issued++;
+        // The drivers end at the end of the schedule; a session thread stalled far beyond it ends the run too.
+        long limit = end + drainNanos;
+        while (finished.getCount() > 0 && System.nanoTime() < limit) {
+          finished.await(10, TimeUnit.MILLISECONDS);
         }
-        for (Map.Entry<Executor, Batch> b : batches.entrySet()) {
-          b.getKey().execute(b.getValue());
-        }
-        batches.clear();
+      } finally {
+        stop.set(true); // an interrupted or stalled run: the drivers stop at their next wake-up
+      }
+      if (finished.getCount() > 0) {
+        abandoned.set(true);
       }
       JvmPauses.Sample atEnd = JvmPauses.Sample.now();
       double longestMillis = longest.disarm();
       if (atWindow != null) {
-        generator = atEnd.since(atWindow, issued - issuedAtWindow, longestMillis);
+        generator = atEnd.since(atWindow, issued.get() - issuedAtWindow, longestMillis);
       }
     }
     long drainUntil = System.nanoTime() + drainNanos;
@@ -253,8 +315,8 @@ public final class OpenLoopLoad {
     }
     long windowFrom = wall0 + (measureFrom - start) / 1_000_000 + 1;
     long windowTo = wall0 + (Math.max(end, lastMeasuredDone.get()) - start) / 1_000_000 + 1;
-    return new Outcome(rate, issued, measured.get(), errors.get() + lost, measured.get() / window, h, ps,
-        abandoned, firstError[0] != null ? firstError[0] : lost > 0 ? lost + " requests had no reply" : null,
+    return new Outcome(rate, issued.get(), measured.get(), errors.get() + lost, measured.get() / window, h, ps,
+        abandoned.get(), firstError[0] != null ? firstError[0] : lost > 0 ? lost + " requests had no reply" : null,
         windowFrom, windowTo, generator);
   }
 }

@@ -61,6 +61,30 @@ class OpenLoopTest {
   }
 
   @Test
+  @Timeout(120)
+  void when_theSessionsAreOnSeveralThreads_then_eachThreadsDriverSendsItsShareOfTheScheduleOnce() throws Exception {
+    ClusterConfig config = TestClusters.loopback("eventual", 1, 1, TestClusters.memory());
+    try (LocalCluster cluster = LocalCluster.start(config, new Eventual());
+         ClientRuntime rt = new ClientRuntime(config, new Eventual(), 2)) {
+      assertTrue(cluster.awaitConnected(Duration.ofSeconds(30)));
+      List<Session> sessions = new ArrayList<>();
+      for (int i = 0; i < 5; i++) { // 5 sessions on 2 threads: the threads' shares differ (3 and 2 sessions)
+        sessions.add(rt.openSession(0));
+      }
+      assertEquals(2, sessions.stream().map(Session::executor).distinct().count(), "the sessions use both threads");
+      OpenLoopLoad.Workload w = new OpenLoopLoad.Workload(100, 0.5, 16, 7);
+      OpenLoopLoad.load(sessions, w);
+      // 2,000/s for 0.1 s of warm-up and 0.5 s measured: requests 0..1199 are due, 200 in the warm-up.
+      OpenLoopLoad.Outcome o = OpenLoopLoad.run(sessions, w, 2000, 100_000_000L, 500_000_000L, 30_000_000_000L);
+      assertEquals(1200, o.issued(), "every request of the schedule is sent once, whichever thread its session is on");
+      assertEquals(0, o.errors(), String.valueOf(o.firstError()));
+      assertFalse(o.abandoned());
+      assertEquals(1000, o.measured());
+      assertEquals(1000, o.latency().getTotalCount());
+    }
+  }
+
+  @Test
   @Timeout(180)
   void when_aSweepRuns_then_eachRateCarriesTheServersLoggedPausesAndTheGeneratorsCollections() throws Exception {
     Path cluster = dir.resolve("ol-pauses-eventual-1.yaml");
@@ -95,7 +119,11 @@ class OpenLoopTest {
       serverLogs = l.toList();
     }
     assertEquals(1, serverLogs.size(), serverLogs.toString());
-    assertTrue(Files.readString(serverLogs.get(0)).contains("[gc] Using Serial"), "the server JVM logs its collector");
+    String serverLog = Files.readString(serverLogs.get(0));
+    assertTrue(serverLog.contains("[gc] Using Serial"), "the server JVM logs its collector");
+    // collect (the default): a full collection of the server before the rate, asked for with jcmd
+    assertTrue(serverLog.contains("Pause Full (Diagnostic Command)"), "the server was collected before the rate");
+    assertTrue(progress.stream().noneMatch(l -> l.startsWith("warning:")), progress.toString());
     assertTrue(progress.stream().anyMatch(l -> l.contains("; server: ") && l.contains("; generator: ")), progress.toString());
     String csv = Files.readString(r.directory().resolve("openloop.csv"));
     assertTrue(csv.lines().findFirst().orElseThrow().endsWith("generator_bytes_per_req"), csv);
@@ -139,6 +167,7 @@ class OpenLoopTest {
     assertEquals(Duration.ofMillis(2), e.p99Bound());
     assertEquals(64, e.sessions());
     assertEquals(Duration.ZERO, e.prime(), "no JIT warm-up unless asked");
+    assertTrue(e.collect(), "a full collection before each rate unless told not to");
     assertEquals(dir.resolve("c.yaml").normalize(), e.clusters().get(0));
     Path ycsb = dir.resolve("y.yaml");
     Files.writeString(ycsb, "name: y\nprotocols: [eventual]\n");
@@ -155,5 +184,13 @@ class OpenLoopTest {
     Files.writeString(f, "mode: open-loop\nname: x\nclusters: [a.yaml]\nrate: [1000]\n");
     ConfigException typo = assertThrows(ConfigException.class, () -> OpenLoopExperiment.load(f));
     assertTrue(typo.getMessage().contains("did you mean 'rates'"), typo.getMessage());
+    Files.writeString(dir.resolve("a.yaml"), "name: a\nprotocol: eventual\ndatacenters: 1\npartitions: 1\n"
+        + "servers:\n  - { id: 0_0, host: 127.0.0.1, port: 7200 }\n");
+    Files.writeString(f, "mode: open-loop\nname: x\nclusters: [a.yaml]\nrates: [1000]\ncollect: yes\n");
+    ConfigException collect = assertThrows(ConfigException.class, () -> OpenLoopExperiment.load(f));
+    assertTrue(collect.getMessage().contains("'yes' is not true or false") && collect.getMessage().contains(":5:")
+        && collect.getMessage().contains("collect: false"), collect.getMessage());
+    Files.writeString(f, "mode: open-loop\nname: x\nclusters: [a.yaml]\nrates: [1000]\ncollect: false\n");
+    assertFalse(OpenLoopExperiment.load(f).collect());
   }
 }
