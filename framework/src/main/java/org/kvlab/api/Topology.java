@@ -49,6 +49,21 @@ public record Topology(int datacenters, int partitions, int replicas) {
 
   /** The partition holding {@code key}: a stable hash (FNV-1a 64 over UTF-8) modulo the partition count. */
   public int partitionOf(String key) {
+    // An ASCII key is its own UTF-8: hashed from its chars, without a byte array per call (every client
+    // operation routes its key here).
+    long h = 0xcbf29ce484222325L;
+    for (int i = 0; i < key.length(); i++) {
+      char c = key.charAt(i);
+      if (c >= 0x80) {
+        return partitionOfUtf8(key);
+      }
+      h ^= c;
+      h *= 0x100000001b3L;
+    }
+    return (int) Math.floorMod(h ^ (h >>> 32), (long) partitions);
+  }
+
+  private int partitionOfUtf8(String key) {
     long h = 0xcbf29ce484222325L;
     for (byte b : key.getBytes(StandardCharsets.UTF_8)) {
       h ^= (b & 0xff);

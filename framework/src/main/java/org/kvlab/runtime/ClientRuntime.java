@@ -157,6 +157,11 @@ public final class ClientRuntime implements AutoCloseable {
     private final EventLoop thread;
     private final Random random;
     private final Logger log;
+    /**
+     * The connections this session used, by server (session thread only): a lookup without the runtime map's key
+     * object per call. The runtime keeps every connection it made for its whole life, so an entry never goes stale.
+     */
+    private final java.util.HashMap<NodeId, Connection> used = new java.util.HashMap<>();
 
     SessionContext(int dc, EventLoop thread, Random random, Logger log) {
       this.dc = dc;
@@ -195,7 +200,14 @@ public final class ClientRuntime implements AutoCloseable {
         result.completeExceptionally(new OperationException("client runtime closed"));
         return result;
       }
-      connection(server, thread).call(request, replyType, result, thread);
+      Connection c = thread.inEventLoop() ? used.get(server) : null;
+      if (c == null) {
+        c = connection(server, thread);
+        if (thread.inEventLoop()) {
+          used.put(server, c);
+        }
+      }
+      c.call(request, replyType, result, thread);
       return result;
     }
 
@@ -217,6 +229,9 @@ public final class ClientRuntime implements AutoCloseable {
 
   /** An outstanding request. */
   private record Pending(Class<? extends Message> replyType, CompletableFuture<Message> future, Executor session) {}
+
+  /** A reply frame the connection's decoder parsed in place ({@link Wire.FrameDecoder#parseReplies}). */
+  private record ParsedReply(long id, int type, Message body) {}
 
   /** The connection to one server, opened on first use and reopened after it breaks. */
   private final class Connection {
@@ -251,7 +266,8 @@ public final class ClientRuntime implements AutoCloseable {
           .handler(new ChannelInitializer<SocketChannel>() {
             @Override
             protected void initChannel(SocketChannel ch) {
-              Wire.install(ch.pipeline(), config.limits().frameBytesMax(), "client");
+              Wire.install(ch.pipeline(), config.limits().frameBytesMax(), "client")
+                  .parseReplies(Connection.this::replyParser, ParsedReply::new);
               ch.pipeline().addLast(new Handler(opened));
             }
           });
@@ -283,8 +299,7 @@ public final class ClientRuntime implements AutoCloseable {
       long id = ids.incrementAndGet();
       CompletableFuture<Message> f = (CompletableFuture<Message>) result;
       pending.put(id, new Pending(replyType, f, session));
-      Frame frame = Frame.newBuilder().setRequest(org.kvlab.wire.Request.newBuilder()
-          .setId(id).setType(type).setBody(request.toByteString())).build();
+      Wire.RequestFrame frame = new Wire.RequestFrame(id, type, request);
       Channel open = channel;
       if (open != null && open.isActive()) {
         write(open, frame, id); // the common case: no lock, no future to chain on
@@ -308,7 +323,7 @@ public final class ClientRuntime implements AutoCloseable {
       });
     }
 
-    private void write(Channel ch, Frame frame, long id) {
+    private void write(Channel ch, Wire.RequestFrame frame, long id) {
       ch.writeAndFlush(frame).addListener(w -> {
         if (!w.isSuccess()) {
           Pending p = pending.remove(id);
@@ -325,7 +340,15 @@ public final class ClientRuntime implements AutoCloseable {
       p.session().execute(() -> p.future().completeExceptionally(t));
     }
 
-    private final class Handler extends SimpleChannelInboundHandler<Frame> {
+    /**
+     * The parser of reply type {@code t}'s bodies, or null if the protocol has no such type: what the connection's
+     * decoder parses plain replies with ({@link Wire.FrameDecoder#parseReplies}).
+     */
+    private com.google.protobuf.Parser<? extends Message> replyParser(int t) {
+      return t >= 0 && t < types.size() ? types.parser(t) : null;
+    }
+
+    private final class Handler extends SimpleChannelInboundHandler<Object> {
       private final CompletableFuture<Channel> opened;
       private Hello hello;
 
@@ -345,7 +368,15 @@ public final class ClientRuntime implements AutoCloseable {
       }
 
       @Override
-      protected void channelRead0(ChannelHandlerContext ctx, Frame frame) {
+      protected void channelRead0(ChannelHandlerContext ctx, Object msg) {
+        if (msg instanceof ParsedReply r) { // a plain reply, its body parsed by the decoder
+          Pending p = pending.remove(r.id());
+          if (p != null) {
+            complete(p, r.body());
+          }
+          return;
+        }
+        Frame frame = (Frame) msg;
         if (frame.hasReply()) {
           onReply(frame.getReply());
         } else if (frame.hasChallenge()) {
@@ -384,6 +415,10 @@ public final class ClientRuntime implements AutoCloseable {
               + e.getMessage()));
           return;
         }
+        complete(p, body);
+      }
+
+      private void complete(Pending p, Message body) {
         if (!p.replyType().isInstance(body)) {
           completeExceptionally(p, OperationException.unknown("server " + spec.id() + " answered "
               + body.getClass().getSimpleName() + " where " + p.replyType().getSimpleName() + " was expected"));

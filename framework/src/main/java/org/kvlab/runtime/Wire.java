@@ -144,7 +144,16 @@ final class Wire {
    * when the protocol replies), so a reply allocates nothing of its own.
    */
   static class ReplyFrame implements Encodable {
-    private static final int FRAME_REPLY = Frame.REPLY_FIELD_NUMBER;
+    static {
+      if (Reply.ID_FIELD_NUMBER != org.kvlab.wire.Request.ID_FIELD_NUMBER
+          || Reply.TYPE_FIELD_NUMBER != org.kvlab.wire.Request.TYPE_FIELD_NUMBER
+          || Reply.BODY_FIELD_NUMBER != org.kvlab.wire.Request.BODY_FIELD_NUMBER) {
+        throw new AssertionError("wire.proto: Reply and Request must number id, type and body alike (RequestFrame)");
+      }
+    }
+
+    /** The Frame field this frame is: Frame.reply, or Frame.request for a {@link RequestFrame}. */
+    private final int frameField;
     /** The request's id (the reply's). */
     final long id;
     private int type;
@@ -154,14 +163,20 @@ final class Wire {
     private int size = -1;
 
     ReplyFrame(long id, int type, MessageLite body) {
-      this.id = id;
-      this.type = type;
-      this.body = body;
+      this(Frame.REPLY_FIELD_NUMBER, id, type, body);
     }
 
     /** A reply to request {@code id} whose body {@link #body} sets, before the frame is written. */
     ReplyFrame(long id) {
+      this.frameField = Frame.REPLY_FIELD_NUMBER;
       this.id = id;
+    }
+
+    private ReplyFrame(int frameField, long id, int type, MessageLite body) {
+      this.frameField = frameField;
+      this.id = id;
+      this.type = type;
+      this.body = body;
     }
 
     /** Sets the reply's body (of wire type {@code type}); not once the frame was written. */
@@ -179,7 +194,7 @@ final class Wire {
             + (type != 0 ? CodedOutputStream.computeUInt32Size(Reply.TYPE_FIELD_NUMBER, type) : 0)
             + (bodySize != 0 ? CodedOutputStream.computeTagSize(Reply.BODY_FIELD_NUMBER)
                 + CodedOutputStream.computeUInt32SizeNoTag(bodySize) + bodySize : 0);
-        size = CodedOutputStream.computeTagSize(FRAME_REPLY) + CodedOutputStream.computeUInt32SizeNoTag(replySize)
+        size = CodedOutputStream.computeTagSize(frameField) + CodedOutputStream.computeUInt32SizeNoTag(replySize)
             + replySize;
       }
       return size;
@@ -188,7 +203,7 @@ final class Wire {
     @Override
     public void writeTo(CodedOutputStream out) throws IOException {
       serializedSize();
-      out.writeTag(FRAME_REPLY, WireFormat.WIRETYPE_LENGTH_DELIMITED);
+      out.writeTag(frameField, WireFormat.WIRETYPE_LENGTH_DELIMITED);
       out.writeUInt32NoTag(replySize);
       if (id != 0) {
         out.writeUInt64(Reply.ID_FIELD_NUMBER, id);
@@ -205,7 +220,22 @@ final class Wire {
 
     /** The same frame built with the generated classes (tests compare the encodings). */
     Frame toFrame() {
-      return Frame.newBuilder().setReply(Reply.newBuilder().setId(id).setType(type).setBody(body.toByteString())).build();
+      return frameField == Frame.REQUEST_FIELD_NUMBER
+          ? Frame.newBuilder().setRequest(org.kvlab.wire.Request.newBuilder().setId(id).setType(type)
+              .setBody(body.toByteString())).build()
+          : Frame.newBuilder().setReply(Reply.newBuilder().setId(id).setType(type).setBody(body.toByteString())).build();
+    }
+  }
+
+  /**
+   * A client's request, encoded as {@code Frame{request: Request{id, type, body: body.toByteString()}}} would be, with the
+   * body serialized straight into the frame's buffer ({@link ReplyFrame}'s encoding under Frame.request: Request
+   * numbers its fields as Reply does): one object per request instead of a body byte string and four builder and
+   * message objects.
+   */
+  static final class RequestFrame extends ReplyFrame {
+    RequestFrame(long id, int type, MessageLite body) {
+      super(Frame.REQUEST_FIELD_NUMBER, id, type, body);
     }
   }
 
@@ -485,6 +515,8 @@ final class Wire {
     private static final int ID_TAG = tag(org.kvlab.wire.Request.ID_FIELD_NUMBER, WireFormat.WIRETYPE_VARINT);
     private static final int TYPE_TAG = tag(org.kvlab.wire.Request.TYPE_FIELD_NUMBER, WireFormat.WIRETYPE_VARINT);
     private static final int BODY_TAG = tag(org.kvlab.wire.Request.BODY_FIELD_NUMBER, WireFormat.WIRETYPE_LENGTH_DELIMITED);
+    /** Frame.reply: field 6, length-delimited. Reply's id, type and body have Request's numbers and types. */
+    private static final int REPLY_TAG = tag(Frame.REPLY_FIELD_NUMBER, WireFormat.WIRETYPE_LENGTH_DELIMITED);
     /** Frame.data: field 3, length-delimited. Data's fields (seq, type, body) have Request's numbers and types. */
     private static final int DATA_TAG = tag(Frame.DATA_FIELD_NUMBER, WireFormat.WIRETYPE_LENGTH_DELIMITED);
 
@@ -555,6 +587,18 @@ final class Wire {
       this.requestParsers = parsers;
       this.requests = messages;
       this.fastTag = DATA_TAG;
+    }
+
+    /**
+     * As {@link #parseRequests}, for a client's connection: a frame that is exactly {@code Frame{reply: Reply{id, type,
+     * body}}} (a reply without an error) whose type {@code parsers} has a parser for becomes
+     * {@code replies.request(id, type, body)} with its body parsed in place; every other frame (an error reply, the
+     * handshake's frames, a body that does not parse) stays a {@link Frame}.
+     */
+    void parseReplies(IntFunction<Parser<? extends Message>> parsers, RequestFactory replies) {
+      this.requestParsers = parsers;
+      this.requests = replies;
+      this.fastTag = REPLY_TAG;
     }
 
     @Override

@@ -200,6 +200,72 @@ class WireTest {
   }
 
   @Test
+  void when_aClientsRequestIsEncodedWithoutIntermediateBytes_then_itsBytesAreThoseOfTheGeneratedFrame() {
+    EmbeddedChannel ch = new EmbeddedChannel();
+    Wire.install(ch.pipeline(), 1 << 20, "test");
+    List<com.google.protobuf.MessageLite> bodies = List.of(Ack.getDefaultInstance(), Ack.newBuilder().setSeq(-1).build(),
+        Data.newBuilder().setSeq(3).setType(2).setBody(ByteString.copyFrom(new byte[300])).build(),
+        Data.newBuilder().setBody(ByteString.copyFrom(new byte[Wire.FrameEncoder.SCRATCH_BYTES + 10])).build());
+    long[] ids = {0, 1, 127, 128, Long.MAX_VALUE, -1};
+    int[] types = {0, 1, 200, Integer.MAX_VALUE, -1};
+    for (var body : bodies) {
+      for (long id : ids) {
+        for (int type : types) {
+          Wire.RequestFrame f = new Wire.RequestFrame(id, type, body);
+          Frame generated = f.toFrame();
+          assertEquals(request(id, type, (com.google.protobuf.Message) body), generated);
+          assertEquals(generated.getSerializedSize(), f.serializedSize());
+          ch.writeOutbound(f);
+          ByteBuf b = ch.readOutbound();
+          assertArrayEquals(framed(generated), ByteBufUtil.getBytes(b), "id " + id + " type " + type + " body " + body);
+          b.release();
+        }
+      }
+    }
+    assertFalse(ch.finish());
+  }
+
+  @Test
+  void when_repliesArriveOnAClientConnection_then_plainOnesAreParsedInPlaceAndTheRestStayFrames() throws Exception {
+    EmbeddedChannel ch = new EmbeddedChannel();
+    Wire.install(ch.pipeline(), 1 << 20, "test").parseReplies(WireTest::testParser, Got::new);
+    Data data = Data.newBuilder().setSeq(9).setType(4).setBody(ByteString.copyFrom(new byte[64])).build();
+    Ack ack = Ack.newBuilder().setSeq(77).build();
+    Frame plainData = Frame.newBuilder().setReply(Reply.newBuilder().setId(300).setType(1).setBody(data.toByteString()))
+        .build();
+    Frame plainAck = Frame.newBuilder().setReply(Reply.newBuilder().setId(-1).setType(2).setBody(ack.toByteString()))
+        .build();
+    Frame empty = Frame.newBuilder().setReply(Reply.newBuilder().setId(5).setType(2)).build(); // proto3: no body field
+    Frame error = Frame.newBuilder().setReply(Reply.newBuilder().setId(6).setError("no handler for type 9")).build();
+    Frame overloaded = Frame.newBuilder().setReply(Reply.newBuilder().setId(7).setType(2).setBody(ack.toByteString())
+        .setOverloaded(true)).build();
+    Frame unknownType = Frame.newBuilder().setReply(Reply.newBuilder().setId(8).setType(7).setBody(ack.toByteString()))
+        .build();
+    Frame badBody = Frame.newBuilder().setReply(Reply.newBuilder().setId(9).setType(2)
+        .setBody(ByteString.copyFrom(new byte[] {(byte) 0xff, (byte) 0xff}))).build();
+    Frame pong = Frame.newBuilder().setPong(org.kvlab.wire.Pong.newBuilder().setNanos(4)).build();
+    ByteBuf stream = Unpooled.buffer();
+    for (Frame f : List.of(plainData, plainAck, empty, error, overloaded, unknownType, badBody, pong)) {
+      stream.writeBytes(framed(f));
+    }
+    while (stream.isReadable()) { // pieces that split frames, on pooled direct buffers
+      int n = Math.min(stream.readableBytes(), 13);
+      ch.writeInbound(pooledDirect(ByteBufUtil.getBytes(stream, stream.readerIndex(), n)));
+      stream.skipBytes(n);
+    }
+    assertEquals(new Got(300, 1, data), ch.readInbound());
+    assertEquals(new Got(-1, 2, ack), ch.readInbound());
+    assertEquals(new Got(5, 2, Ack.getDefaultInstance()), ch.readInbound());
+    // The rest go the slow way, as before the fast path: the client reads the error, the flag, the unknown type
+    // or the malformed body from the Frame.
+    for (Frame f : List.of(error, overloaded, unknownType, badBody, pong)) {
+      assertEquals(f, ch.readInbound());
+    }
+    assertNull(ch.readInbound());
+    assertFalse(ch.finish());
+  }
+
+  @Test
   void when_aFrameIsNotAValidFrame_then_theDecoderFailsAsMalformedAndDropsTheRest() {
     EmbeddedChannel ch = new EmbeddedChannel();
     Wire.install(ch.pipeline(), 1 << 20, "test");
