@@ -231,8 +231,8 @@ public final class OpenLoopBench {
    */
   static ClusterConfig forLoadGenerator(ClusterConfig c) {
     ClusterConfig.Limits l = c.limits();
-    // The run checks IN_FLIGHT_MAX once per wake-up, so its last batch may take it up to BATCH_MAX past that:
-    // the client allows those too (otherwise an abandoned run also reports a few requests the client refused).
+    // Each session thread's driver checks IN_FLIGHT_MAX before each request, so with several threads a few more may
+    // go out at once: the client allows a batch more (otherwise an abandoned run also reports requests it refused).
     int limit = OpenLoopLoad.IN_FLIGHT_MAX + OpenLoopLoad.BATCH_MAX;
     if (l.clientRequestsInFlightMax() >= limit) {
       return c;

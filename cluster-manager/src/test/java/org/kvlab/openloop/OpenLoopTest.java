@@ -133,7 +133,7 @@ class OpenLoopTest {
   void when_theGeneratorConnects_then_itsClientAllowsEveryRequestUntilTheRunIsAbandoned() {
     ClusterConfig config = TestClusters.loopback("eventual", 1, 1, TestClusters.memory());
     ClusterConfig raised = OpenLoopBench.forLoadGenerator(config);
-    // abandoned at IN_FLIGHT_MAX, checked once per wake-up: the last batch may add up to BATCH_MAX more
+    // abandoned at IN_FLIGHT_MAX, checked by each session thread's driver: the client allows a batch more
     assertEquals(OpenLoopLoad.IN_FLIGHT_MAX + OpenLoopLoad.BATCH_MAX, raised.limits().clientRequestsInFlightMax());
     assertEquals(config.limits().frameBytesMax(), raised.limits().frameBytesMax(), "only the in-flight limit changes");
     assertEquals(config.servers(), raised.servers());
