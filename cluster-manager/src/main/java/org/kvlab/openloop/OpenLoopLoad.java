@@ -71,42 +71,18 @@ public final class OpenLoopLoad {
    */
   private static final class Driver implements Runnable {
     final ScheduledExecutorService thread;
-    final List<Session> sessions;
-    final int[] mine; // indices into sessions of the sessions on this thread, ascending
-    final double nanosPerRequest;
-    final long start;
-    final long end;
-    final String[] keyNames;
-    final ByteString value;
-    final Completion completion;
+    final int[] mine; // indices into the run's sessions of the sessions on this thread, ascending
     final SplittableRandom random;
-    final Workload w;
-    final AtomicLong issued;
-    final AtomicBoolean stop;
-    final AtomicBoolean abandoned;
-    final CountDownLatch finished;
-    long round; // request index = round * sessions.size() + mine[pos]
+    final Run shared;
+    long round; // request index = round * sessions + mine[pos]
     int pos;
     boolean done;
 
-    Driver(ScheduledExecutorService thread, List<Session> sessions, int[] mine, double nanosPerRequest, long start,
-        long end, String[] keyNames, ByteString value, Completion completion, SplittableRandom random, Workload w,
-        AtomicLong issued, AtomicBoolean stop, AtomicBoolean abandoned, CountDownLatch finished) {
+    Driver(ScheduledExecutorService thread, int[] mine, SplittableRandom random, Run shared) {
       this.thread = thread;
-      this.sessions = sessions;
       this.mine = mine;
-      this.nanosPerRequest = nanosPerRequest;
-      this.start = start;
-      this.end = end;
-      this.keyNames = keyNames;
-      this.value = value;
-      this.completion = completion;
       this.random = random;
-      this.w = w;
-      this.issued = issued;
-      this.stop = stop;
-      this.abandoned = abandoned;
-      this.finished = finished;
+      this.shared = shared;
     }
 
     @Override
@@ -123,15 +99,15 @@ public final class OpenLoopLoad {
       if (done) {
         return;
       }
-      if (stop.get()) {
+      if (shared.stop().get()) {
         finish();
         return;
       }
       long now = System.nanoTime();
       for (int sent = 0; ; sent++) {
-        long i = round * sessions.size() + mine[pos];
-        long intended = start + (long) (i * nanosPerRequest);
-        if (intended >= end) {
+        long i = round * shared.sessions().size() + mine[pos];
+        long intended = shared.start() + (long) (i * shared.nanosPerRequest());
+        if (intended >= shared.end()) {
           finish();
           return;
         }
@@ -143,18 +119,18 @@ public final class OpenLoopLoad {
           thread.execute(this);
           return;
         }
-        if (completion.inFlight().get() >= IN_FLIGHT_MAX) {
-          abandoned.set(true);
+        if (shared.completion().inFlight().get() >= IN_FLIGHT_MAX) {
+          shared.abandoned().set(true);
           finish();
           return;
         }
-        Session s = sessions.get(mine[pos]);
-        String key = keyNames[random.nextInt(w.records())];
-        boolean read = random.nextDouble() < w.readProportion();
-        completion.inFlight().incrementAndGet();
-        issued.incrementAndGet();
-        CompletableFuture<?> f = read ? s.getAsync(key) : s.putAsync(key, value);
-        f.whenComplete((r, e) -> completion.done(intended, e));
+        Session s = shared.sessions().get(mine[pos]);
+        String key = shared.keyNames()[random.nextInt(shared.workload().records())];
+        boolean read = random.nextDouble() < shared.workload().readProportion();
+        shared.completion().inFlight().incrementAndGet();
+        shared.issued().incrementAndGet();
+        CompletableFuture<?> f = read ? s.getAsync(key) : s.putAsync(key, shared.value());
+        f.whenComplete((r, e) -> shared.completion().done(intended, e));
         if (++pos == mine.length) {
           pos = 0;
           round++;
@@ -165,10 +141,15 @@ public final class OpenLoopLoad {
     private void finish() {
       if (!done) {
         done = true;
-        finished.countDown();
+        shared.finished().countDown();
       }
     }
   }
+
+  /** What the drivers of one run share: the schedule, the workload, and the run's counters and signals. */
+  private record Run(List<Session> sessions, double nanosPerRequest, long start, long end, String[] keyNames,
+      ByteString value, Workload workload, Completion completion, AtomicLong issued, AtomicBoolean stop,
+      AtomicBoolean abandoned, CountDownLatch finished) {}
 
   /** The keys user0..user(records-1), built once per run rather than once per request. */
   static String[] keyNames(int records) {
@@ -261,6 +242,8 @@ public final class OpenLoopLoad {
     AtomicBoolean stop = new AtomicBoolean();
     AtomicBoolean abandoned = new AtomicBoolean();
     CountDownLatch finished = new CountDownLatch(byThread.size());
+    Run shared = new Run(sessions, nanosPerRequest, start, end, keyNames, value, w, completion, issued, stop,
+        abandoned, finished);
     try (JvmPauses.Longest longest = new JvmPauses.Longest()) {
       for (Map.Entry<Executor, List<Integer>> t : byThread.entrySet()) {
         if (!(t.getKey() instanceof ScheduledExecutorService thread)) {
@@ -268,8 +251,7 @@ public final class OpenLoopLoad {
               + "event loop), got " + t.getKey().getClass().getName());
         }
         int[] mine = t.getValue().stream().mapToInt(Integer::intValue).toArray();
-        Driver d = new Driver(thread, sessions, mine, nanosPerRequest, start, end, keyNames, value, completion,
-            random.split(), w, issued, stop, abandoned, finished);
+        Driver d = new Driver(thread, mine, random.split(), shared);
         thread.schedule(d, Math.max(0, start - System.nanoTime()), TimeUnit.NANOSECONDS);
       }
       JvmPauses.Sample atWindow = null;
