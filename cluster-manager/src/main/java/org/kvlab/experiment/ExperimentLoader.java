@@ -136,7 +136,7 @@ public final class ExperimentLoader extends YamlReader {
     Duration duration = durationNode == null ? null : wholeSeconds(durationNode, false);
     Duration warmup = root.get("warmup") == null ? Duration.ZERO : wholeSeconds(root.get("warmup"), true);
     int repeats = root.get("repeats") == null ? 1 : intIn(root.get("repeats"), 1, 100);
-    boolean load = root.get("load") == null || bool(root.get("load"));
+    boolean load = root.get("load") == null || trueOrFalse(root.get("load"), "write true or false.");
     String db = root.get("db") == null ? Experiment.KVLAB_DB : className(root.get("db"));
     String workloadClass = root.get("workloadclass") == null ? Experiment.KVLAB_WORKLOAD
         : className(root.get("workloadclass"));
@@ -220,7 +220,7 @@ public final class ExperimentLoader extends YamlReader {
     }
     String jvm = c.get("jvm") == null ? org.kvlab.cluster.local.LocalClusterProcesses.DEFAULT_JVM_OPTIONS
         : text(c.get("jvm"), "jvm: -Xmx512m -XX:+UseSerialGC");
-    boolean singleJvm = c.get("singlejvm") != null && bool(c.get("singlejvm"));
+    boolean singleJvm = c.get("singlejvm") != null && trueOrFalse(c.get("singlejvm"), "write true or false.");
     return new Experiment.ClusterSpec(template, datacenters, partitions, engine, durability, wan, jvm, singleJvm);
   }
 
@@ -749,17 +749,6 @@ public final class ExperimentLoader extends YamlReader {
           "round it to seconds, e.g. " + Math.max(zeroAllowed ? 0 : 1, Math.round(d.toMillis() / 1000.0)) + "s.");
     }
     return d;
-  }
-
-  private boolean bool(YamlNode value) throws ConfigException {
-    String t = text(value, "load: true").toLowerCase(Locale.ROOT);
-    if (t.equals("true")) {
-      return true;
-    }
-    if (t.equals("false")) {
-      return false;
-    }
-    throw error(value, value.shown() + " is not true or false", "write true or false.");
   }
 
   private String className(YamlNode value) throws ConfigException {

@@ -87,15 +87,8 @@ public record OpenLoopExperiment(Path source, String name, List<Path> clusters, 
     }
     String jvm = root.get("jvm") == null ? "-Xms1g -Xmx1g -XX:+UseSerialGC" : r.text(root.get("jvm"), "jvm: -Xmx1g");
     Duration prime = duration(r, root, "prime", "0s");
-    boolean collect = true;
-    if (root.get("collect") != null) {
-      String t = r.text(root.get("collect"), "collect: true");
-      if (!t.equals("true") && !t.equals("false")) {
-        throw r.error(root.get("collect"), "'" + t + "' is not true or false", "write 'collect: true' (a full collection "
-            + "of the servers and the load generator before each rate, the default) or 'collect: false'.");
-      }
-      collect = t.equals("true");
-    }
+    boolean collect = root.get("collect") == null || r.trueOrFalse(root.get("collect"), "write 'collect: true' (a full "
+        + "collection of the servers and the load generator before each rate, the default) or 'collect: false'.");
     Duration warmup = duration(r, root, "warmup", "3s");
     Duration duration = duration(r, root, "duration", "10s");
     Duration bound = duration(r, root, "p99bound", "5ms");

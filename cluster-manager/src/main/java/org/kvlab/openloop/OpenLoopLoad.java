@@ -8,7 +8,6 @@ import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
@@ -182,11 +181,12 @@ public final class OpenLoopLoad {
   public static void load(List<Session> sessions, Workload w) throws InterruptedException {
     Semaphore window = new Semaphore(256);
     ByteString value = ByteString.copyFrom(new byte[w.valueBytes()]);
+    String[] keyNames = keyNames(w.records());
     AtomicLong failed = new AtomicLong();
     StringBuilder firstError = new StringBuilder();
     for (int i = 0; i < w.records(); i++) {
       window.acquire();
-      sessions.get(i % sessions.size()).putAsync("user" + i, value).whenComplete((r, e) -> {
+      sessions.get(i % sessions.size()).putAsync(keyNames[i], value).whenComplete((r, e) -> {
         if (e != null && failed.getAndIncrement() == 0) {
           synchronized (firstError) {
             firstError.append(e.getMessage());
@@ -234,9 +234,13 @@ public final class OpenLoopLoad {
         lastMeasuredDone, inFlight);
     // One driver per session thread, run on that thread (see Driver); this thread only samples the generator's
     // collections and allocation at the start and the end of the measured window.
-    Map<Executor, List<Integer>> byThread = new IdentityHashMap<>();
+    Map<ScheduledExecutorService, List<Integer>> byThread = new IdentityHashMap<>();
     for (int k = 0; k < sessions.size(); k++) {
-      byThread.computeIfAbsent(sessions.get(k).executor(), x -> new ArrayList<>()).add(k);
+      if (!(sessions.get(k).executor() instanceof ScheduledExecutorService thread)) {
+        throw new IllegalArgumentException("the sessions' executor must be a ScheduledExecutorService (a client "
+            + "event loop), got " + sessions.get(k).executor().getClass().getName());
+      }
+      byThread.computeIfAbsent(thread, x -> new ArrayList<>()).add(k);
     }
     AtomicLong issued = new AtomicLong();
     AtomicBoolean stop = new AtomicBoolean();
@@ -245,14 +249,10 @@ public final class OpenLoopLoad {
     Run shared = new Run(sessions, nanosPerRequest, start, end, keyNames, value, w, completion, issued, stop,
         abandoned, finished);
     try (JvmPauses.Longest longest = new JvmPauses.Longest()) {
-      for (Map.Entry<Executor, List<Integer>> t : byThread.entrySet()) {
-        if (!(t.getKey() instanceof ScheduledExecutorService thread)) {
-          throw new IllegalArgumentException("the sessions' executor must be a ScheduledExecutorService (a client "
-              + "event loop), got " + t.getKey().getClass().getName());
-        }
+      for (Map.Entry<ScheduledExecutorService, List<Integer>> t : byThread.entrySet()) {
         int[] mine = t.getValue().stream().mapToInt(Integer::intValue).toArray();
-        Driver d = new Driver(thread, mine, random.split(), shared);
-        thread.schedule(d, Math.max(0, start - System.nanoTime()), TimeUnit.NANOSECONDS);
+        Driver d = new Driver(t.getKey(), mine, random.split(), shared);
+        t.getKey().schedule(d, Math.max(0, start - System.nanoTime()), TimeUnit.NANOSECONDS);
       }
       JvmPauses.Sample atWindow = null;
       long issuedAtWindow = 0;

@@ -60,7 +60,7 @@ public record Topology(int datacenters, int partitions, int replicas) {
       h ^= c;
       h *= 0x100000001b3L;
     }
-    return (int) Math.floorMod(h ^ (h >>> 32), (long) partitions);
+    return partitionOfHash(h);
   }
 
   private int partitionOfUtf8(String key) {
@@ -69,6 +69,10 @@ public record Topology(int datacenters, int partitions, int replicas) {
       h ^= (b & 0xff);
       h *= 0x100000001b3L;
     }
+    return partitionOfHash(h);
+  }
+
+  private int partitionOfHash(long h) {
     return (int) Math.floorMod(h ^ (h >>> 32), (long) partitions);
   }
 

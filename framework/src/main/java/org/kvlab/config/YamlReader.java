@@ -412,6 +412,18 @@ public class YamlReader {
     return t;
   }
 
+  /** A true/false value (either case); anything else is an error whose fix is {@code fix}. */
+  public boolean trueOrFalse(YamlNode value, String fix) throws ConfigException {
+    String t = text(value, "true").toLowerCase(java.util.Locale.ROOT);
+    if (t.equals("true")) {
+      return true;
+    }
+    if (t.equals("false")) {
+      return false;
+    }
+    throw error(value, value.shown() + " is not true or false", fix);
+  }
+
   public long integer(YamlNode value, String range) throws ConfigException {
     String example = example(value.key());
     if (value.kind == Kind.NULL) {

@@ -200,12 +200,15 @@ public final class ClientRuntime implements AutoCloseable {
         result.completeExceptionally(new OperationException("client runtime closed"));
         return result;
       }
-      Connection c = thread.inEventLoop() ? used.get(server) : null;
-      if (c == null) {
-        c = connection(server, thread);
-        if (thread.inEventLoop()) {
+      Connection c;
+      if (thread.inEventLoop()) {
+        c = used.get(server);
+        if (c == null) {
+          c = connection(server, thread);
           used.put(server, c);
         }
+      } else {
+        c = connection(server, thread);
       }
       c.call(request, replyType, result, thread);
       return result;

@@ -144,14 +144,6 @@ final class Wire {
    * when the protocol replies), so a reply allocates nothing of its own.
    */
   static class ReplyFrame implements Encodable {
-    static {
-      if (Reply.ID_FIELD_NUMBER != org.kvlab.wire.Request.ID_FIELD_NUMBER
-          || Reply.TYPE_FIELD_NUMBER != org.kvlab.wire.Request.TYPE_FIELD_NUMBER
-          || Reply.BODY_FIELD_NUMBER != org.kvlab.wire.Request.BODY_FIELD_NUMBER) {
-        throw new AssertionError("wire.proto: Reply and Request must number id, type and body alike (RequestFrame)");
-      }
-    }
-
     /** The Frame field this frame is: Frame.reply, or Frame.request for a {@link RequestFrame}. */
     private final int frameField;
     /** The request's id (the reply's). */
@@ -521,10 +513,15 @@ final class Wire {
     private static final int DATA_TAG = tag(Frame.DATA_FIELD_NUMBER, WireFormat.WIRETYPE_LENGTH_DELIMITED);
 
     static {
+      // The fast paths parse Request, Reply and Data with Request's tags, and ReplyFrame writes Reply's numbers
+      // for a RequestFrame too: every channel installs a decoder before it writes, so this runs first.
       if (org.kvlab.wire.Data.SEQ_FIELD_NUMBER != org.kvlab.wire.Request.ID_FIELD_NUMBER
           || org.kvlab.wire.Data.TYPE_FIELD_NUMBER != org.kvlab.wire.Request.TYPE_FIELD_NUMBER
-          || org.kvlab.wire.Data.BODY_FIELD_NUMBER != org.kvlab.wire.Request.BODY_FIELD_NUMBER) {
-        throw new AssertionError("wire.proto: Data and Request must number seq/id, type and body alike");
+          || org.kvlab.wire.Data.BODY_FIELD_NUMBER != org.kvlab.wire.Request.BODY_FIELD_NUMBER
+          || Reply.ID_FIELD_NUMBER != org.kvlab.wire.Request.ID_FIELD_NUMBER
+          || Reply.TYPE_FIELD_NUMBER != org.kvlab.wire.Request.TYPE_FIELD_NUMBER
+          || Reply.BODY_FIELD_NUMBER != org.kvlab.wire.Request.BODY_FIELD_NUMBER) {
+        throw new AssertionError("wire.proto: Data, Reply and Request must number seq/id, type and body alike");
       }
     }
 
