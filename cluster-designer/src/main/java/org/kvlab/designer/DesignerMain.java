@@ -25,7 +25,7 @@ public final class DesignerMain {
     String display = System.getenv("DISPLAY");
     if ((display == null || display.isBlank()) && !"Monocle".equals(System.getProperty("glass.platform"))) {
       System.err.println("kvlab designer: no display (DISPLAY is not set). Fix: run it in a desktop session, "
-          + "over `ssh -X`, or on a virtual display: eval \"$(scripts/display start)\" && ./kvlab designer");
+          + "over `ssh -X`, or on a virtual display: eval \"$(scripts/test-env/display start)\" && ./kvlab designer");
       System.exit(2);
     }
     Application.launch(DesignerApp.class, args);

@@ -23,7 +23,7 @@ import site.ycsb.StringByteIterator;
  * every operation is one round trip as in kvlab; scan is not supported.
  *
  * <p>Properties: {@code redis.host} (default 127.0.0.1), {@code redis.port} (6379), {@code redis.timeout}
- * (milliseconds, 10000). {@code scripts/redis-anchor} starts a Redis without persistence and runs
+ * (milliseconds, 10000). {@code scripts/bench/redis-anchor} starts a Redis without persistence and runs
  * {@code experiments/redis-anchor.yaml} against it, interleaved with the kvlab anchor.
  */
 public class RedisDB extends DB {
@@ -45,7 +45,7 @@ public class RedisDB extends DB {
         jedis.close();
       }
       throw new DBException("cannot reach Redis at " + host + ":" + port + " (" + e.getMessage() + "). Fix: start "
-          + "redis-server there (scripts/redis-anchor does), or set redis.host and redis.port");
+          + "redis-server there (scripts/bench/redis-anchor does), or set redis.host and redis.port");
     }
   }
 

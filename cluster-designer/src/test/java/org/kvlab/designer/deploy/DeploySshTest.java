@@ -50,7 +50,7 @@ import software.amazon.awssdk.services.ec2.model.Filter;
 
 /**
  * The Deploy tab on SSH hosts, driven by clicks: two real OpenSSH servers (cluster-manager's {@link SshTestHosts}:
- * {@code scripts/sshd-hosts}, one sshd per network namespace, or on 127.0.0.x, with verified host keys), a hosts
+ * {@code scripts/test-env/sshd-hosts}, one sshd per network namespace, or on 127.0.0.x, with verified host keys), a hosts
  * file naming them, the user's key and known_hosts, typed into the tab. The cluster comes up on the hosts, the table
  * shows every server up with its PID, Stop stops them and every PID is gone. Bad input (a missing key, a host
  * whose key is not in known_hosts, a host nobody answers at) fails with the cause and the fix in the tab, and

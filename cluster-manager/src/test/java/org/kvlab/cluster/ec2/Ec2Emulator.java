@@ -17,7 +17,7 @@ import org.kvlab.runtime.LoopbackPorts;
 
 /**
  * moto in server mode on a free loopback port: the EC2 API emulator of the EC2 tests. Installed (if missing) by
- * {@code scripts/ec2-emulator}, started here, stopped by PID in {@link #close}. Its instances are metadata only, with
+ * {@code scripts/test-env/ec2-emulator}, started here, stopped by PID in {@link #close}. Its instances are metadata only, with
  * fake addresses that the tests never dial.
  */
 public final class Ec2Emulator implements AutoCloseable {
@@ -36,13 +36,13 @@ public final class Ec2Emulator implements AutoCloseable {
   }
 
   public static Ec2Emulator start() throws IOException, InterruptedException {
-    Path script = repoRoot().resolve("scripts/ec2-emulator");
+    Path script = repoRoot().resolve("scripts/test-env/ec2-emulator");
     Process which = new ProcessBuilder(script.toString(), "python").redirectErrorStream(false)
         .redirectError(ProcessBuilder.Redirect.INHERIT).start();
     String out = new String(which.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
     if (!which.waitFor(10, TimeUnit.MINUTES) || which.exitValue() != 0 || out.isEmpty()) {
       throw new IllegalStateException(script + " python failed (exit " + (which.isAlive() ? "timeout" : which.exitValue())
-          + "). Fix: run 'scripts/ec2-emulator install' and read its error");
+          + "). Fix: run 'scripts/test-env/ec2-emulator install' and read its error");
     }
     String python = out.lines().reduce((a, b) -> b).orElseThrow();
     int port = LoopbackPorts.freeBlock(1);
@@ -84,11 +84,11 @@ public final class Ec2Emulator implements AutoCloseable {
 
   static Path repoRoot() {
     Path dir = Path.of("").toAbsolutePath();
-    while (dir != null && !Files.exists(dir.resolve("scripts/ec2-emulator"))) {
+    while (dir != null && !Files.exists(dir.resolve("scripts/test-env/ec2-emulator"))) {
       dir = dir.getParent();
     }
     if (dir == null) {
-      throw new IllegalStateException("scripts/ec2-emulator not found above " + Path.of("").toAbsolutePath());
+      throw new IllegalStateException("scripts/test-env/ec2-emulator not found above " + Path.of("").toAbsolutePath());
     }
     return dir;
   }

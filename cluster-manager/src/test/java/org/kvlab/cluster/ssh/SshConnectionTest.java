@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-/** {@link SshConnection} against real OpenSSH servers (scripts/sshd-hosts). */
+/** {@link SshConnection} against real OpenSSH servers (scripts/test-env/sshd-hosts). */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class SshConnectionTest {
   @TempDir static Path tmp;

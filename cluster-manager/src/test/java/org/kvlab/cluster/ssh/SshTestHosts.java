@@ -10,9 +10,9 @@ import java.util.concurrent.TimeUnit;
 import org.kvlab.runtime.LoopbackPorts;
 
 /**
- * Real OpenSSH hosts for tests, started by {@code scripts/sshd-hosts up} (one sshd per network namespace
+ * Real OpenSSH hosts for tests, started by {@code scripts/test-env/sshd-hosts up} (one sshd per network namespace
  * with its own address, or on 127.0.0.x when namespaces are not available) and stopped by
- * {@code scripts/sshd-hosts down} (by PID) on {@link #close()} and in a shutdown hook. Public for the designer's
+ * {@code scripts/test-env/sshd-hosts down} (by PID) on {@link #close()} and in a shutdown hook. Public for the designer's
  * Deploy tab tests (cluster-designer uses this module's test jar).
  */
 public final class SshTestHosts implements AutoCloseable {
@@ -43,12 +43,12 @@ public final class SshTestHosts implements AutoCloseable {
   static Path script() {
     Path p = Path.of("").toAbsolutePath();
     for (; p != null; p = p.getParent()) {
-      Path s = p.resolve("scripts/sshd-hosts");
+      Path s = p.resolve("scripts/test-env/sshd-hosts");
       if (Files.isExecutable(s)) {
         return s;
       }
     }
-    throw new IllegalStateException("scripts/sshd-hosts not found above " + Path.of("").toAbsolutePath());
+    throw new IllegalStateException("scripts/test-env/sshd-hosts not found above " + Path.of("").toAbsolutePath());
   }
 
   public static SshTestHosts start(Path dir, int count, int delayMillis) throws IOException, InterruptedException {
@@ -63,8 +63,8 @@ public final class SshTestHosts implements AutoCloseable {
     if (!done || p.exitValue() != 0) {
       p.destroyForcibly();
       down(dir);
-      throw new IllegalStateException("scripts/sshd-hosts up failed (" + (done ? "exit " + p.exitValue() : "timeout")
-          + "):\n" + out + "\nFix: run scripts/sshd-hosts install as root (scripts/test does)");
+      throw new IllegalStateException("scripts/test-env/sshd-hosts up failed (" + (done ? "exit " + p.exitValue() : "timeout")
+          + "):\n" + out + "\nFix: run scripts/test-env/sshd-hosts install as root (scripts/test does)");
     }
     List<Host> hosts = new ArrayList<>();
     String mode = null, user = null, delay = "none";

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Summarises a scripts/server-profile run: usage jfr_summary.py OUT_DIR SERVER_ID...
+"""Summarises a scripts/bench/server-profile run: usage jfr_summary.py OUT_DIR SERVER_ID...
 
 Reads OUT_DIR/threads-<id>-{start,end}.txt (tid comm ticks), OUT_DIR/<id>.json (jfr print --json of
 jdk.ExecutionSample, jdk.ObjectAllocationSample, jdk.GarbageCollection), OUT_DIR/window-{start,end}.txt and the

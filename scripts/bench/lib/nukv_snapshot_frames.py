@@ -2,7 +2,7 @@
 """Where NuKVSnapshotBench's snapshot pause goes (docs/benchmarks/nukv.md#snapshots-the-event-loop-pause).
 
 Usage: jfr print --json --events jdk.ExecutionSample --stack-depth 64 REC.jfr > REC.json
-       python3 scripts/lib/nukv_snapshot_frames.py REC.json
+       python3 scripts/bench/lib/nukv_snapshot_frames.py REC.json
 Counts the execution samples whose stack holds NuKVSnapshotBench$Bench.snapshot (not under Bench.load) by phase
 (takeSnapshot, chunk persist, compaction) and by hottest frames, and those of the commits between snapshots (where
 the deferred prune runs). GC pauses are not execution samples: the benchmark's GC column has them."""
