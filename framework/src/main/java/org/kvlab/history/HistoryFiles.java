@@ -118,7 +118,7 @@ public final class HistoryFiles {
 
   static final String TXN_EXAMPLE = "{\"type\":\"TXN\",\"reads\":{\"x\":\"a\"},\"txn\":{\"reads\":[\"x\"],"
       + "\"writes\":{\"y\":\"b\"},\"ts\":7,\"tid\":3,\"applied\":{\"y\":\"b\"},\"parts\":{\"0\":{\"ts\":7,\"seq\":1,"
-      + "\"keys\":[\"x\"]},\"1\":{\"ts\":7,\"seq\":4,\"keys\":[\"y\"]}}},... (docs/checkers.md#transactions)";
+      + "\"keys\":[\"x\"]},\"1\":{\"ts\":7,\"seq\":4,\"keys\":[\"y\"]}}},... (docs/checkers.md#history-files)";
 
   /** A value as JSON: a string if valid UTF-8, else {"base64": ...}. */
   static com.fasterxml.jackson.databind.JsonNode valueNode(ByteString v) {
