@@ -53,7 +53,7 @@ final class NewProtocolCommand implements Callable<Integer> {
     try {
       Path created = create(root != null ? root : findRoot(Path.of("").toAbsolutePath()), name, like);
       System.out.println("created " + created + " and registered it in pom.xml and cluster-manager/pom.xml");
-      String mvn = String.join(" ", testCommand(name).stream().map(a -> a.contains("*") ? "'" + a + "'" : a).toList());
+      String mvn = String.join(" ", testCommand(name).stream().map(a -> a.replaceFirst("=(.*\\*.*)", "='$1'")).toList());
       System.out.println("next: " + mvn + "   # the new module's tests only");
       System.out.println("      ./kvlab sim --protocol " + name
           + " --seeds 1..20 --faults partition,crash --check convergence ; docs/tutorial.md");
