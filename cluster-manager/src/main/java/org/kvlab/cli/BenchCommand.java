@@ -151,6 +151,7 @@ final class BenchCommand implements Callable<Integer> {
     }
     List<Experiment.Run> runs = experiment.runs();
     if (dryRun) {
+      checkBackend(experiment);
       for (Experiment.Run r : runs) {
         System.out.printf("run %d/%d %s %s%s%n", r.index(), runs.size(), r.protocol(), r.variation().label(),
             experiment.repeats() > 1 ? " #" + r.repeat() : "");
@@ -164,9 +165,33 @@ final class BenchCommand implements Callable<Integer> {
       case "local" -> execute(exp, options).exitCode();
       case "ssh" -> execute(exp, options, (progress, stop) -> sshBackend(progress)).exitCode();
       case "ec2" -> execute(exp, options, (progress, stop) -> ec2Backend(exp, progress, stop)).exitCode();
-      default -> throw new Main.CliException(Main.USAGE, "--backend " + backend + " is not a backend. Fix: write"
-          + " --backend local, --backend ssh --hosts hosts.yaml or --backend ec2 --hosts ec2.yaml");
+      default -> throw unknownBackend();
     };
+  }
+
+  private Main.CliException unknownBackend() {
+    return new Main.CliException(Main.USAGE, "--backend " + backend + " is not a backend. Fix: write"
+        + " --backend local, --backend ssh --hosts hosts.yaml or --backend ec2 --hosts ec2.yaml");
+  }
+
+  /**
+   * For --dry-run: reads what the backend would read first, so a dry run fails where the real run would: the hosts
+   * file of --backend ssh (and that it has hosts for every datacenter), the ec2: section of --backend ec2. Connects
+   * to nothing.
+   */
+  private void checkBackend(Experiment experiment) {
+    switch (backend) {
+      case "local" -> { }
+      case "ssh" -> {
+        try {
+          SshBackend.checkCovers(experiment.cluster().datacenters(), sshHosts());
+        } catch (BackendException e) {
+          throw new Main.CliException(Main.USAGE, hostsFile + ": " + e.getMessage());
+        }
+      }
+      case "ec2" -> ec2Spec(requireHosts(), RunPlan.shape(experiment, basePort));
+      default -> throw unknownBackend();
+    }
   }
 
   private Path requireHosts() {
@@ -179,6 +204,11 @@ final class BenchCommand implements Callable<Integer> {
   }
 
   private ClusterBackend sshBackend(Progress progress) {
+    return new SshBackend(sshHosts(), SshCommand.distribution(dist), listener(progress));
+  }
+
+  /** The hosts file of --backend ssh, with --accept-new-host-keys applied. */
+  private SshHosts sshHosts() {
     SshHosts hosts;
     try {
       hosts = SshHosts.load(requireHosts());
@@ -188,18 +218,21 @@ final class BenchCommand implements Callable<Integer> {
     if (acceptNewHostKeys) {
       hosts = hosts.withSettings(hosts.settings().withHostKeys(SshSettings.HostKeyPolicy.ACCEPT_NEW));
     }
-    return new SshBackend(hosts, SshCommand.distribution(dist), listener(progress));
+    return hosts;
   }
 
-  private ClusterBackend ec2Backend(Experiment experiment, Progress progress, java.util.function.BooleanSupplier stop) {
-    Path file = requireHosts();
-    ClusterConfig shape = RunPlan.shape(experiment, basePort);
-    Ec2Spec spec;
+  /** The ec2: section of the --hosts file of --backend ec2, for the experiment's cluster shape. */
+  private static Ec2Spec ec2Spec(Path file, ClusterConfig shape) {
     try {
-      spec = Ec2Spec.parse(org.kvlab.config.YamlReader.readText(file, "ec2 file"), file.toString(), shape);
+      return Ec2Spec.parse(org.kvlab.config.YamlReader.readText(file, "ec2 file"), file.toString(), shape);
     } catch (ConfigException e) {
       throw new Main.CliException(Main.USAGE, e.getMessage());
     }
+  }
+
+  private ClusterBackend ec2Backend(Experiment experiment, Progress progress, java.util.function.BooleanSupplier stop) {
+    ClusterConfig shape = RunPlan.shape(experiment, basePort);
+    Ec2Spec spec = ec2Spec(requireHosts(), shape);
     Ec2Command.Common common = new Ec2Command.Common();
     common.endpoint = endpoint;
     common.stateDir = Path.of(".kvlab", "ec2");

@@ -24,14 +24,25 @@ import picocli.CommandLine.Parameters;
 @Command(name = "new-protocol", mixinStandardHelpOptions = true,
     description = {"Create a protocol module protocols/NAME from the template (proto, plug-in, server, client,"
         + " ServiceLoader file, simulator and determinism tests, cluster file, experiment) and register it in the"
-        + " build. Then: mvn -q -pl protocols/NAME -am test; ./kvlab sim --protocol NAME; see docs/tutorial.md."})
+        + " build. Then: mvn -q -pl protocols/NAME -am test -Dtest='org.kvlab.protocols.NAME.**'"
+        + " -Dsurefire.failIfNoSpecifiedTests=false (the new module's tests only); ./kvlab sim --protocol NAME;"
+        + " see docs/tutorial.md."})
 final class NewProtocolCommand implements Callable<Integer> {
   static final List<String> LIKE = List.of("eventual");
+
+  /** The --like values, for picocli's ${COMPLETION-CANDIDATES} in --help. */
+  static final class Likes implements Iterable<String> {
+    @Override
+    public java.util.Iterator<String> iterator() {
+      return LIKE.iterator();
+    }
+  }
 
   @Parameters(index = "0", paramLabel = "NAME", description = "lower-case letters and digits, starting with a letter (e.g. cops)")
   String name;
 
-  @Option(names = "--like", defaultValue = "eventual", description = "the protocol to start from: ${COMPLETION-CANDIDATES}")
+  @Option(names = "--like", defaultValue = "eventual", completionCandidates = Likes.class,
+      description = "the protocol to start from: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE})")
   String like;
 
   @Option(names = "--root", description = "the kvlab checkout (default: the nearest parent of the working directory with kvlab's pom.xml)")
@@ -42,13 +53,25 @@ final class NewProtocolCommand implements Callable<Integer> {
     try {
       Path created = create(root != null ? root : findRoot(Path.of("").toAbsolutePath()), name, like);
       System.out.println("created " + created + " and registered it in pom.xml and cluster-manager/pom.xml");
-      System.out.println("next: mvn -q -pl protocols/" + name + " -am test ; ./kvlab sim --protocol " + name
+      String mvn = String.join(" ", testCommand(name).stream().map(a -> a.replaceFirst("=(.*\\*.*)", "='$1'")).toList());
+      System.out.println("next: " + mvn + "   # the new module's tests only");
+      System.out.println("      ./kvlab sim --protocol " + name
           + " --seeds 1..20 --faults partition,crash --check convergence ; docs/tutorial.md");
       return Main.OK;
     } catch (IllegalArgumentException e) {
       System.err.println("kvlab new-protocol: " + e.getMessage());
       return Main.USAGE;
     }
+  }
+
+  /**
+   * The Maven command that builds what protocols/NAME needs ({@code -am}: framework, simulator) and runs only the
+   * module's own tests: the filter matches its package, the other modules match nothing (and may, by the flag).
+   * Online: in a fresh clone Maven still has to fetch its test plug-ins (docs/testing.md).
+   */
+  static List<String> testCommand(String name) {
+    return List.of("mvn", "-q", "-pl", "protocols/" + name, "-am", "test", "-Dtest=org.kvlab.protocols." + name + ".**",
+        "-Dsurefire.failIfNoSpecifiedTests=false");
   }
 
   static Path findRoot(Path from) {

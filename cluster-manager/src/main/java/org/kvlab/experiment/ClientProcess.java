@@ -27,6 +27,7 @@ final class ClientProcess {
   private volatile ClientHandle handle;
   private volatile Status latest = new Status(0, 0, 0);
   private final Deque<String> lastErrorLines = new ArrayDeque<>();
+  private final StackTraceCause cause = new StackTraceCause();
 
   ClientProcess(String name, Path dir) {
     this.name = name;
@@ -49,6 +50,14 @@ final class ClientProcess {
     } else if (!line.isBlank()) {
       remember(line);
     }
+  }
+
+  /**
+   * What the client's last stack trace says went wrong, e.g. {@code site.ycsb.WorkloadException: Unknown request
+   * distribution "abc"}, with its root cause if it has one; null if it printed no exception.
+   */
+  synchronized String causeLine() {
+    return cause.line();
   }
 
   /** Parses a YCSB status line; null if {@code line} is not one. */
@@ -95,6 +104,7 @@ final class ClientProcess {
   }
 
   private synchronized void remember(String line) {
+    cause.take(line);
     lastErrorLines.addLast(line);
     while (lastErrorLines.size() > 8) {
       lastErrorLines.removeFirst();

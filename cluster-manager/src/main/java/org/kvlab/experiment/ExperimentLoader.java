@@ -54,11 +54,17 @@ public final class ExperimentLoader extends YamlReader {
       "exponential.percentile", "exponential.frac", "hdrhistogram.percentiles", "reportlatencyforeacherror",
       "latencytrackederrors", "ampinsertproportion", "ampfactor", "rotxproportion", "rotxkeys", "txproportion", "txkeys",
       "kvlab.protocol", "kvlab.timeout", "kvlab.clientthreads", "kvlab.update", "kvlab.readlevel", "kvlab.writelevel",
-      "kvlab.remoteproportion", "kvlab.remotedelay", "basicdb.verbose", "basicdb.simulatedelay", "basicdb.randomizedelay", "basicdb.count");
+      "kvlab.remoteproportion", "kvlab.remotedelay", "txpartitions", "txpartner", "txzipfs", "basicdb.verbose", "basicdb.simulatedelay", "basicdb.randomizedelay", "basicdb.count");
 
   /** Proportions that with readproportion and updateproportion make up the operation mix. */
   static final List<String> OTHER_PROPORTIONS = List.of("insertproportion", "scanproportion",
       "readmodifywriteproportion", "ampinsertproportion", "rotxproportion", "txproportion");
+
+  /**
+   * The longest run phase ({@code duration}) and the longest warm-up: YCSB takes its run time in whole seconds as an
+   * int, and a phase longer than a day is a typo (docs/bench.md).
+   */
+  public static final Duration PHASE_MAX = Duration.ofHours(24);
 
   private static final Pattern NAME = Pattern.compile("[a-z0-9][a-z0-9._-]*");
   private static final Pattern PROTOCOL = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]*");
@@ -338,13 +344,15 @@ public final class ExperimentLoader extends YamlReader {
         throw error(v, "is " + v.kind.description + "; YCSB properties are single values",
             "write one value, e.g. '" + key + ": 0.5'; to try several values, list them under 'sweep'.");
       }
+      YcsbProperties.Problem p = YcsbProperties.check(key, v.text);
+      if (p != null) {
+        throw error(v, p.problem(), p.fix());
+      }
       out.put(key, v.text);
     }
-    for (String p : OTHER_PROPORTIONS) {
-      YamlNode v = value.get(p);
-      if (v != null) {
-        proportion(v);
-      }
+    Map.Entry<String, YcsbProperties.Problem> together = YcsbProperties.checkTogether(out);
+    if (together != null) {
+      throw error(value.get(together.getKey()), together.getValue().problem(), together.getValue().fix());
     }
     return out;
   }
@@ -683,10 +691,12 @@ public final class ExperimentLoader extends YamlReader {
           throw error(item, "storage memory cannot give durability sync", "use 'cluster.storage: je'.");
         }
         return;
-      default:
-        if (OTHER_PROPORTIONS.contains(key) || key.equals("updateproportion")) {
-          proportion(item);
+      default: {
+        YcsbProperties.Problem p = YcsbProperties.check(key, v);
+        if (p != null) {
+          throw error(item, p.problem(), p.fix());
         }
+      }
     }
   }
 
@@ -744,6 +754,10 @@ public final class ExperimentLoader extends YamlReader {
 
   private Duration wholeSeconds(YamlNode value, boolean zeroAllowed) throws ConfigException {
     Duration d = duration(value, "30s", zeroAllowed);
+    if (d.compareTo(PHASE_MAX) > 0) {
+      throw error(value, "'" + value.text + "' is longer than " + PHASE_MAX.toHours() + "h, the longest "
+          + value.key() + " bench runs", "write at most " + PHASE_MAX.toHours() + "h, e.g. 30s or 10m (units s, m, h).");
+    }
     if (d.toNanos() % 1_000_000_000L != 0) {
       throw error(value, "'" + value.text + "' is not a whole number of seconds (YCSB measures in 1 s intervals)",
           "round it to seconds, e.g. " + Math.max(zeroAllowed ? 0 : 1, Math.round(d.toMillis() / 1000.0)) + "s.");

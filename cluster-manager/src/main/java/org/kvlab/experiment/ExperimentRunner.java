@@ -530,7 +530,15 @@ public final class ExperimentRunner {
     return new PhaseResult(windows, returns);
   }
 
+  /**
+   * What the client's standard error says went wrong: the cause line of its stack trace (the exception and its root
+   * cause, not the frames) if it printed one, else its last three lines.
+   */
   private static String lastLines(ClientProcess c) {
+    String cause = c.causeLine();
+    if (cause != null) {
+      return cause;
+    }
     List<String> lines = c.lastErrorLines();
     if (lines.isEmpty()) {
       return "no error output";

@@ -9,9 +9,6 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -133,23 +130,9 @@ class Ec2CommandTest {
   @Test
   void without_credentials_the_cli_names_the_cause_and_the_fix() throws Exception {
     Path file = clusterFile();
-    Path home = Files.createDirectories(dir.resolve("home"));
-    List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "-cp", System.getProperty("java.class.path"), "-Daws.disableEc2Metadata=true", "-Duser.home=" + home,
-        "org.kvlab.cli.Main", "ec2", "list", file.toString(), "--endpoint", endpoint));
-    ProcessBuilder pb = new ProcessBuilder(cmd).redirectOutput(dir.resolve("out.txt").toFile())
-        .redirectError(dir.resolve("err.txt").toFile());
-    pb.environment().keySet().removeIf(k -> k.startsWith("AWS_"));
-    pb.environment().put("HOME", home.toString());
-    pb.environment().put("AWS_EC2_METADATA_DISABLED", "true");
-    Process p = pb.start();
-    try {
-      assertTrue(p.waitFor(120, TimeUnit.SECONDS), "the CLI did not finish");
-    } finally {
-      p.destroyForcibly();
-    }
-    String err = Files.readString(dir.resolve("err.txt"));
-    assertEquals(Main.FAILED, p.exitValue(), err);
+    CliWithoutAws.Run r = CliWithoutAws.run(dir, "ec2", "list", file.toString(), "--endpoint", endpoint);
+    String err = r.err();
+    assertEquals(Main.FAILED, r.code(), err);
     assertTrue(err.startsWith("kvlab: no AWS credentials found ("), err);
     assertTrue(err.contains("Fix: give them the AWS SDK's default way: run 'aws configure'"), err);
     assertTrue(err.contains("export AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY"), err);

@@ -69,4 +69,20 @@ class NewProtocolCommandTest {
     assertTrue(assertThrows(IllegalArgumentException.class, () -> NewProtocolCommand.create(root, "eventual", "eventual"))
         .getMessage().contains("Fix:"));
   }
+
+  @Test
+  void when_helpIsAsked_then_theLikeOptionListsItsTemplates() {
+    java.io.StringWriter out = new java.io.StringWriter();
+    new picocli.CommandLine(new NewProtocolCommand()).usage(new java.io.PrintWriter(out));
+    String help = out.toString().replaceAll("\\s+", " ");
+    assertTrue(help.contains("the protocol to start from: " + String.join(", ", NewProtocolCommand.LIKE)), help);
+  }
+
+  @Test
+  void when_theNextStepIsPrinted_then_itRunsOnlyTheNewModulesTests() {
+    List<String> cmd = NewProtocolCommand.testCommand("pb");
+    assertTrue(cmd.containsAll(List.of("-pl", "protocols/pb", "-am", "test", "-Dtest=org.kvlab.protocols.pb.**",
+        "-Dsurefire.failIfNoSpecifiedTests=false")), cmd.toString());
+    assertFalse(cmd.contains("-o"), "a fresh clone has no test plug-ins yet: the first build must be online");
+  }
 }

@@ -81,6 +81,17 @@ class NewProtocolEndToEndTest {
     return new Run(p.exitValue(), output);
   }
 
+  /** The names of the surefire reports of {@code module}, sorted; empty if it ran no test. */
+  private static List<String> reports(Path copy, String module) throws Exception {
+    Path dir = copy.resolve(module).resolve("target/surefire-reports");
+    if (!Files.isDirectory(dir)) {
+      return List.of();
+    }
+    try (Stream<Path> files = Files.list(dir)) {
+      return files.map(f -> f.getFileName().toString()).filter(n -> n.startsWith("TEST-")).sorted().toList();
+    }
+  }
+
   private static String tail(String s) {
     return s.length() <= 6000 ? s : "..." + s.substring(s.length() - 6000);
   }
@@ -95,16 +106,33 @@ class NewProtocolEndToEndTest {
     assertTrue(Files.isRegularFile(copy.resolve("protocols/demo/src/main/java/org/kvlab/protocols/demo/DemoServer.java")),
         created.output());
 
-    // the generated module's own tests (simulator with checkers, determinism rule), and only those
-    Run tests = run(copy, "mvn-test.log", 15, null, "mvn", "-B", "-ntp", "-pl", "protocols/demo", "-am", "test",
-        "-Dtest=org.kvlab.protocols.demo.**", "-Dsurefire.failIfNoSpecifiedTests=false");
+    // the generated module's own tests (simulator with checkers, determinism rule), and only those: the command
+    // new-protocol prints, online as in a fresh clone
+    List<String> printed = NewProtocolCommand.testCommand("demo");
+    assertTrue(created.output().contains("next: " + String.join(" ", printed).replace("-Dtest=org.kvlab.protocols.demo.**",
+        "-Dtest='org.kvlab.protocols.demo.**'")), created.output());
+    List<String> mvn = new ArrayList<>(List.of("mvn", "-B", "-ntp"));
+    mvn.addAll(printed.subList(1, printed.size()));
+    Run tests = run(copy, "mvn-test.log", 15, null, mvn.toArray(String[]::new));
     assertEquals(0, tests.code(), tail(tests.output()));
-    Path reports = copy.resolve("protocols/demo/target/surefire-reports");
-    try (Stream<Path> files = Files.list(reports)) {
-      List<String> ran = files.map(f -> f.getFileName().toString()).filter(n -> n.startsWith("TEST-")).sorted().toList();
-      assertEquals(List.of("TEST-org.kvlab.protocols.demo.DemoSimTest.xml",
-          "TEST-org.kvlab.protocols.demo.DeterminismRuleTest.xml"), ran);
+    assertEquals(List.of("TEST-org.kvlab.protocols.demo.DemoSimTest.xml",
+        "TEST-org.kvlab.protocols.demo.DeterminismRuleTest.xml"), reports(copy, "protocols/demo"));
+    for (String dependency : List.of("framework", "simulator")) { // built by -am, their suites not run
+      assertEquals(List.of(), reports(copy, dependency), dependency + " ran tests");
     }
+
+    // a protocol whose every operation waits one WAN round trip (the client asks the other datacenter) still does
+    // the work the generated simulator test asks for
+    Path client = copy.resolve("protocols/demo/src/main/java/org/kvlab/protocols/demo/DemoClient.java");
+    String remote = Files.readString(client).replace("call(serverFor(key)",
+        "call(org.kvlab.api.NodeId.of(1 - dc(), serverFor(key).partition())");
+    assertTrue(remote.contains("1 - dc()"), remote);
+    Files.writeString(client, remote);
+    Run wan = run(copy, "mvn-test-wan.log", 15, null, "mvn", "-B", "-ntp", "-o", "-pl", "protocols/demo", "-am", "test",
+        "-Dtest=org.kvlab.protocols.demo.DemoSimTest", "-Dsurefire.failIfNoSpecifiedTests=false");
+    assertEquals(0, wan.code(), tail(wan.output()));
+    Files.writeString(client, Files.readString(client).replace("org.kvlab.api.NodeId.of(1 - dc(), serverFor(key).partition())",
+        "serverFor(key)"));
 
     Run protocols = run(copy, "protocols.log", 10, null, "./kvlab", "protocols");
     assertEquals(Main.OK, protocols.code(), tail(protocols.output()));

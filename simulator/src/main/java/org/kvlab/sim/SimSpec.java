@@ -120,6 +120,34 @@ public record SimSpec(
   }
 
   /**
+   * How many operations the workload's sessions complete in {@code durationMicros} if each operation waits
+   * {@code wanRoundTrips} round trips over the slowest link between two datacenters, plus one round trip inside its
+   * own datacenter and the mean think time: every session of every datacenter, closed loop, no faults. A protocol's
+   * test asks for a share of it ("did the sessions do any work?"); a share, because faults stall sessions (a
+   * partition or a crash holds an operation up to {@link #CLIENT_TIMEOUT_MICROS}).
+   */
+  public long closedLoopOperations(int wanRoundTrips) {
+    if (wanRoundTrips < 0) {
+      throw new IllegalArgumentException("wanRoundTrips must be >= 0, got " + wanRoundTrips);
+    }
+    long[][] base = network.baseMicros();
+    long wanRtt = 0;
+    long localRtt = 0;
+    for (int a = 0; a < base.length; a++) {
+      for (int b = 0; b < base.length; b++) {
+        if (a == b) {
+          localRtt = Math.max(localRtt, 2 * base[a][a]);
+        } else {
+          wanRtt = Math.max(wanRtt, base[a][b] + base[b][a]);
+        }
+      }
+    }
+    long perOperation = Math.max(1, wanRoundTrips * wanRtt + localRtt + workload.thinkMicros() / 2);
+    long sessions = (long) workload.sessionsPerDc() * topology.datacenters();
+    return sessions * durationMicros / perOperation;
+  }
+
+  /**
    * Whether the run ends with one reader per datacenter reading every written key (the convergence checker's input;
    * default true). Benchmarks that only measure the workload can skip it.
    */

@@ -76,7 +76,7 @@ public record Ec2Spec(String instanceType, List<String> regions, boolean regionP
     if (section == null || section.kind == Kind.NULL) {
       throw new ConfigException(source, root.line, root.column, "the cluster file has no 'ec2:' section",
           "add one, e.g.\nec2:\n  instanceType: t3.small\n  regions: [us-east-1, eu-west-1]\n  regionPerDatacenter: true\n"
-              + "(see docs/ec2.md).");
+              + "(see docs/ec2.md; examples/eventual-2dc-3p-ec2.yaml is a whole cluster file with one).");
     }
     return r.spec(section, config);
   }

@@ -65,14 +65,18 @@ public class SshBackend implements ClusterBackend {
     return hosts;
   }
 
-  @Override
-  public ClusterConfig place(ClusterConfig planned, Path localDataDir) throws BackendException {
-    int dcs = planned.topology().datacenters();
-    if (dcs > hosts.datacenters().size()) {
-      throw new BackendException("the cluster has " + dcs + " datacenters, and the hosts file lists hosts for "
+  /** Refuses {@code hosts} if it has hosts for fewer than {@code datacenters} datacenters. */
+  public static void checkCovers(int datacenters, SshHosts hosts) throws BackendException {
+    if (datacenters > hosts.datacenters().size()) {
+      throw new BackendException("the cluster has " + datacenters + " datacenters, and the hosts file lists hosts for "
           + hosts.datacenters().size() + ". Fix: add a 'datacenters:' entry (servers: [...]) per datacenter to the"
           + " hosts file, or run fewer datacenters");
     }
+  }
+
+  @Override
+  public ClusterConfig place(ClusterConfig planned, Path localDataDir) throws BackendException {
+    checkCovers(planned.topology().datacenters(), hosts);
     List<ServerSpec> servers = new ArrayList<>();
     int i = 0;
     for (NodeId id : planned.topology().allNodes()) {
