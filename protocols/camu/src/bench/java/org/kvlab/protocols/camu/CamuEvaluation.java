@@ -21,6 +21,7 @@ import org.knowm.xchart.VectorGraphicsEncoder;
 import org.knowm.xchart.VectorGraphicsEncoder.VectorGraphicsFormat;
 import org.knowm.xchart.style.Styler.LegendPosition;
 import org.kvlab.api.Params;
+import org.kvlab.eval.ProgramArgs;
 import org.kvlab.sim.NetworkModel;
 import org.kvlab.sim.SimResult;
 import org.kvlab.sim.SimSpec;
@@ -41,7 +42,8 @@ import org.kvlab.sim.Workload;
  * What grows with the partition count in the thesis is the all-to-all exchange; the simulator charges each server
  * a receive cost per server-to-server message it takes in (one at a time), the only cost model here.
  *
- * <p>{@code CamuEvaluation [rounds [table.md [svgDir]]]} prints the tables (one per receive cost) and writes them and the charts.
+ * <p>{@code scripts/bench/eval camu CamuEvaluation [rounds [table.md [svgDir]]]} prints the tables (one per receive
+ * cost) and writes them and the charts (docs/benchmarks/camu.md).
  */
 public final class CamuEvaluation {
   /** Per-message receive costs (µs) the harness sweeps; the thesis gives none. */
@@ -169,8 +171,12 @@ public final class CamuEvaluation {
   }
 
   /** {@code CamuEvaluation [rounds [table.md [svgDir]]]}. */
-  public static void main(String[] args) throws Exception {
-    long rounds = args.length > 0 ? Long.parseLong(args[0]) : 200;
+  public static void main(String[] argv) throws Exception {
+    ProgramArgs args = ProgramArgs.of("camu", "CamuEvaluation", "[rounds [table.md [svgDir]]]", argv, 3);
+    if (args == null) {
+      return;
+    }
+    long rounds = args.positive(0, "rounds", 200);
     long start = System.nanoTime();
     StringBuilder t = new StringBuilder();
     List<Cell> cells = new ArrayList<>();
@@ -184,11 +190,11 @@ public final class CamuEvaluation {
     for (Cell c : cells) {
       System.out.println(c);
     }
-    if (args.length > 1) {
-      Files.writeString(Path.of(args[1]), t.toString(), StandardCharsets.UTF_8);
+    if (args.count() > 1) {
+      Files.writeString(Path.of(args.text(1, null)), t.toString(), StandardCharsets.UTF_8);
     }
-    if (args.length > 2) {
-      Path dir = Path.of(args[2]);
+    if (args.count() > 2) {
+      Path dir = Path.of(args.text(2, null));
       for (long receive : RECEIVE_MICROS) {
         List<Cell> g = cells.stream().filter(c -> c.receiveMicros() == receive).toList();
         chart(dir, "camu-2-partitions-" + receive + "us.svg", "2-partition txns, receive cost " + receive + " µs", g, 2);
