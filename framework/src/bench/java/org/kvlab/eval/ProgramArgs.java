@@ -66,7 +66,7 @@ public final class ProgramArgs {
     return n;
   }
 
-  /** {@code value}, the value of option {@code name}, as a comma-separated list of whole numbers of at least {@code min}. */
+  /** {@code value}, the value of option {@code name}, as comma-separated whole numbers of at least {@code min}. */
   public List<Integer> numbers(String name, String value, int min) {
     return Arrays.stream(value.split(",")).map(v -> Math.toIntExact(number(name, v, min))).toList();
   }

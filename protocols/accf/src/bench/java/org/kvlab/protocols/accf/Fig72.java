@@ -8,12 +8,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.knowm.xchart.VectorGraphicsEncoder;
 import org.knowm.xchart.VectorGraphicsEncoder.VectorGraphicsFormat;
 import org.knowm.xchart.XYChart;
@@ -25,6 +22,7 @@ import org.kvlab.api.NodeId;
 import org.kvlab.api.Params;
 import org.kvlab.api.Topology;
 import org.kvlab.eval.ProgramArgs;
+import org.kvlab.eval.Svg;
 import org.kvlab.history.Operation;
 import org.kvlab.sim.Fault;
 import org.kvlab.sim.NetworkModel;
@@ -201,8 +199,6 @@ public final class Fig72 {
   static final String APP2_SVG = "accf-fig-7.2-app2.svg";
   private static final Color G22 = new Color(0xC0392B);
   private static final Color G41 = new Color(0x2166AC);
-  private static final Pattern ROUND = Pattern.compile("(\\d\\.\\d)\\d+");
-  private static final Pattern CLIP_ID = Pattern.compile("clip\\d+");
 
   static void chart(Path dir, String file, String title, String x, double[] delays, double[][] y) throws IOException {
     XYChart c = new XYChartBuilder().width(640).height(400).title(title).xAxisTitle(x)
@@ -220,16 +216,9 @@ public final class Fig72 {
     }
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     VectorGraphicsEncoder.saveVectorGraphic(c, bytes, VectorGraphicsFormat.SVG);
-    String svg = ROUND.matcher(bytes.toString(StandardCharsets.UTF_8)).replaceAll("$1");
-    Matcher ids = CLIP_ID.matcher(svg);
-    Map<String, String> renamed = new LinkedHashMap<>();
-    StringBuilder out = new StringBuilder();
-    while (ids.find()) {
-      ids.appendReplacement(out, renamed.computeIfAbsent(ids.group(), id -> "clip" + renamed.size()));
-    }
-    ids.appendTail(out);
     Files.createDirectories(dir);
-    Files.writeString(dir.resolve(file), out, StandardCharsets.UTF_8);
+    Files.writeString(dir.resolve(file), Svg.deterministic(bytes.toString(StandardCharsets.UTF_8)),
+        StandardCharsets.UTF_8);
   }
 
   static String f(double v) {

@@ -12,8 +12,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.knowm.xchart.CategoryChart;
 import org.knowm.xchart.CategoryChartBuilder;
 import org.knowm.xchart.CategorySeries;
@@ -22,6 +20,7 @@ import org.knowm.xchart.VectorGraphicsEncoder.VectorGraphicsFormat;
 import org.knowm.xchart.style.Styler.LegendPosition;
 import org.kvlab.api.Params;
 import org.kvlab.eval.ProgramArgs;
+import org.kvlab.eval.Svg;
 import org.kvlab.sim.NetworkModel;
 import org.kvlab.sim.SimResult;
 import org.kvlab.sim.SimSpec;
@@ -125,8 +124,6 @@ public final class CamuEvaluation {
     return out.toString();
   }
 
-  private static final Pattern ROUND = Pattern.compile("(\\d\\.\\d)\\d+");
-  private static final Pattern CLIP_ID = Pattern.compile("clip\\d+");
   private static final Color[] COLORS = {new Color(0x2166AC), new Color(0xC0392B), new Color(0x1B7837)};
 
   static void chart(Path dir, String file, String title, List<Cell> cells, int parts) throws IOException {
@@ -158,16 +155,9 @@ public final class CamuEvaluation {
     }
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     VectorGraphicsEncoder.saveVectorGraphic(c, bytes, VectorGraphicsFormat.SVG);
-    String svg = ROUND.matcher(bytes.toString(StandardCharsets.UTF_8)).replaceAll("$1");
-    Matcher ids = CLIP_ID.matcher(svg);
-    Map<String, String> renamed = new LinkedHashMap<>();
-    StringBuilder out = new StringBuilder();
-    while (ids.find()) {
-      ids.appendReplacement(out, renamed.computeIfAbsent(ids.group(), id -> "clip" + renamed.size()));
-    }
-    ids.appendTail(out);
     Files.createDirectories(dir);
-    Files.writeString(dir.resolve(file), out, StandardCharsets.UTF_8);
+    Files.writeString(dir.resolve(file), Svg.deterministic(bytes.toString(StandardCharsets.UTF_8)),
+        StandardCharsets.UTF_8);
   }
 
   /** {@code CamuEvaluation [rounds [table.md [svgDir]]]}. */
