@@ -87,8 +87,8 @@ public final class NuKVRebuildBench {
         case "--stores" -> stores = a.choices("--stores", v, List.of("memory", "je"));
         case "--entries" -> entries = a.numbers("--entries", v, 1);
         case "--keys" -> keys = a.numbers("--keys", v, 0);
-        case "--rounds" -> rounds = a.numbers("--rounds", v, 1).get(0);
-        case "--value" -> valueBytes = a.numbers("--value", v, 1).get(0);
+        case "--rounds" -> rounds = Math.toIntExact(a.number("--rounds", v, 1));
+        case "--value" -> valueBytes = Math.toIntExact(a.number("--value", v, 1));
         case "--dir" -> dir = Path.of(v);
         default -> throw a.fail("unknown option " + args[i] + ": use --stores, --entries, --keys, --rounds, --value"
             + " or --dir");

@@ -105,9 +105,9 @@ public final class NuKVSnapshotBench {
       switch (args[i]) {
         case "--stores" -> stores = a.choices("--stores", v, List.of("memory", "je"));
         case "--keys" -> sizes = a.numbers("--keys", v, 1);
-        case "--every" -> every = a.numbers("--every", v, 1).get(0);
-        case "--rounds" -> rounds = a.numbers("--rounds", v, 1).get(0);
-        case "--value" -> valueBytes = a.numbers("--value", v, 1).get(0);
+        case "--every" -> every = Math.toIntExact(a.number("--every", v, 1));
+        case "--rounds" -> rounds = Math.toIntExact(a.number("--rounds", v, 1));
+        case "--value" -> valueBytes = Math.toIntExact(a.number("--value", v, 1));
         case "--impls" -> impls = a.choices("--impls", v, IMPLS);
         case "--dir" -> dir = Path.of(v);
         default -> throw a.fail("unknown option " + args[i] + ": use --stores, --keys, --every, --rounds, --impls,"
