@@ -8,12 +8,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.knowm.xchart.VectorGraphicsEncoder;
 import org.knowm.xchart.VectorGraphicsEncoder.VectorGraphicsFormat;
 import org.knowm.xchart.XYChart;
@@ -24,6 +21,8 @@ import org.knowm.xchart.style.markers.SeriesMarkers;
 import org.kvlab.api.NodeId;
 import org.kvlab.api.Params;
 import org.kvlab.api.Topology;
+import org.kvlab.eval.ProgramArgs;
+import org.kvlab.eval.Svg;
 import org.kvlab.history.Operation;
 import org.kvlab.sim.Fault;
 import org.kvlab.sim.NetworkModel;
@@ -51,7 +50,8 @@ import org.kvlab.sim.Simulation;
  * <p>Fig 7.2a (B1 moved to farther AWS regions) is not re-run: in kvlab's topology B1 shares A1's datacenter, and a
  * farther B1 acts on the protocol through the same path as delay_B1 (B1's messages arrive later).
  *
- * <p>Run: {@code mvn -B -o -q -pl protocols/accf -am test-compile}, then {@code java -cp ... Fig72 OUT.md SVG_DIR}.
+ * <p>Run: {@code scripts/bench/eval accf Fig72 [table.md [svgDir]]} (builds the module, then runs this with its test
+ * class path).
  */
 public final class Fig72 {
   static final long[] SEEDS = {1, 2, 3};
@@ -199,8 +199,6 @@ public final class Fig72 {
   static final String APP2_SVG = "accf-fig-7.2-app2.svg";
   private static final Color G22 = new Color(0xC0392B);
   private static final Color G41 = new Color(0x2166AC);
-  private static final Pattern ROUND = Pattern.compile("(\\d\\.\\d)\\d+");
-  private static final Pattern CLIP_ID = Pattern.compile("clip\\d+");
 
   static void chart(Path dir, String file, String title, String x, double[] delays, double[][] y) throws IOException {
     XYChart c = new XYChartBuilder().width(640).height(400).title(title).xAxisTitle(x)
@@ -218,16 +216,9 @@ public final class Fig72 {
     }
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     VectorGraphicsEncoder.saveVectorGraphic(c, bytes, VectorGraphicsFormat.SVG);
-    String svg = ROUND.matcher(bytes.toString(StandardCharsets.UTF_8)).replaceAll("$1");
-    Matcher ids = CLIP_ID.matcher(svg);
-    Map<String, String> renamed = new LinkedHashMap<>();
-    StringBuilder out = new StringBuilder();
-    while (ids.find()) {
-      ids.appendReplacement(out, renamed.computeIfAbsent(ids.group(), id -> "clip" + renamed.size()));
-    }
-    ids.appendTail(out);
     Files.createDirectories(dir);
-    Files.writeString(dir.resolve(file), out, StandardCharsets.UTF_8);
+    Files.writeString(dir.resolve(file), Svg.deterministic(bytes.toString(StandardCharsets.UTF_8)),
+        StandardCharsets.UTF_8);
   }
 
   static String f(double v) {
@@ -246,15 +237,19 @@ public final class Fig72 {
   }
 
   /** {@code Fig72 [table.md [svgDir]]}: measures, prints the table, writes it and the two charts. */
-  public static void main(String[] args) throws Exception {
+  public static void main(String[] argv) throws Exception {
+    ProgramArgs args = ProgramArgs.of("accf", "Fig72", "[table.md [svgDir]]", argv, 2);
+    if (args == null) {
+      return;
+    }
     Curves c = measure(DELAYS_MILLIS, 20, 60);
     String t = table(c);
     System.out.print(t);
-    if (args.length > 0) {
-      Files.writeString(Path.of(args[0]), t, StandardCharsets.UTF_8);
+    if (args.count() > 0) {
+      Files.writeString(Path.of(args.text(0, null)), t, StandardCharsets.UTF_8);
     }
-    if (args.length > 1) {
-      Path dir = Path.of(args[1]);
+    if (args.count() > 1) {
+      Path dir = Path.of(args.text(1, null));
       chart(dir, APP1_SVG, "App1 (seed 003 Fig 7.2b): C1 at A1, C2 at A2", "delay_B1 (ms)", c.delays(), c.app1());
       chart(dir, APP2_SVG, "App2 (seed 003 Fig 7.2c): C3 reads A1 and B1", "delay_B2 (ms)", c.delays(), c.app2());
     }

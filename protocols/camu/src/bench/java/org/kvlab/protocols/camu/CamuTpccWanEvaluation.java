@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.Set;
 import org.kvlab.api.Params;
 import org.kvlab.api.Topology;
+import org.kvlab.eval.ProgramArgs;
 import org.kvlab.sim.NetworkModel;
 import org.kvlab.sim.SimResult;
 import org.kvlab.sim.SimSpec;
@@ -30,7 +31,7 @@ import org.kvlab.sim.Workload;
  * (an assumption), inside a site 0.2 ms one-way. Server-to-server receive cost 50 µs per message, as in the LAN
  * table where the PB/TOM crossover shows.
  *
- * <p>{@code CamuTpccWanEvaluation [rounds [table.md [svgDir]]]}.
+ * <p>{@code scripts/bench/eval camu CamuTpccWanEvaluation [rounds [table.md [svgDir]]]} (docs/benchmarks/camu.md).
  */
 public final class CamuTpccWanEvaluation {
   static final long RECEIVE = 50;
@@ -185,19 +186,23 @@ public final class CamuTpccWanEvaluation {
             .toList(), wan);
   }
 
-  public static void main(String[] args) throws Exception {
-    long rounds = args.length > 0 ? Long.parseLong(args[0]) : 100;
+  public static void main(String[] argv) throws Exception {
+    ProgramArgs args = ProgramArgs.of("camu", "CamuTpccWanEvaluation", "[rounds [table.md [svgDir]]]", argv, 3);
+    if (args == null) {
+      return;
+    }
+    long rounds = args.positive(0, "rounds", 100);
     long start = System.nanoTime();
     List<Cell> cells = grid(rounds);
     String t = table(cells);
     System.out.print(t);
     System.out.println("(" + (System.nanoTime() - start) / 1_000_000_000 + " s wall)");
     cells.forEach(System.out::println);
-    if (args.length > 1) {
-      Files.writeString(Path.of(args[1]), t, StandardCharsets.UTF_8);
+    if (args.count() > 1) {
+      Files.writeString(Path.of(args.text(1, null)), t, StandardCharsets.UTF_8);
     }
-    if (args.length > 2) {
-      charts(Path.of(args[2]), cells);
+    if (args.count() > 2) {
+      charts(Path.of(args.text(2, null)), cells);
     }
   }
 }

@@ -15,6 +15,7 @@ import org.knowm.xchart.CategoryChartBuilder;
 import org.knowm.xchart.VectorGraphicsEncoder;
 import org.knowm.xchart.VectorGraphicsEncoder.VectorGraphicsFormat;
 import org.kvlab.api.Params;
+import org.kvlab.eval.ProgramArgs;
 import org.kvlab.history.Operation;
 import org.kvlab.sim.NetworkModel;
 import org.kvlab.sim.SimResult;
@@ -27,8 +28,9 @@ import org.kvlab.sim.Simulation;
  * 100% and 10% of the operations sent to the other datacenter. Legend as the seed's Table 4.1: write level /
  * read level, E = eventual, M = MW+WFR for writes and MR+RYW for reads, HLC = wait-free HLC writes.
  *
- * <p>Run: {@code mvn -q -o -pl framework,simulator,protocols/nukv test-compile} then
- * {@code java -cp ... org.kvlab.protocols.nukv.NuKVFigures docs/benchmarks/img} (see docs/benchmarks/nukv.md).
+ * <p>Run: {@code scripts/bench/eval nukv NuKVFigures [svgDir [sessions [forwardPeriod]]]}, e.g.
+ * {@code scripts/bench/eval nukv NuKVFigures docs/benchmarks/img 10} (see docs/benchmarks/nukv.md): the table to
+ * standard output and to {@code svgDir/nukv-figures.md}, the two charts to {@code svgDir}.
  */
 final class NuKVFigures {
   /** (label, write level, read level, hlc). */
@@ -138,13 +140,17 @@ final class NuKVFigures {
     }
   }
 
-  public static void main(String[] args) throws IOException {
-    int sessions = args.length > 1 ? Integer.parseInt(args[1]) : 10;
-    String forwardPeriod = args.length > 2 ? args[2] : "1ms";
+  public static void main(String[] argv) throws IOException {
+    ProgramArgs args = ProgramArgs.of("nukv", "NuKVFigures", "[svgDir [sessions [forwardPeriod]]]", argv, 3);
+    if (args == null) {
+      return;
+    }
+    int sessions = Math.toIntExact(args.positive(1, "sessions", 10));
+    String forwardPeriod = args.text(2, "1ms");
     List<Point> points = all(sessions, 4_000_000, forwardPeriod);
     String table = table(points);
     System.out.print(table);
-    Path dir = Path.of(args.length > 0 ? args[0] : "docs/benchmarks/img");
+    Path dir = Path.of(args.text(0, "docs/benchmarks/img"));
     String suffix = forwardPeriod.equals("1ms") ? "" : "-fwd" + forwardPeriod;
     chart(points, dir, suffix, forwardPeriod.equals("1ms") ? "" : ", forwardPeriod " + forwardPeriod);
     Files.writeString(dir.resolve("nukv-figures" + suffix + ".md"), table, StandardCharsets.UTF_8);

@@ -21,6 +21,7 @@ import java.util.TreeSet;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
 import org.kvlab.api.NodeId;
+import org.kvlab.eval.ProgramArgs;
 import org.kvlab.store.Durability;
 import org.kvlab.store.InMemoryStore;
 import org.kvlab.store.JeStore;
@@ -64,16 +65,25 @@ import org.kvlab.store.VersionedStore;
  * after each snapshot (outside the pause) measures the heap still in use, the snapshot MicroRaft holds included
  * (compare runs with one implementation each, on the memory store: the store then holds the same in both).
  *
- * <p>Usage: {@code NuKVSnapshotBench [--stores memory,je] [--keys 10000,100000,1000000] [--every 50000]
- * [--rounds 3] [--impls encoded,held] [--value 64] [--dir DIR] [--heap]}. Writes between snapshots go to
+ * <p>Usage: {@code scripts/bench/nukv-snapshot-bench} (or {@code scripts/bench/eval nukv NuKVSnapshotBench})
+ * {@code [--stores memory,je] [--keys 10000,100000,1000000] [--every 50000] [--rounds 3] [--impls encoded,held]
+ * [--value 64] [--dir DIR] [--heap]}. Writes between snapshots go to
  * uniformly random keys (each commit one PUT), so about {@code min(N, every)} keys change between two snapshots.
  */
 public final class NuKVSnapshotBench {
   private static final RaftModelFactory MODELS = new DefaultRaftModelFactory();
+  /** The implementations {@code --impls} takes (see the class comment). */
+  private static final List<String> IMPLS = List.of("rewrite", "parse", "at-once", "deferred", "encoded", "held");
 
   private NuKVSnapshotBench() {}
 
   public static void main(String[] args) throws IOException {
+    ProgramArgs a = ProgramArgs.of("nukv", "NuKVSnapshotBench", "[--stores memory,je] [--keys 10000,100000,1000000]"
+        + " [--every 50000] [--rounds 3] [--impls encoded,held] [--value 64] [--dir DIR] [--heap]", args,
+        Integer.MAX_VALUE);
+    if (a == null) {
+      return;
+    }
     List<String> stores = List.of("memory", "je");
     List<Integer> sizes = List.of(10_000, 100_000, 1_000_000);
     int every = 50_000;
@@ -83,25 +93,26 @@ public final class NuKVSnapshotBench {
     Path dir = null;
     boolean heap = false;
     for (int i = 0; i < args.length; i += 2) {
-      String v = i + 1 < args.length ? args[i + 1] : "";
-      switch (args[i]) {
-        case "--heap" -> {
-          heap = true;
-          i--;
-        }
-        case "--stores" -> stores = List.of(v.split(","));
-        case "--keys" -> sizes = Arrays.stream(v.split(",")).map(Integer::parseInt).toList();
-        case "--every" -> every = Integer.parseInt(v);
-        case "--rounds" -> rounds = Integer.parseInt(v);
-        case "--value" -> valueBytes = Integer.parseInt(v);
-        case "--impls" -> impls = List.of(v.split(","));
-        case "--dir" -> dir = Path.of(v);
-        default -> throw new IllegalArgumentException("unknown option " + args[i] + ": use --stores, --keys,"
-            + " --every, --rounds, --impls, --value, --dir or --heap");
+      if (args[i].equals("--heap")) {
+        heap = true;
+        i--;
+        continue;
       }
-    }
-    for (String impl : impls) {
-      compaction(impl);
+      if (i + 1 >= args.length) {
+        throw a.fail("option " + args[i] + " needs a value");
+      }
+      String v = args[i + 1];
+      switch (args[i]) {
+        case "--stores" -> stores = a.choices("--stores", v, List.of("memory", "je"));
+        case "--keys" -> sizes = a.numbers("--keys", v, 1);
+        case "--every" -> every = Math.toIntExact(a.number("--every", v, 1));
+        case "--rounds" -> rounds = Math.toIntExact(a.number("--rounds", v, 1));
+        case "--value" -> valueBytes = Math.toIntExact(a.number("--value", v, 1));
+        case "--impls" -> impls = a.choices("--impls", v, IMPLS);
+        case "--dir" -> dir = Path.of(v);
+        default -> throw a.fail("unknown option " + args[i] + ": use --stores, --keys, --every, --rounds, --impls,"
+            + " --value, --dir or --heap");
+      }
     }
     System.out.printf("# java %s, %s, max heap %d MB, %d cores; snapshotEvery %d, %d-byte values, %d rounds%n",
         System.getProperty("java.version"), ManagementFactory.getRuntimeMXBean().getInputArguments(),

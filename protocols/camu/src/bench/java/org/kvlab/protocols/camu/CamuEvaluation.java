@@ -12,8 +12,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.knowm.xchart.CategoryChart;
 import org.knowm.xchart.CategoryChartBuilder;
 import org.knowm.xchart.CategorySeries;
@@ -21,6 +19,8 @@ import org.knowm.xchart.VectorGraphicsEncoder;
 import org.knowm.xchart.VectorGraphicsEncoder.VectorGraphicsFormat;
 import org.knowm.xchart.style.Styler.LegendPosition;
 import org.kvlab.api.Params;
+import org.kvlab.eval.ProgramArgs;
+import org.kvlab.eval.Svg;
 import org.kvlab.sim.NetworkModel;
 import org.kvlab.sim.SimResult;
 import org.kvlab.sim.SimSpec;
@@ -41,7 +41,8 @@ import org.kvlab.sim.Workload;
  * What grows with the partition count in the thesis is the all-to-all exchange; the simulator charges each server
  * a receive cost per server-to-server message it takes in (one at a time), the only cost model here.
  *
- * <p>{@code CamuEvaluation [rounds [table.md [svgDir]]]} prints the tables (one per receive cost) and writes them and the charts.
+ * <p>{@code scripts/bench/eval camu CamuEvaluation [rounds [table.md [svgDir]]]} prints the tables (one per receive
+ * cost) and writes them and the charts (docs/benchmarks/camu.md).
  */
 public final class CamuEvaluation {
   /** Per-message receive costs (µs) the harness sweeps; the thesis gives none. */
@@ -123,8 +124,6 @@ public final class CamuEvaluation {
     return out.toString();
   }
 
-  private static final Pattern ROUND = Pattern.compile("(\\d\\.\\d)\\d+");
-  private static final Pattern CLIP_ID = Pattern.compile("clip\\d+");
   private static final Color[] COLORS = {new Color(0x2166AC), new Color(0xC0392B), new Color(0x1B7837)};
 
   static void chart(Path dir, String file, String title, List<Cell> cells, int parts) throws IOException {
@@ -156,21 +155,18 @@ public final class CamuEvaluation {
     }
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     VectorGraphicsEncoder.saveVectorGraphic(c, bytes, VectorGraphicsFormat.SVG);
-    String svg = ROUND.matcher(bytes.toString(StandardCharsets.UTF_8)).replaceAll("$1");
-    Matcher ids = CLIP_ID.matcher(svg);
-    Map<String, String> renamed = new LinkedHashMap<>();
-    StringBuilder out = new StringBuilder();
-    while (ids.find()) {
-      ids.appendReplacement(out, renamed.computeIfAbsent(ids.group(), id -> "clip" + renamed.size()));
-    }
-    ids.appendTail(out);
     Files.createDirectories(dir);
-    Files.writeString(dir.resolve(file), out, StandardCharsets.UTF_8);
+    Files.writeString(dir.resolve(file), Svg.deterministic(bytes.toString(StandardCharsets.UTF_8)),
+        StandardCharsets.UTF_8);
   }
 
   /** {@code CamuEvaluation [rounds [table.md [svgDir]]]}. */
-  public static void main(String[] args) throws Exception {
-    long rounds = args.length > 0 ? Long.parseLong(args[0]) : 200;
+  public static void main(String[] argv) throws Exception {
+    ProgramArgs args = ProgramArgs.of("camu", "CamuEvaluation", "[rounds [table.md [svgDir]]]", argv, 3);
+    if (args == null) {
+      return;
+    }
+    long rounds = args.positive(0, "rounds", 200);
     long start = System.nanoTime();
     StringBuilder t = new StringBuilder();
     List<Cell> cells = new ArrayList<>();
@@ -184,11 +180,11 @@ public final class CamuEvaluation {
     for (Cell c : cells) {
       System.out.println(c);
     }
-    if (args.length > 1) {
-      Files.writeString(Path.of(args[1]), t.toString(), StandardCharsets.UTF_8);
+    if (args.count() > 1) {
+      Files.writeString(Path.of(args.text(1, null)), t.toString(), StandardCharsets.UTF_8);
     }
-    if (args.length > 2) {
-      Path dir = Path.of(args[2]);
+    if (args.count() > 2) {
+      Path dir = Path.of(args.text(2, null));
       for (long receive : RECEIVE_MICROS) {
         List<Cell> g = cells.stream().filter(c -> c.receiveMicros() == receive).toList();
         chart(dir, "camu-2-partitions-" + receive + "us.svg", "2-partition txns, receive cost " + receive + " µs", g, 2);

@@ -8,12 +8,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.function.Function;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.knowm.xchart.AnnotationText;
 import org.knowm.xchart.VectorGraphicsEncoder;
 import org.knowm.xchart.VectorGraphicsEncoder.VectorGraphicsFormat;
@@ -23,6 +19,7 @@ import org.knowm.xchart.XYSeries;
 import org.knowm.xchart.XYSeries.XYSeriesRenderStyle;
 import org.knowm.xchart.style.Styler.LegendPosition;
 import org.knowm.xchart.style.markers.SeriesMarkers;
+import org.kvlab.eval.Svg;
 import org.kvlab.protocols.causalspartanx.SeedComparisons.RotxLatencies;
 import org.kvlab.sim.Scenarios;
 
@@ -73,30 +70,18 @@ final class SeedComparisonCharts {
     s.setMarkerColor(color.darker());
   }
 
-  /**
-   * Writes the chart as SVG. XChart draws text as outlines with full float precision; coordinates are rounded to 0.1 px
-   * (the files shrink by half) and clip-path ids numbered in order, so that the same chart gives the same bytes.
-   */
+  /** Writes the chart as SVG, the same bytes for the same chart ({@link Svg#deterministic}). */
   private void save(XYChart c, String file) throws IOException {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     VectorGraphicsEncoder.saveVectorGraphic(c, bytes, VectorGraphicsFormat.SVG);
-    String svg = ROUND.matcher(bytes.toString(StandardCharsets.UTF_8)).replaceAll("$1");
-    Matcher ids = CLIP_ID.matcher(svg);
-    Map<String, String> renamed = new LinkedHashMap<>();
-    StringBuilder out = new StringBuilder();
-    while (ids.find()) {
-      ids.appendReplacement(out, renamed.computeIfAbsent(ids.group(), id -> "clip" + renamed.size()));
-    }
-    ids.appendTail(out);
-    Files.writeString(dir.resolve(file), out, StandardCharsets.UTF_8);
+    Files.writeString(dir.resolve(file), Svg.deterministic(bytes.toString(StandardCharsets.UTF_8)),
+        StandardCharsets.UTF_8);
     if (Boolean.getBoolean("seed003.png")) { // previews for a quick look
       org.knowm.xchart.BitmapEncoder.saveBitmap(c, dir.resolve(file.replace(".svg", ".png")).toString(),
           org.knowm.xchart.BitmapEncoder.BitmapFormat.PNG);
     }
   }
 
-  private static final Pattern ROUND = Pattern.compile("(\\d\\.\\d)\\d+");
-  private static final Pattern CLIP_ID = Pattern.compile("clip\\d+");
 
   /** Fig 5.1a: {@code put[0]} GentleRain, {@code put[1]} CausalSpartanX, mean PUT latency (ms) per skew (ms). */
   void putLatencyVsSkew(double[] skews, double[][] put) throws IOException {

@@ -9,6 +9,7 @@ import java.util.Map;
 import org.kvlab.api.NodeId;
 import org.kvlab.api.Protocol;
 import org.kvlab.api.Topology;
+import org.kvlab.eval.ProgramArgs;
 import org.kvlab.history.Operation;
 import org.kvlab.protocols.gentlerain.GentleRain;
 import org.kvlab.sim.Fault;
@@ -34,8 +35,8 @@ import org.kvlab.sim.Workload;
  *       25% GET, 25% PUT on 12 hot keys; ROTX split into "touching the slow partition" or not.
  * </ol>
  *
- * Run: {@code mvn -B -o -q -pl protocols/causalspartanx -am test-compile} then {@code java -cp ... SeedComparisons
- * [out.md]} (see docs/benchmarks/seed-003-comparisons.md).
+ * Run: {@code scripts/bench/eval causalspartanx SeedComparisons [out.md [svgDir]]} (builds the module, then runs this
+ * with its test class path; see docs/benchmarks/seed-003-comparisons.md).
  */
 public final class SeedComparisons {
   static final long[] SEEDS = {1, 2, 3};
@@ -278,10 +279,15 @@ public final class SeedComparisons {
    * Prints the three tables; {@code args[0]}, if given, is a file to write them to, and {@code args[1]} a directory to
    * draw the charts into (SVG, see {@link SeedComparisonCharts}).
    */
-  public static void main(String[] args) throws Exception {
+  public static void main(String[] argv) throws Exception {
+    ProgramArgs args = ProgramArgs.of("causalspartanx", "SeedComparisons", "[out.md [svgDir]]", argv, 2);
+    if (args == null) {
+      return;
+    }
     StringBuilder out = new StringBuilder();
     String seeds = Arrays.toString(SEEDS);
-    SeedComparisonCharts charts = args.length > 1 ? new SeedComparisonCharts(java.nio.file.Path.of(args[1])) : null;
+    SeedComparisonCharts charts = args.count() > 1 ? new SeedComparisonCharts(java.nio.file.Path.of(args.text(1, null)))
+        : null;
 
     out.append("### (1) Mean PUT latency vs clock skew (Fig 5.1a), ms, median of seeds ").append(seeds).append("\n\n");
     out.append("| skew (ms) | GentleRain (sim) | CausalSpartanX (sim) | GR − CSX (sim) | GentleRain (seed) | CausalSpartanX (seed) |\n");
@@ -350,8 +356,8 @@ public final class SeedComparisons {
     }
 
     System.out.print(out);
-    if (args.length > 0) {
-      java.nio.file.Files.writeString(java.nio.file.Path.of(args[0]), out.toString());
+    if (args.count() > 0) {
+      java.nio.file.Files.writeString(java.nio.file.Path.of(args.text(0, null)), out.toString());
     }
   }
 }

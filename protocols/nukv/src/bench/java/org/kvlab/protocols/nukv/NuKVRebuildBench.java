@@ -27,6 +27,7 @@ import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.kvlab.api.NodeId;
+import org.kvlab.eval.ProgramArgs;
 import org.kvlab.store.Durability;
 import org.kvlab.store.InMemoryStore;
 import org.kvlab.store.JeStore;
@@ -55,8 +56,9 @@ import org.kvlab.store.VersionedStore;
  * no snapshot point; in a running group the log after the snapshot holds at most {@code snapshotEvery} - 1 committed
  * entries plus MicroRaft's 5,000 pending ones (its default {@code maxPendingLogEntryCount}).
  *
- * <p>Usage: {@code NuKVRebuildBench [--stores memory,je] [--entries 10000,100000,1000000] [--keys 0,1000000]
- * [--rounds 3] [--value 64] [--dir DIR]}.
+ * <p>Usage: {@code scripts/bench/nukv-rebuild-bench} (or {@code scripts/bench/eval nukv NuKVRebuildBench})
+ * {@code [--stores memory,je] [--entries 10000,100000,1000000] [--keys 0,1000000] [--rounds 3] [--value 64]
+ * [--dir DIR]}.
  */
 public final class NuKVRebuildBench {
   private static final RaftModelFactory MODELS = new DefaultRaftModelFactory();
@@ -65,6 +67,11 @@ public final class NuKVRebuildBench {
   private NuKVRebuildBench() {}
 
   public static void main(String[] args) throws IOException {
+    ProgramArgs a = ProgramArgs.of("nukv", "NuKVRebuildBench", "[--stores memory,je] [--entries 10000,100000,1000000]"
+        + " [--keys 0,1000000] [--rounds 3] [--value 64] [--dir DIR]", args, Integer.MAX_VALUE);
+    if (a == null) {
+      return;
+    }
     List<String> stores = List.of("memory");
     List<Integer> entries = List.of(10_000, 100_000, 1_000_000);
     List<Integer> keys = List.of(0, 1_000_000);
@@ -72,16 +79,19 @@ public final class NuKVRebuildBench {
     int valueBytes = 64;
     Path dir = null;
     for (int i = 0; i < args.length; i += 2) {
-      String v = i + 1 < args.length ? args[i + 1] : "";
+      if (i + 1 >= args.length) {
+        throw a.fail("option " + args[i] + " needs a value");
+      }
+      String v = args[i + 1];
       switch (args[i]) {
-        case "--stores" -> stores = List.of(v.split(","));
-        case "--entries" -> entries = Arrays.stream(v.split(",")).map(Integer::parseInt).toList();
-        case "--keys" -> keys = Arrays.stream(v.split(",")).map(Integer::parseInt).toList();
-        case "--rounds" -> rounds = Integer.parseInt(v);
-        case "--value" -> valueBytes = Integer.parseInt(v);
+        case "--stores" -> stores = a.choices("--stores", v, List.of("memory", "je"));
+        case "--entries" -> entries = a.numbers("--entries", v, 1);
+        case "--keys" -> keys = a.numbers("--keys", v, 0);
+        case "--rounds" -> rounds = Math.toIntExact(a.number("--rounds", v, 1));
+        case "--value" -> valueBytes = Math.toIntExact(a.number("--value", v, 1));
         case "--dir" -> dir = Path.of(v);
-        default -> throw new IllegalArgumentException("unknown option " + args[i] + ": use --stores, --entries,"
-            + " --keys, --rounds, --value or --dir");
+        default -> throw a.fail("unknown option " + args[i] + ": use --stores, --entries, --keys, --rounds, --value"
+            + " or --dir");
       }
     }
     System.out.printf("# java %s, %s, max heap %d MB, %d cores; %d-byte values, %d rounds%n",
