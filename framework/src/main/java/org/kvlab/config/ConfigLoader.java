@@ -36,18 +36,8 @@ import org.kvlab.store.Durability;
 final class ConfigLoader extends YamlReader {
   static final int NAME_LENGTH_MAX = 64;
 
-  /**
-   * A whole-number key of the cluster file (durations in milliseconds) and the values it accepts, both ends included.
-   * {@link #RANGES} lists them all: the loader checks values against them, docs/cluster-file.md lists the same ranges,
-   * and a test walks every key at both ends (the cluster must load and serve).
-   */
-  record Range(String key, long min, long max) {
-    @Override
-    public String toString() {
-      return key + " " + min + ".." + max;
-    }
-  }
-
+  // Every whole-number key of the cluster file and the values it accepts (see Range): docs/cluster-file.md lists the
+  // same ranges, and ClusterRangesTest walks every key of RANGES at both ends (the cluster must load and serve).
   static final Range DATACENTERS = new Range("datacenters", 1, 64);
   static final Range PARTITIONS = new Range("partitions", 1, 1024);
   static final Range REPLICAS = new Range("replicas", 1, 15);
@@ -660,7 +650,4 @@ final class ConfigLoader extends YamlReader {
     return value == null ? fallback : intIn(value, range);
   }
 
-  private int intIn(YamlNode value, Range range) throws ConfigException {
-    return intIn(value, range.min(), range.max());
-  }
 }

@@ -17,7 +17,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.kvlab.api.NodeId;
-import org.kvlab.config.ConfigLoader.Range;
 import org.kvlab.runtime.ClientRuntime;
 import org.kvlab.runtime.LocalCluster;
 import org.kvlab.testing.TestClusters;
