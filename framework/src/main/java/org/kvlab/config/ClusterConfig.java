@@ -131,9 +131,9 @@ public record ClusterConfig(
    *     sent sooner after the channel's last write waits (at most this long) and goes out with the others sent in
    *     the meantime, in one write system call; a message sent later goes out at the end of its event-loop turn,
    *     as with 0 (no pacing). Client replies are never held.
-   * @param partialFrameBytesMax the bytes a server's accepted connections may hold in partly received frames, all
-   *     together (at least one maximal frame: frameBytesMax + 4); above it the largest holders among connections not
-   *     yet authenticated, then client connections, are closed (never peers)
+   * @param partialFrameBytesMax the bytes a server's authenticated connections may hold in partly received frames, all
+   *     together (at least one maximal frame: frameBytesMax + 4); above it the largest client connections are closed
+   *     (never peers); connections not yet authenticated have a reserve of their own
    */
   public record Limits(int frameBytesMax, int peerQueueMessagesMax, int clientRequestsInFlightMax,
       int handshakeMillis, int clientIdleSeconds, int peerFlushMicros, int partialFrameBytesMax) {

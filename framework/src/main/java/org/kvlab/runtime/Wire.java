@@ -555,8 +555,9 @@ final class Wire {
     private PartialFrames budget;
     /** Who this connection is, for {@link PartialFrames}: the holders of the lowest rank are closed first. */
     PartialFrames.Rank rank = PartialFrames.Rank.UNAUTHENTICATED;
-    /** What {@link PartialFrames} charges this connection now (it sets this). */
+    /** What {@link PartialFrames} charges this connection now, and whether to its handshake reserve (it sets these). */
     long held;
+    boolean charged;
     /** The length prefix plus body of the partly received frame at the buffer's reader index; 0: none (or unknown). */
     private long pending;
     private Channel channel;

@@ -39,8 +39,8 @@ import org.kvlab.wire.Status;
  * Issue 28, item 1: client connections that each hold most of a maximal frame must not exhaust a server's direct memory
  * and shut legitimate clients out. A server in a child JVM (-Xmx256m, so 256 MiB of direct memory, as in the audit)
  * with the default limits (frameBytesMax 16 MiB, partialFrameBytesMax 64 MiB, no client token); 15 raw client
- * connections each declare a maximal frame and send all but 1 MiB of it; then a real client PUTs and GETs a maximal
- * value. The PUT and the GET must succeed, the bytes held by partial frames stay within the budget, the largest
+ * connections each declare a maximal frame and send all but 1 MiB of it, and one more fills the budget to within 1 MiB;
+ * then a real client PUTs and GETs a maximal value. The PUT and the GET must succeed, the bytes held by partial frames stay within the budget, the largest
  * holders are closed (a counter), and the server's memory stays within bounds.
  */
 @Timeout(value = 600, unit = TimeUnit.SECONDS)
@@ -82,8 +82,15 @@ class PartialFramesMemoryTest {
     for (int i = 0; i < ATTACKERS; i++) {
       holdPartialFrame(config, frameMax);
     }
-    Status held = await(config, s -> s.getOperationsOrDefault("wire.partialFramesClosed", 0) == ATTACKERS - holders
+    await(config, s -> s.getOperationsOrDefault("wire.partialFramesClosed", 0) == ATTACKERS - holders
         && s.getPartialFrameBytes() == holders * frameHeld, "the server never settled at " + holders + " holders");
+    // One more, smaller, fills the budget to within 1 MiB (room for a peer's or tool's small frames, which may close a
+    // client's): the PUT cannot fit without closing someone.
+    long filler = budget - holders * frameHeld - (1 << 20);
+    holdPartialFrame(config, (int) filler - 4);
+    Status held = await(config, s -> s.getPartialFrameBytes() == budget - (1 << 20),
+        "the filler never took the rest of the budget");
+    assertEquals(ATTACKERS - holders, held.getOperationsOrDefault("wire.partialFramesClosed", 0), "the filler fits");
     long heldDirect = held.getDirectMemoryBytes();
 
     byte[] value = maximalValue(frameMax);
@@ -98,7 +105,8 @@ class PartialFramesMemoryTest {
     Status after = ControlClient.status(config, config.server(SERVER), WAIT);
     assertEquals(ATTACKERS - holders + 1, after.getOperationsOrDefault("wire.partialFramesClosed", 0),
         "the PUT needed room: exactly one more attacker (the oldest of the largest) must have been closed");
-    assertEquals((holders - 1) * frameHeld, after.getPartialFrameBytes(), "the PUT's frame is released once complete");
+    assertEquals((holders - 1) * frameHeld + filler, after.getPartialFrameBytes(),
+        "the largest, not the filler, made room, and the PUT's frame is released once complete");
 
     List<String> closes = Files.readAllLines(dir.resolve("server.log")).stream()
         .filter(l -> l.contains("a partly received frame")).toList();
@@ -122,8 +130,8 @@ class PartialFramesMemoryTest {
     assertTrue(rss[1] <= rssBound, figures + "; bound " + rssBound + " KiB");
   }
 
-  /** A client connection (no token needed) that declares a maximal frame and sends all of it but its last MiB. */
-  private void holdPartialFrame(ClusterConfig config, int frameMax) throws IOException {
+  /** A client connection (no token needed) that declares a frame of {@code length} bytes and sends all but its last MiB. */
+  private void holdPartialFrame(ClusterConfig config, int length) throws IOException {
     Socket s = RawWire.connect(config.server(SERVER));
     sockets.add(s);
     RawWire.write(s, Frame.newBuilder().setHello(Hello.newBuilder().setRole(Role.CLIENT).setCluster(config.name())
@@ -133,9 +141,9 @@ class PartialFramesMemoryTest {
     byte[] chunk = new byte[1 << 20];
     try {
       DataOutputStream out = new DataOutputStream(s.getOutputStream());
-      out.writeInt(frameMax);
-      for (int sent = 0; sent < frameMax - chunk.length; sent += chunk.length) {
-        out.write(chunk, 0, Math.min(chunk.length, frameMax - chunk.length - sent));
+      out.writeInt(length);
+      for (int sent = 0; sent < length - chunk.length; sent += chunk.length) {
+        out.write(chunk, 0, Math.min(chunk.length, length - chunk.length - sent));
       }
       out.flush();
     } catch (IOException closed) {

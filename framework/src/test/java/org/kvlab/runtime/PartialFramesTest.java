@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
+import java.util.ArrayList;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.kvlab.runtime.PartialFrames.Rank;
 import org.kvlab.wire.Frame;
@@ -14,7 +16,8 @@ import org.kvlab.wire.Ping;
 
 /**
  * {@link PartialFrames}, the budget of a server's partly received frames, on decoders of embedded channels: who is
- * closed to make room (lowest rank, then largest), who never is (peers), and that charges are released.
+ * closed to make room (the largest clients), who never is (peers), the reserve of connections not yet authenticated,
+ * and that charges are released.
  */
 class PartialFramesTest {
   private static final int FRAME_MAX = 10_000;
@@ -38,62 +41,91 @@ class PartialFramesTest {
   }
 
   @Test
-  void when_theBudgetIsExceeded_then_unauthenticatedConnectionsGoFirstThenTheLargestClientsAndNeverPeers() {
-    EmbeddedChannel unauth = connection(Rank.UNAUTHENTICATED);
-    partial(unauth, 4000, 10);
+  void when_theBudgetIsExceeded_then_theLargestClientsAreClosedFirstAndNeverPeers() {
     EmbeddedChannel small = connection(Rank.CLIENT);
     partial(small, 2000, 10);
-    EmbeddedChannel[] clients = new EmbeddedChannel[5];
+    EmbeddedChannel[] clients = new EmbeddedChannel[6];
     for (int i = 0; i < clients.length; i++) {
       clients[i] = connection(Rank.CLIENT);
       partial(clients[i], FRAME_MAX, 100);
     }
-    assertEquals(4004 + 2004 + 5 * 10_004, budget.held());
+    assertEquals(2004 + 6 * 10_004, budget.held()); // 62,028
     EmbeddedChannel peer = connection(Rank.TRUSTED);
-    partial(peer, FRAME_MAX, 100); // 66,032 > 65,536: the unauthenticated connection's 4,004 make room
-    assertFalse(unauth.isOpen(), "a connection not yet authenticated is closed first");
-    assertTrue(small.isOpen() && peer.isOpen());
-    EmbeddedChannel peer2 = connection(Rank.TRUSTED);
-    partial(peer2, FRAME_MAX, 100); // then the largest client (the oldest of equals)
-    assertFalse(clients[0].isOpen(), "the oldest of the largest clients is closed next");
-    assertTrue(clients[1].isOpen() && small.isOpen(), "only as many as needed are closed");
+    partial(peer, FRAME_MAX, 100); // 72,032 > 65,536: the oldest of the largest clients makes room
+    assertFalse(clients[0].isOpen(), "the oldest of the largest clients is closed first");
+    assertTrue(clients[1].isOpen() && small.isOpen() && peer.isOpen(), "only as many as needed are closed");
+    EmbeddedChannel client = connection(Rank.CLIENT);
+    partial(client, FRAME_MAX, 100); // a client makes room among clients too
+    assertFalse(clients[1].isOpen());
+    assertTrue(client.isOpen() && clients[2].isOpen());
     assertEquals(2, metrics.counters().get("wire.partialFramesClosed"));
     assertTrue(budget.held() <= BUDGET, budget.held() + " bytes held");
 
-    EmbeddedChannel peer3 = connection(Rank.TRUSTED);
-    EmbeddedChannel peer4 = connection(Rank.TRUSTED);
-    EmbeddedChannel peer5 = connection(Rank.TRUSTED);
-    EmbeddedChannel peer6 = connection(Rank.TRUSTED);
-    EmbeddedChannel peer7 = connection(Rank.TRUSTED);
-    for (EmbeddedChannel p : new EmbeddedChannel[] {peer3, peer4, peer5, peer6, peer7}) {
+    List<EmbeddedChannel> peers = new ArrayList<>(List.of(peer));
+    for (int i = 0; i < 6; i++) {
+      EmbeddedChannel p = connection(Rank.TRUSTED);
       partial(p, FRAME_MAX, 100);
+      peers.add(p);
     }
     for (EmbeddedChannel c : clients) {
       assertFalse(c.isOpen(), "peers' frames close every client frame in the way");
     }
-    assertFalse(small.isOpen());
-    for (EmbeddedChannel p : new EmbeddedChannel[] {peer, peer2, peer3, peer4, peer5, peer6, peer7}) {
+    assertFalse(small.isOpen() || client.isOpen());
+    for (EmbeddedChannel p : peers) {
       assertTrue(p.isOpen(), "a peer is never closed for the budget, even above it");
     }
     assertEquals(7 * 10_004, budget.held());
   }
 
   @Test
-  void when_onlyHigherRanksHoldTheBudget_then_theNewcomerIsClosedItselfAndTheOthersKeepTheirFrames() {
+  void when_clientsFillTheBudget_then_connectionsNotYetAuthenticatedStillHaveTheirReserveAndCloseOnlyEachOther() {
     EmbeddedChannel[] clients = new EmbeddedChannel[7];
     for (int i = 0; i < clients.length; i++) {
       clients[i] = connection(Rank.CLIENT);
-      partial(clients[i], i < 6 ? FRAME_MAX : 5000, 100); // 65,028 bytes in all
+      partial(clients[i], i < 6 ? FRAME_MAX : 5508, 100); // 65,536 bytes in all: the budget to the byte
     }
-    EmbeddedChannel unauth = connection(Rank.UNAUTHENTICATED);
-    Wire.PartialFrameBudgetException e = assertThrows(Wire.PartialFrameBudgetException.class,
-        () -> partial(unauth, 4000, 10));
-    assertTrue(e.getMessage().contains("limits.partialFrameBytesMax = 65536") && e.getMessage().contains("Fix: "),
-        e.getMessage());
+    assertEquals(BUDGET, budget.held());
+    int fit = (int) (PartialFrames.HANDSHAKE_RESERVE / 4100);
+    List<EmbeddedChannel> handshakes = new ArrayList<>();
+    for (int i = 0; i < fit; i++) {
+      EmbeddedChannel h = connection(Rank.UNAUTHENTICATED);
+      partial(h, 4096, 10); // a handshake frame arriving in pieces
+      handshakes.add(h);
+    }
+    for (EmbeddedChannel h : handshakes) {
+      assertTrue(h.isOpen(), "a budget full of clients' frames must not keep anyone from connecting");
+    }
+    EmbeddedChannel one = connection(Rank.UNAUTHENTICATED);
+    partial(one, 4096, 10); // over the reserve: the oldest handshake goes, never a client
+    assertFalse(handshakes.get(0).isOpen());
+    assertTrue(one.isOpen() && handshakes.get(1).isOpen());
     for (EmbeddedChannel c : clients) {
       assertTrue(c.isOpen(), "a connection not yet authenticated never closes a client's");
     }
-    assertEquals(6 * 10_004 + 5004, budget.held());
+    assertEquals(BUDGET + fit * 4100L, budget.held());
+
+    EmbeddedChannel client = connection(Rank.CLIENT);
+    partial(client, 100, 10); // room among clients only: the largest goes
+    assertFalse(clients[0].isOpen());
+    assertTrue(handshakes.get(1).isOpen(), "a client never closes a handshake for room: they do not share a pool");
+  }
+
+  @Test
+  void when_noOneMayBeClosedForIt_then_theNewcomerIsClosedItselfAndTheOthersKeepTheirFrames() {
+    EmbeddedChannel[] peers = new EmbeddedChannel[7];
+    for (int i = 0; i < peers.length; i++) {
+      peers[i] = connection(Rank.TRUSTED);
+      partial(peers[i], FRAME_MAX, 100); // 70,028 bytes: above the budget, peers are always admitted
+    }
+    EmbeddedChannel client = connection(Rank.CLIENT);
+    Wire.PartialFrameBudgetException e = assertThrows(Wire.PartialFrameBudgetException.class,
+        () -> partial(client, 4000, 10));
+    assertTrue(e.getMessage().contains("limits.partialFrameBytesMax = 65536") && e.getMessage().contains("Fix: "),
+        e.getMessage());
+    for (EmbeddedChannel p : peers) {
+      assertTrue(p.isOpen());
+    }
+    assertEquals(7 * 10_004, budget.held());
   }
 
   @Test
