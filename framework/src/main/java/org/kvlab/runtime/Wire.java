@@ -675,7 +675,7 @@ final class Wire {
      * dropped and the exception closes it with the reason.
      */
     private void charge(ChannelHandlerContext ctx, ByteBuf in, long bytes) {
-      if (budget == null) {
+      if (budget == null || bytes == held) {
         return;
       }
       channel = ctx.channel();
@@ -688,9 +688,10 @@ final class Wire {
     }
 
     /**
-     * Netty's merging cumulator, but sized for the frame being received: when the buffer must grow it grows once, to
-     * the whole frame (its length is known), instead of in 4 MiB steps each copying what came before; and a buffer
-     * left much larger than what it holds (after a big frame) is replaced by one of the right size. Direct memory, as
+     * Netty's merging cumulator, but sized for the frame being received: when the buffer must grow for a frame above
+     * {@link #SHRINK_ABOVE} bytes it grows once, to the whole frame (its length is known), instead of in 4 MiB steps
+     * each copying what came before; and a buffer left much larger than what it holds (after a big frame) is replaced
+     * by a smaller one. Direct memory, as
      * Netty's own (docs/runtime.md, "Memory of partly received frames", says why).
      */
     private ByteBuf cumulate(ByteBufAllocator alloc, ByteBuf cumulation, ByteBuf in) {
@@ -716,7 +717,11 @@ final class Wire {
         if (wanted > Integer.MAX_VALUE - 8) {
           throw new TooLongFrameException("a frame of " + pending + " bytes does not fit one buffer");
         }
-        ByteBuf grown = alloc.buffer((int) wanted);
+        // A big frame gets its whole size at once; small ones grow as Netty's do (doubling), which keeps streams of
+        // small frames from reallocating on every read.
+        int capacity = pending > SHRINK_ABOVE && pending >= total ? (int) pending
+            : alloc.calculateNewCapacity((int) total, Integer.MAX_VALUE);
+        ByteBuf grown = alloc.buffer(capacity);
         grown.writeBytes(cumulation, cumulation.readerIndex(), cumulation.readableBytes());
         grown.writeBytes(in, in.readerIndex(), required);
         in.readerIndex(in.writerIndex());

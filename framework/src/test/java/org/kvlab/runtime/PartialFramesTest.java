@@ -145,6 +145,31 @@ class PartialFramesTest {
   }
 
   @Test
+  void when_aBigFrameArrivesInPieces_then_itsBufferGrowsOnceToTheFrameAndTheFrameParses() {
+    PartialFrames big = new PartialFrames(BUDGET, 1 << 20, "test", metrics);
+    EmbeddedChannel client = new EmbeddedChannel();
+    Wire.FrameDecoder decoder = Wire.install(client.pipeline(), 1 << 20, "test");
+    decoder.budget(big);
+    decoder.rank = Rank.CLIENT;
+    byte[] body = new byte[100_000];
+    java.util.Arrays.fill(body, (byte) 7);
+    Frame frame = Frame.newBuilder().setData(org.kvlab.wire.Data.newBuilder().setSeq(1).setType(2)
+        .setBody(com.google.protobuf.ByteString.copyFrom(body))).build();
+    byte[] bytes = frame.toByteArray();
+    io.netty.buffer.ByteBuf all = Unpooled.buffer().writeInt(bytes.length).writeBytes(bytes);
+    client.writeInbound(all.readRetainedSlice(104));
+    assertEquals(4 + bytes.length, big.held(), "charged at its declared size from its length on");
+    client.writeInbound(all.readRetainedSlice(4000));
+    client.writeInbound(all.readRetainedSlice(86_000));
+    // Grown by doubling, 90,104 bytes would sit in a buffer of 131,072, charged as such.
+    assertEquals(4 + bytes.length, big.held(), "the buffer grew once, to the frame exactly");
+    client.writeInbound(all.readRetainedSlice(all.readableBytes()));
+    all.release();
+    assertEquals(frame, client.readInbound());
+    assertEquals(0, big.held());
+  }
+
+  @Test
   void when_theBudgetIsBelowOneMaximalFrame_then_itIsRaisedToOne() {
     PartialFrames small = new PartialFrames(BUDGET, 1 << 20, "test", metrics);
     assertEquals((1 << 20) + 4, small.max());
