@@ -74,7 +74,7 @@ final class ConfigLoader extends YamlReader {
   private static final List<String> LOCAL_KEYS = List.of("host", "basePort");
   private static final List<String> STORAGE_KEYS = List.of("engine", "durability", "dir");
   private static final List<String> EMULATION_KEYS = List.of("rtt", "skew");
-  private static final List<String> LIMITS_KEYS =
+  static final List<String> LIMITS_KEYS =
       List.of("frameBytesMax", "peerQueueMessagesMax", "clientRequestsInFlightMax", "handshakeMillis",
           "clientIdleSeconds", "peerFlushMicros", "partialFrameBytesMax");
   private static final List<String> SECURITY_KEYS = List.of("secretFile", "clientToken");

@@ -147,6 +147,14 @@ class ClusterRangesTest {
   }
 
   @Test
+  void when_aLimitIsAKeyOfTheLimitsSection_then_itHasARangeInTheTable() {
+    List<String> keys = ConfigLoader.RANGES.stream().map(Range::key).toList();
+    for (String limit : ConfigLoader.LIMITS_KEYS) {
+      assertTrue(keys.contains("limits." + limit), "limits." + limit + " has no range in ConfigLoader.RANGES: " + keys);
+    }
+  }
+
+  @Test
   void when_theDocsListTheRanges_then_theyAreTheLoadersRanges() throws Exception {
     String doc = Files.readString(Path.of("..", "docs", "cluster-file.md"));
     for (Range r : ConfigLoader.RANGES) {
