@@ -74,7 +74,7 @@ class ExperimentRangesTest {
     }
   }
 
-  /** A one-protocol experiment with {@code key} at {@code value} (and what that value needs, e.g. enough datacenters). */
+  /** A one-protocol experiment with {@code key} at {@code value} (and what that needs, e.g. enough datacenters). */
   private static String experiment(String key, long value) {
     long datacenters = key.equals("cluster.datacenters") ? value : key.equals("clients.datacenters") ? value + 1 : 1;
     long partitions = key.equals("cluster.partitions") ? value : 1;

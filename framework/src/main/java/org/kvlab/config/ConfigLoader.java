@@ -370,7 +370,8 @@ final class ConfigLoader extends YamlReader {
   private int port(YamlNode value, Range range) throws ConfigException {
     long port = integer(value, "from " + range.min() + " to " + range.max());
     if (port < range.min() || port > range.max()) {
-      throw error(value, value.text + " is not a port", "use a number from " + range.min() + " to " + range.max() + ".");
+      throw error(value, value.text + " is not a port",
+          "use a number from " + range.min() + " to " + range.max() + ".");
     }
     return (int) port;
   }

@@ -30,7 +30,7 @@ final class PartialFrames {
   /** What connections not yet authenticated may hold together: 256 handshake frames of the largest size at once. */
   static final long HANDSHAKE_RESERVE = 256L * (Limits.HANDSHAKE_FRAME_BYTES_MAX + Wire.LENGTH_BYTES);
 
-  /** Who a connection is, in the order its partial frames are given up: first the lowest. */
+  /** Who a connection is: not yet authenticated (the handshake reserve), a client (may be closed), a peer or tool. */
   enum Rank { UNAUTHENTICATED, CLIENT, TRUSTED }
 
   private final long max;
@@ -54,7 +54,7 @@ final class PartialFrames {
         + (max > partialFrameBytesMax ? " (raised to one maximal frame, " + max + ")" : "");
   }
 
-  /** The budget of authenticated connections in bytes (connections not yet authenticated have their reserve besides). */
+  /** The budget of authenticated connections in bytes (those not yet authenticated have their reserve besides). */
   long max() {
     return max;
   }

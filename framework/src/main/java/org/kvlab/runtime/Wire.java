@@ -46,7 +46,10 @@ import org.slf4j.LoggerFactory;
 final class Wire {
   private static final Logger LOG = LoggerFactory.getLogger(Wire.class);
   static final int LENGTH_BYTES = 4;
-  /** A frame buffer above this many bytes that holds less than half of it is replaced by one of the right size. */
+  /**
+   * A frame above this many bytes gets a buffer of its whole size at once, and a frame buffer above it that holds less
+   * than half of it is replaced by a smaller one (see FrameDecoder's cumulator).
+   */
   static final int SHRINK_ABOVE = 64 * 1024;
   /** Longest string from the wire that a log line shows. */
   static final int PRINTABLE_MAX = 200;
@@ -553,7 +556,7 @@ final class Wire {
     private boolean failed;
     /** The server's budget of partly received frames this connection is charged to; null: none (outgoing ones). */
     private PartialFrames budget;
-    /** Who this connection is, for {@link PartialFrames}: the holders of the lowest rank are closed first. */
+    /** Who this connection is, for {@link PartialFrames}: which pool it is charged to and whether it may be closed. */
     PartialFrames.Rank rank = PartialFrames.Rank.UNAUTHENTICATED;
     /** What {@link PartialFrames} charges this connection now, and whether to its handshake reserve (it sets these). */
     long held;
@@ -691,8 +694,7 @@ final class Wire {
      * Netty's merging cumulator, but sized for the frame being received: when the buffer must grow for a frame above
      * {@link #SHRINK_ABOVE} bytes it grows once, to the whole frame (its length is known), instead of in 4 MiB steps
      * each copying what came before; and a buffer left much larger than what it holds (after a big frame) is replaced
-     * by a smaller one. Direct memory, as
-     * Netty's own (docs/runtime.md, "Memory of partly received frames", says why).
+     * by a smaller one. Direct memory, as Netty's own (docs/runtime.md, "Memory of partly received frames", says why).
      */
     private ByteBuf cumulate(ByteBufAllocator alloc, ByteBuf cumulation, ByteBuf in) {
       if (cumulation == in) { // as Netty's MERGE_CUMULATOR: the same buffer is retained twice

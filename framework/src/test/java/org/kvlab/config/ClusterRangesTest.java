@@ -31,7 +31,8 @@ import org.kvlab.testing.kit.KitPutReply;
  * table ({@link ConfigLoader#RANGES}, so a new key cannot escape) at its minimum and at its maximum: the file loads,
  * the value is what the configuration holds, and the cluster starts on loopback and serves a put and a get. Two kinds
  * of end are only loaded: a topology of more than {@value #SERVERS_STARTED_MAX} servers (1024 partitions are 1024
- * servers and a million peer connections) and a port that cannot be bound here (port 1 needs privileges, a port in use).
+ * servers and a million peer connections) and a port that cannot be bound here (port 1 needs privileges; a port may
+ * be in use).
  * docs/cluster-file.md must list the same ranges.
  */
 @Timeout(value = 600, unit = TimeUnit.SECONDS)
@@ -72,7 +73,8 @@ class ClusterRangesTest {
         try {
           config = ClusterConfig.parse(yaml, r.key() + "=" + end);
         } catch (ConfigException e) {
-          throw new AssertionError(r + " is documented, yet " + end + " is refused: " + e.getMessage() + "\n" + yaml, e);
+          throw new AssertionError(r + " is documented, yet " + end + " is refused: " + e.getMessage() + "\n" + yaml,
+              e);
         }
         assertEquals(end, value.applyAsLong(config), r + " at " + end);
         if (config.servers().size() <= SERVERS_STARTED_MAX && bindable(config)) {
@@ -103,10 +105,12 @@ class ClusterRangesTest {
       y.append("servers:\n  - { id: 0_0, host: 127.0.0.1, port: ").append(value).append(" }\n")
           .append("  - { id: 1_0, host: 127.0.0.1, port: ").append(base).append(" }\n");
     } else {
-      y.append("local: { host: 127.0.0.1, basePort: ").append(key.equals("local.basePort") ? value : base).append(" }\n");
+      long basePort = key.equals("local.basePort") ? value : base;
+      y.append("local: { host: 127.0.0.1, basePort: ").append(basePort).append(" }\n");
     }
     y.append("storage: { engine: memory }\n");
-    y.append("security: { secretFile: ").append(dir.resolve("secret")).append(", clientToken: 0123456789abcdef0123 }\n");
+    y.append("security: { secretFile: ").append(dir.resolve("secret"))
+        .append(", clientToken: 0123456789abcdef0123 }\n");
     if (key.equals("emulation.rtt")) {
       y.append("emulation:\n  rtt: [[0, ").append(value).append("], [").append(value).append(", 0]]\n");
     } else if (key.equals("emulation.skew")) {

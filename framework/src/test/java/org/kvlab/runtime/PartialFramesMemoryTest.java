@@ -40,8 +40,9 @@ import org.kvlab.wire.Status;
  * and shut legitimate clients out. A server in a child JVM (-Xmx256m, so 256 MiB of direct memory, as in the audit)
  * with the default limits (frameBytesMax 16 MiB, partialFrameBytesMax 64 MiB, no client token); 15 raw client
  * connections each declare a maximal frame and send all but 1 MiB of it, and one more fills the budget to within 1 MiB;
- * then a real client PUTs and GETs a maximal value. The PUT and the GET must succeed, the bytes held by partial frames stay within the budget, the largest
- * holders are closed (a counter), and the server's memory stays within bounds.
+ * then a real client PUTs and GETs a maximal value. The PUT and the GET must succeed, the bytes held by partial frames
+ * stay within the budget, the largest holders are closed (a counter, one log line each), and the server's direct
+ * memory and RSS stay within bounds.
  */
 @Timeout(value = 600, unit = TimeUnit.SECONDS)
 class PartialFramesMemoryTest {
@@ -96,8 +97,8 @@ class PartialFramesMemoryTest {
 
     byte[] value = maximalValue(frameMax);
     try (ClientRuntime client = new ClientRuntime(config, new Testkit(), 1)) {
-      client.call(SERVER, KitPut.newBuilder().setKey("k").setValue(ByteString.copyFrom(value)).build(), KitPutReply.class)
-          .get(CALL_SECONDS, TimeUnit.SECONDS);
+      KitPut put = KitPut.newBuilder().setKey("k").setValue(ByteString.copyFrom(value)).build();
+      client.call(SERVER, put, KitPutReply.class).get(CALL_SECONDS, TimeUnit.SECONDS);
       KitGetReply got = client.call(SERVER, KitGet.newBuilder().setKey("k").build(), KitGetReply.class)
           .get(CALL_SECONDS, TimeUnit.SECONDS);
       assertTrue(got.getFound());
@@ -132,7 +133,7 @@ class PartialFramesMemoryTest {
     assertTrue(rss[1] <= rssBound, figures + "; bound " + rssBound + " KiB");
   }
 
-  /** A client connection (no token needed) that declares a frame of {@code length} bytes and sends all but its last MiB. */
+  /** A client connection (no token needed) that declares a frame of {@code length} bytes, all but its last MiB sent. */
   private void holdPartialFrame(ClusterConfig config, int length) throws IOException {
     Socket s = RawWire.connect(config.server(SERVER));
     sockets.add(s);
