@@ -256,8 +256,8 @@ final class LocalCommand {
 
     static void printStatus(ClusterConfig config, String file, List<Optional<Status>> statuses) {
       System.out.printf("cluster %s (%s) from %s%n", config.name(), config.protocol(), file);
-      System.out.printf("%-7s %-21s %-8s %-5s %-6s %-9s %-8s %-10s %-7s%n",
-          "SERVER", "ADDRESS", "PID", "STATE", "PEERS", "RTT MAX", "CLIENTS", "OPS", "QUEUED");
+      System.out.printf("%-7s %-21s %-8s %-5s %-6s %-9s %-8s %-10s %-7s %-9s%n",
+          "SERVER", "ADDRESS", "PID", "STATE", "PEERS", "RTT MAX", "CLIENTS", "OPS", "QUEUED", "PARTIAL");
       for (int i = 0; i < config.servers().size(); i++) {
         ServerSpec s = config.servers().get(i);
         Optional<Status> st = statuses.get(i);
@@ -271,9 +271,10 @@ final class LocalCommand {
         long queued = x.getPeersList().stream().mapToLong(PeerStatus::getQueued).sum();
         long ops = x.getOperationsMap().entrySet().stream() // the runtime's channel.* counters are not operations
             .filter(e -> !e.getKey().startsWith("channel.")).mapToLong(Map.Entry::getValue).sum();
-        System.out.printf("%-7s %-21s %-8d %-5s %-6s %-9s %-8d %-10d %-7d%n", s.id(), addr, x.getPid(), "up",
+        // PARTIAL: bytes held by partly received frames (limits.partialFrameBytesMax, docs/runtime.md)
+        System.out.printf("%-7s %-21s %-8d %-5s %-6s %-9s %-8d %-10d %-7d %-9s%n", s.id(), addr, x.getPid(), "up",
             x.getPeersConnected() + "/" + x.getPeersExpected(), rtt < 0 ? "-" : String.format("%.2f ms", rtt),
-            x.getClients(), ops, queued);
+            x.getClients(), ops, queued, String.format("%.1f MiB", x.getPartialFrameBytes() / 1048576.0));
       }
     }
   }

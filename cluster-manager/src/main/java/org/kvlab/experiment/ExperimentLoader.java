@@ -15,6 +15,7 @@ import org.kvlab.api.Params;
 import org.kvlab.config.ClusterConfig;
 import org.kvlab.config.ClusterConfig.StorageSpec;
 import org.kvlab.config.ConfigException;
+import org.kvlab.config.Range;
 import org.kvlab.config.YamlNode;
 import org.kvlab.config.YamlNode.Kind;
 import org.kvlab.config.YamlReader;
@@ -65,6 +66,21 @@ public final class ExperimentLoader extends YamlReader {
    * int, and a phase longer than a day is a typo (docs/bench.md).
    */
   public static final Duration PHASE_MAX = Duration.ofHours(24);
+
+  // Every whole-number key of an experiment file and the values it accepts (see Range): docs/bench.md lists the same
+  // ranges, and ExperimentRangesTest walks every key of RANGES at both ends (the experiment must load and plan its runs).
+  static final Range RECORDCOUNT = new Range("recordcount", 1, Integer.MAX_VALUE);
+  static final Range OPERATIONCOUNT = new Range("operationcount", 1, Integer.MAX_VALUE);
+  static final Range REPEATS = new Range("repeats", 1, 100);
+  static final Range DATACENTERS = new Range("cluster.datacenters", 1, 64);
+  static final Range PARTITIONS = new Range("cluster.partitions", 1, 1024);
+  static final Range PROCESSES = new Range("clients.processes", 1, 64);
+  static final Range THREADS = new Range("clients.threads", 1, 1024);
+  static final Range CLIENT_DATACENTER = new Range("clients.datacenters", 0, DATACENTERS.max() - 1);
+  static final Range SWEEP_THREADS = new Range("sweep.threads", THREADS.min(), THREADS.max());
+  static final Range SWEEP_CLIENTS = new Range("sweep.clients", PROCESSES.min(), PROCESSES.max());
+  static final List<Range> RANGES = List.of(RECORDCOUNT, OPERATIONCOUNT, REPEATS, DATACENTERS, PARTITIONS, PROCESSES,
+      THREADS, CLIENT_DATACENTER, SWEEP_THREADS, SWEEP_CLIENTS);
 
   private static final Pattern NAME = Pattern.compile("[a-z0-9][a-z0-9._-]*");
   private static final Pattern PROTOCOL = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]*");
@@ -127,7 +143,7 @@ public final class ExperimentLoader extends YamlReader {
     Experiment.Clients clients = clients(root.get("clients"), cluster.datacenters());
     List<Experiment.Sweep> sweeps = sweeps(root.get("sweep"), workload, cluster, protocols);
     checkProtocolParams(root, sweeps, cluster, protocols);
-    long records = root.get("recordcount") == null ? 1000 : intIn(root.get("recordcount"), 1, Integer.MAX_VALUE);
+    long records = root.get("recordcount") == null ? 1000 : intIn(root.get("recordcount"), RECORDCOUNT);
     YamlNode opsNode = root.get("operationcount");
     YamlNode durationNode = root.get("duration");
     if (opsNode != null && durationNode != null) {
@@ -138,10 +154,10 @@ public final class ExperimentLoader extends YamlReader {
       throw error(root, "missing 'duration' (or 'operationcount')",
           "add a line like 'duration: 30s' (the measured time, after the warm-up) or 'operationcount: 100000'.");
     }
-    long operations = opsNode == null ? 0 : intIn(opsNode, 1, Integer.MAX_VALUE);
+    long operations = opsNode == null ? 0 : intIn(opsNode, OPERATIONCOUNT);
     Duration duration = durationNode == null ? null : wholeSeconds(durationNode, false);
     Duration warmup = root.get("warmup") == null ? Duration.ZERO : wholeSeconds(root.get("warmup"), true);
-    int repeats = root.get("repeats") == null ? 1 : intIn(root.get("repeats"), 1, 100);
+    int repeats = root.get("repeats") == null ? 1 : intIn(root.get("repeats"), REPEATS);
     boolean load = root.get("load") == null || trueOrFalse(root.get("load"), "write true or false.");
     String db = root.get("db") == null ? Experiment.KVLAB_DB : className(root.get("db"));
     String workloadClass = root.get("workloadclass") == null ? Experiment.KVLAB_WORKLOAD
@@ -195,8 +211,8 @@ public final class ExperimentLoader extends YamlReader {
         throw error(c, "needs 'file' (a cluster file used as a template) or 'datacenters' and 'partitions'",
             "write e.g. 'cluster: { datacenters: 2, partitions: 3 }' or 'cluster: { file: examples/eventual-2dc-3p.yaml }'.");
       }
-      datacenters = intIn(require(c, "datacenters"), 1, 64);
-      partitions = intIn(require(c, "partitions"), 1, 1024);
+      datacenters = intIn(require(c, "datacenters"), DATACENTERS);
+      partitions = intIn(require(c, "partitions"), PARTITIONS);
     }
     YamlNode storageNode = c.get("storage");
     if (storageNode != null) {
@@ -681,10 +697,10 @@ public final class ExperimentLoader extends YamlReader {
         duration(item, "5ms", true);
         return;
       case "threads":
-        intIn(item, 1, 1024);
+        intIn(item, SWEEP_THREADS);
         return;
       case "clients":
-        intIn(item, 1, 64);
+        intIn(item, SWEEP_CLIENTS);
         return;
       case "durability":
         if (durability(item) == Durability.SYNC && cluster.engine() == StorageSpec.Engine.MEMORY) {
@@ -707,8 +723,8 @@ public final class ExperimentLoader extends YamlReader {
     if (c == null) {
       return new Experiment.Clients(1, 1, DEFAULT_CLIENT_JVM);
     }
-    int processes = c.get("processes") == null ? 1 : intIn(c.get("processes"), 1, 64);
-    int threads = c.get("threads") == null ? 1 : intIn(c.get("threads"), 1, 1024);
+    int processes = c.get("processes") == null ? 1 : intIn(c.get("processes"), PROCESSES);
+    int threads = c.get("threads") == null ? 1 : intIn(c.get("threads"), THREADS);
     String jvm = c.get("jvm") == null ? DEFAULT_CLIENT_JVM : text(c.get("jvm"), "jvm: " + DEFAULT_CLIENT_JVM);
     return new Experiment.Clients(processes, threads, jvm, clientDatacenters(c.get("datacenters"), clusterDatacenters));
   }
@@ -724,7 +740,7 @@ public final class ExperimentLoader extends YamlReader {
     }
     java.util.TreeSet<Integer> out = new java.util.TreeSet<>();
     for (YamlNode item : items) {
-      int dc = (int) intIn(item, 0, 63);
+      int dc = intIn(item, CLIENT_DATACENTER);
       if (dc >= clusterDatacenters) {
         throw error(item, "datacenter " + dc + " is not in the cluster, which has " + clusterDatacenters
             + " (numbered from 0)", "use datacenters 0.." + (clusterDatacenters - 1) + ", e.g. 'datacenters: [0]'.");

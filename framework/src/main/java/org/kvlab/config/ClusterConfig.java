@@ -131,9 +131,12 @@ public record ClusterConfig(
    *     sent sooner after the channel's last write waits (at most this long) and goes out with the others sent in
    *     the meantime, in one write system call; a message sent later goes out at the end of its event-loop turn,
    *     as with 0 (no pacing). Client replies are never held.
+   * @param partialFrameBytesMax the bytes a server's authenticated connections may hold in partly received frames, all
+   *     together (at least one maximal frame: frameBytesMax + 4); above it the largest client connections are closed
+   *     (never peers); connections not yet authenticated have a reserve of their own
    */
   public record Limits(int frameBytesMax, int peerQueueMessagesMax, int clientRequestsInFlightMax,
-      int handshakeMillis, int clientIdleSeconds, int peerFlushMicros) {
+      int handshakeMillis, int clientIdleSeconds, int peerFlushMicros, int partialFrameBytesMax) {
     public static final int FRAME_BYTES_MAX_DEFAULT = 16 * 1024 * 1024;
     public static final int PEER_QUEUE_MESSAGES_MAX_DEFAULT = 1_000_000;
     public static final int CLIENT_REQUESTS_IN_FLIGHT_MAX_DEFAULT = 10_000;
@@ -144,6 +147,15 @@ public record ClusterConfig(
     public static final int PEER_FLUSH_MICROS_MAX = 100_000;
     /** Largest frame body accepted before a connection's handshake is done (a Hello is about 100 bytes). */
     public static final int HANDSHAKE_FRAME_BYTES_MAX = 4096;
+    /** Four maximal frames at the default frameBytesMax; see docs/runtime.md, "Memory of partly received frames". */
+    public static final int PARTIAL_FRAME_BYTES_MAX_DEFAULT = 64 * 1024 * 1024;
+
+    /** Limits with the default budget of partly received frames. */
+    public Limits(int frameBytesMax, int peerQueueMessagesMax, int clientRequestsInFlightMax, int handshakeMillis,
+        int clientIdleSeconds, int peerFlushMicros) {
+      this(frameBytesMax, peerQueueMessagesMax, clientRequestsInFlightMax, handshakeMillis, clientIdleSeconds,
+          peerFlushMicros, PARTIAL_FRAME_BYTES_MAX_DEFAULT);
+    }
 
     /** Limits with the default handshake deadline and client idle timeout. */
     public Limits(int frameBytesMax, int peerQueueMessagesMax, int clientRequestsInFlightMax) {
@@ -165,13 +177,19 @@ public record ClusterConfig(
     /** A copy with another handshake deadline and client idle timeout. */
     public Limits withTimeouts(int handshakeMillis, int clientIdleSeconds) {
       return new Limits(frameBytesMax, peerQueueMessagesMax, clientRequestsInFlightMax, handshakeMillis, clientIdleSeconds,
-          peerFlushMicros);
+          peerFlushMicros, partialFrameBytesMax);
     }
 
     /** A copy with another peer write pacing (0: none). */
     public Limits withPeerFlushMicros(int micros) {
       return new Limits(frameBytesMax, peerQueueMessagesMax, clientRequestsInFlightMax, handshakeMillis, clientIdleSeconds,
-          micros);
+          micros, partialFrameBytesMax);
+    }
+
+    /** A copy with another budget of partly received frames. */
+    public Limits withPartialFrameBytesMax(int bytes) {
+      return new Limits(frameBytesMax, peerQueueMessagesMax, clientRequestsInFlightMax, handshakeMillis, clientIdleSeconds,
+          peerFlushMicros, bytes);
     }
   }
 

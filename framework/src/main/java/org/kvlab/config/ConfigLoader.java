@@ -34,14 +34,35 @@ import org.kvlab.store.Durability;
  * (Jackson's own tree does not), then checked section by section.
  */
 final class ConfigLoader extends YamlReader {
-  static final int DATACENTERS_MAX = 64;
-  static final int PARTITIONS_MAX = 1024;
-  static final int REPLICAS_MAX = 15;
   static final int NAME_LENGTH_MAX = 64;
-  static final int FRAME_BYTES_MIN = 64;
-  static final int FRAME_BYTES_MAX = 1 << 30;
-  /** Largest round-trip time and largest clock skew (either sign) accepted in {@code emulation}. */
-  static final Duration EMULATION_DURATION_MAX = Duration.ofHours(1);
+
+  // Every whole-number key of the cluster file and the values it accepts (see Range): docs/cluster-file.md lists the
+  // same ranges, and ClusterRangesTest walks every key of RANGES at both ends (the cluster must load and serve).
+  static final Range DATACENTERS = new Range("datacenters", 1, 64);
+  static final Range PARTITIONS = new Range("partitions", 1, 1024);
+  static final Range REPLICAS = new Range("replicas", 1, 15);
+  static final Range PORT = new Range("servers.port", 1, 65535);
+  static final Range BASE_PORT = new Range("local.basePort", 1, 65535);
+  /** Round-trip times in milliseconds: at most 1 hour. */
+  static final Range RTT = new Range("emulation.rtt", 0, 3_600_000);
+  /** Clock offsets in milliseconds: at most 1 hour either way. */
+  static final Range SKEW = new Range("emulation.skew", -3_600_000, 3_600_000);
+  /**
+   * At least the handshake's own limit: the frames a connecting side receives during the handshake (Challenge,
+   * Welcome; 75 bytes and more, with the cluster's and server's names) are read under frameBytesMax, and an accepted
+   * connection takes frames of up to this many bytes before its handshake is done anyway.
+   */
+  static final Range FRAME_BYTES = new Range("limits.frameBytesMax", Limits.HANDSHAKE_FRAME_BYTES_MAX, 1 << 30);
+  static final Range PEER_QUEUE_MESSAGES = new Range("limits.peerQueueMessagesMax", 1, Integer.MAX_VALUE);
+  static final Range CLIENT_REQUESTS_IN_FLIGHT = new Range("limits.clientRequestsInFlightMax", 1, Integer.MAX_VALUE);
+  static final Range HANDSHAKE_MILLIS = new Range("limits.handshakeMillis", 100, 600_000);
+  static final Range CLIENT_IDLE_SECONDS = new Range("limits.clientIdleSeconds", 0, 7 * 24 * 3600);
+  static final Range PEER_FLUSH_MICROS = new Range("limits.peerFlushMicros", 0, Limits.PEER_FLUSH_MICROS_MAX);
+  /** At least one read buffer; the budget itself is never less than one maximal frame (frameBytesMax + 4). */
+  static final Range PARTIAL_FRAME_BYTES = new Range("limits.partialFrameBytesMax", 65_536, Integer.MAX_VALUE);
+  static final List<Range> RANGES = List.of(DATACENTERS, PARTITIONS, REPLICAS, PORT, BASE_PORT, RTT, SKEW, FRAME_BYTES,
+      PEER_QUEUE_MESSAGES, CLIENT_REQUESTS_IN_FLIGHT, HANDSHAKE_MILLIS, CLIENT_IDLE_SECONDS, PEER_FLUSH_MICROS,
+      PARTIAL_FRAME_BYTES);
   static final String DEFAULT_HOST = "127.0.0.1";
   static final String DEFAULT_DIR = ".kvlab/data";
 
@@ -53,9 +74,9 @@ final class ConfigLoader extends YamlReader {
   private static final List<String> LOCAL_KEYS = List.of("host", "basePort");
   private static final List<String> STORAGE_KEYS = List.of("engine", "durability", "dir");
   private static final List<String> EMULATION_KEYS = List.of("rtt", "skew");
-  private static final List<String> LIMITS_KEYS =
+  static final List<String> LIMITS_KEYS =
       List.of("frameBytesMax", "peerQueueMessagesMax", "clientRequestsInFlightMax", "handshakeMillis",
-          "clientIdleSeconds", "peerFlushMicros");
+          "clientIdleSeconds", "peerFlushMicros", "partialFrameBytesMax");
   private static final List<String> SECURITY_KEYS = List.of("secretFile", "clientToken");
   static final int CLIENT_TOKEN_LENGTH_MIN = 16;
 
@@ -106,10 +127,10 @@ final class ConfigLoader extends YamlReader {
     String protocol = protocol(require(root, "protocol"));
     Params params = params(root.get("params"));
     checkParamsDeclared(root.get("params"), protocol);
-    int datacenters = intIn(require(root, "datacenters"), 1, DATACENTERS_MAX);
-    int partitions = intIn(require(root, "partitions"), 1, PARTITIONS_MAX);
+    int datacenters = intIn(require(root, "datacenters"), DATACENTERS);
+    int partitions = intIn(require(root, "partitions"), PARTITIONS);
     YamlNode replicasNode = root.get("replicas");
-    int replicas = replicasNode == null || replicasNode.kind == Kind.NULL ? 1 : intIn(replicasNode, 1, REPLICAS_MAX);
+    int replicas = replicasNode == null || replicasNode.kind == Kind.NULL ? 1 : intIn(replicasNode, REPLICAS);
     Topology topology = new Topology(datacenters, partitions, replicas);
     checkParamValues(root, protocol, params, topology);
     List<ServerSpec> servers = servers(root, topology);
@@ -275,7 +296,7 @@ final class ConfigLoader extends YamlReader {
       }
       String host = host(require(item, "host"));
       YamlNode portNode = require(item, "port");
-      ServerSpec server = new ServerSpec(id, host, port(portNode));
+      ServerSpec server = new ServerSpec(id, host, port(portNode, PORT));
       ServerSpec taken = byAddress.putIfAbsent(host.toLowerCase(Locale.ROOT) + ":" + server.port(), server);
       if (taken != null) {
         throw error(portNode, host + ":" + server.port() + " is already used by server " + taken.id()
@@ -308,7 +329,7 @@ final class ConfigLoader extends YamlReader {
     YamlNode hostNode = local.get("host");
     String host = hostNode == null ? DEFAULT_HOST : host(hostNode);
     YamlNode baseNode = require(local, "basePort");
-    int basePort = port(baseNode);
+    int basePort = port(baseNode, BASE_PORT);
     int count = topology.size();
     if ((long) basePort + count - 1 > 65535) {
       throw error(baseNode, "the " + count + " servers would need ports " + basePort + " to "
@@ -346,10 +367,11 @@ final class ConfigLoader extends YamlReader {
     return host;
   }
 
-  private int port(YamlNode value) throws ConfigException {
-    long port = integer(value, "from 1 to 65535");
-    if (port < 1 || port > 65535) {
-      throw error(value, value.text + " is not a port", "use a number from 1 to 65535.");
+  private int port(YamlNode value, Range range) throws ConfigException {
+    long port = integer(value, "from " + range.min() + " to " + range.max());
+    if (port < range.min() || port > range.max()) {
+      throw error(value, value.text + " is not a port",
+          "use a number from " + range.min() + " to " + range.max() + ".");
     }
     return (int) port;
   }
@@ -488,7 +510,7 @@ final class ConfigLoader extends YamlReader {
       }
       for (int b = 0; b < n; b++) {
         YamlNode cell = row.items.get(b);
-        long ms = millis(cell, "100ms");
+        long ms = millis(cell, "100ms", RTT);
         if (ms < 0) {
           throw error(cell, "round-trip time " + cell.text + " is negative", "use 0 or more, e.g. 100ms.");
         }
@@ -547,13 +569,13 @@ final class ConfigLoader extends YamlReader {
                 + shape(topology) + ")",
             "use ids from " + idRange(topology) + ".");
       }
-      skew.put(id, millis(v, "5ms"));
+      skew.put(id, millis(v, "5ms", SKEW));
     }
     return Collections.unmodifiableMap(skew);
   }
 
   /** A duration in whole milliseconds (bare numbers are milliseconds), at most 1 hour either way. */
-  private long millis(YamlNode value, String example) throws ConfigException {
+  private long millis(YamlNode value, String example, Range range) throws ConfigException {
     String text = text(value, example);
     if (value.kind != Kind.STRING && value.kind != Kind.INTEGER) {
       throw error(value, value.shown() + " is not a duration",
@@ -566,14 +588,14 @@ final class ConfigLoader extends YamlReader {
       throw error(value, "'" + text + "' is not a duration",
           "write e.g. " + example + ", 1.5s, or a bare whole number of milliseconds.");
     }
-    if (d.abs().compareTo(EMULATION_DURATION_MAX) > 0) {
+    if (d.abs().compareTo(Duration.ofMillis(range.max())) > 0) {
       throw error(value, "'" + text + "' is longer than 1 hour", "use a shorter time, e.g. " + example + ".");
     }
     if (d.toNanos() % 1_000_000 != 0) {
       throw error(value, "'" + text + "' is not a whole number of milliseconds",
           "round it to milliseconds, e.g. " + example + ".");
     }
-    return d.toMillis();
+    return d.toMillis(); // the round-trip times' minimum (0) is checked by rtt(), with its own message
   }
 
   // limits
@@ -584,13 +606,13 @@ final class ConfigLoader extends YamlReader {
       return Limits.defaults();
     }
     return new Limits(
-        limit(limits.get("frameBytesMax"), FRAME_BYTES_MIN, FRAME_BYTES_MAX, Limits.FRAME_BYTES_MAX_DEFAULT),
-        limit(limits.get("peerQueueMessagesMax"), 1, Integer.MAX_VALUE, Limits.PEER_QUEUE_MESSAGES_MAX_DEFAULT),
-        limit(limits.get("clientRequestsInFlightMax"), 1, Integer.MAX_VALUE,
-            Limits.CLIENT_REQUESTS_IN_FLIGHT_MAX_DEFAULT),
-        limit(limits.get("handshakeMillis"), 100, 600_000, Limits.HANDSHAKE_MILLIS_DEFAULT),
-        limit(limits.get("clientIdleSeconds"), 0, 7 * 24 * 3600, Limits.CLIENT_IDLE_SECONDS_DEFAULT),
-        limit(limits.get("peerFlushMicros"), 0, Limits.PEER_FLUSH_MICROS_MAX, Limits.PEER_FLUSH_MICROS_DEFAULT));
+        limit(limits, FRAME_BYTES, Limits.FRAME_BYTES_MAX_DEFAULT),
+        limit(limits, PEER_QUEUE_MESSAGES, Limits.PEER_QUEUE_MESSAGES_MAX_DEFAULT),
+        limit(limits, CLIENT_REQUESTS_IN_FLIGHT, Limits.CLIENT_REQUESTS_IN_FLIGHT_MAX_DEFAULT),
+        limit(limits, HANDSHAKE_MILLIS, Limits.HANDSHAKE_MILLIS_DEFAULT),
+        limit(limits, CLIENT_IDLE_SECONDS, Limits.CLIENT_IDLE_SECONDS_DEFAULT),
+        limit(limits, PEER_FLUSH_MICROS, Limits.PEER_FLUSH_MICROS_DEFAULT),
+        limit(limits, PARTIAL_FRAME_BYTES, Limits.PARTIAL_FRAME_BYTES_MAX_DEFAULT));
   }
 
   // security
@@ -623,7 +645,10 @@ final class ConfigLoader extends YamlReader {
     return new SecuritySpec(secretFile, null, token);
   }
 
-  private int limit(YamlNode value, int min, int max, int fallback) throws ConfigException {
-    return value == null ? fallback : intIn(value, min, max);
+  /** The value of {@code range}'s key in the {@code limits} section, or {@code fallback} if it is not given. */
+  private int limit(YamlNode limits, Range range, int fallback) throws ConfigException {
+    YamlNode value = limits.get(range.key().substring("limits.".length()));
+    return value == null ? fallback : intIn(value, range);
   }
+
 }

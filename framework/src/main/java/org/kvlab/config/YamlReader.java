@@ -448,6 +448,11 @@ public class YamlReader {
     return n.longValue();
   }
 
+  /** {@link #intIn(YamlNode, long, long)} within {@code range}. */
+  public int intIn(YamlNode value, Range range) throws ConfigException {
+    return intIn(value, range.min(), range.max());
+  }
+
   public int intIn(YamlNode value, long min, long max) throws ConfigException {
     String range = "from " + min + " to " + max;
     long n = integer(value, range);

@@ -104,6 +104,7 @@ public final class Node implements AutoCloseable {
   private final Clock clock;
   private final Random random;
   private final NodeMetrics metrics = new NodeMetrics();
+  private final PartialFrames partialFrames;
   private final Logger protocolLog;
   private final long incarnation;
   private final long startedMillis = System.currentTimeMillis();
@@ -159,6 +160,8 @@ public final class Node implements AutoCloseable {
     this.clientKey = config.security().clientKey();
     this.types = protocol.messages();
     this.ackBatch = Math.max(1, Math.min(1024, config.limits().peerQueueMessagesMax() / 4));
+    this.partialFrames = new PartialFrames(config.limits().partialFrameBytesMax(), config.limits().frameBytesMax(),
+        id.toString(), metrics);
     this.group = transport.newGroup(1, new DefaultThreadFactory("kvlab-node-" + id, true));
     this.loop = group.next();
     this.clock = new PhysicalClock(config.emulation().skewMillisOf(id));
@@ -329,6 +332,7 @@ public final class Node implements AutoCloseable {
                 metrics::count);
             decoder.limit(Limits.HANDSHAKE_FRAME_BYTES_MAX, "the limit of " + Limits.HANDSHAKE_FRAME_BYTES_MAX
                 + " bytes before the handshake is done");
+            decoder.budget(partialFrames);
             ch.pipeline().addLast(new Inbound(decoder));
           }
         });
@@ -357,6 +361,13 @@ public final class Node implements AutoCloseable {
       context.every(p.period(), p.task());
     }
     LOG.info("server {} ({}) listening on {} ({})", id, protocol.name(), listener.localAddress(), transport);
+    long direct = io.netty.util.internal.PlatformDependent.maxDirectMemory();
+    if (partialFrames.max() > direct / 2) {
+      LOG.warn("server {}: partly received frames may hold {} bytes (limits.partialFrameBytesMax, at least "
+          + "limits.frameBytesMax + 4), more than half of this JVM's direct memory limit ({} bytes): a flood of large "
+          + "frames can exhaust it. Fix: lower limits.partialFrameBytesMax or raise -XX:MaxDirectMemorySize (or -Xmx)",
+          id, partialFrames.max(), direct);
+    }
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -497,7 +508,9 @@ public final class Node implements AutoCloseable {
         .setUptimeMillis(System.currentTimeMillis() - startedMillis)
         .setDurability(config.storage().durability().name().toLowerCase(java.util.Locale.ROOT))
         .setRepliesWaitingForSync(sync == null ? 0 : sync.waiting())
-        .setPid(ProcessHandle.current().pid());
+        .setPid(ProcessHandle.current().pid())
+        .setPartialFrameBytes(partialFrames.held())
+        .setDirectMemoryBytes(directMemoryBytes());
     int connected = 0;
     for (PeerLink link : links.values()) {
       connected += link.connected() ? 1 : 0;
@@ -513,6 +526,18 @@ public final class Node implements AutoCloseable {
     metrics.counters().forEach(s::putOperations);
     metrics.encodedHistograms().forEach((k, v) -> s.putHistograms(k, ByteString.copyFrom(v)));
     return s.build();
+  }
+
+  /** Direct memory in use in this JVM: Java's direct buffers (Netty's, by default) and Netty's own if it counts them. */
+  static long directMemoryBytes() {
+    long used = Math.max(0, io.netty.util.internal.PlatformDependent.usedDirectMemory());
+    for (java.lang.management.BufferPoolMXBean pool
+        : java.lang.management.ManagementFactory.getPlatformMXBeans(java.lang.management.BufferPoolMXBean.class)) {
+      if (pool.getName().equals("direct")) {
+        used += pool.getMemoryUsed();
+      }
+    }
+    return used;
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -884,6 +909,7 @@ public final class Node implements AutoCloseable {
         deadline.cancel(false);
       }
       decoder.limit(config.limits().frameBytesMax(), "limits.frameBytesMax = " + config.limits().frameBytesMax());
+      decoder.rank = role == Role.CLIENT ? PartialFrames.Rank.CLIENT : PartialFrames.Rank.TRUSTED;
       Welcome.Builder welcome = Welcome.newBuilder().setNode(id.toString());
       if (role == Role.PEER) {
         peer = NodeId.parse(h.getNode());

@@ -7,6 +7,8 @@ import com.google.protobuf.MessageLite;
 import com.google.protobuf.Parser;
 import com.google.protobuf.WireFormat;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelOutboundHandlerAdapter;
 import io.netty.channel.ChannelPipeline;
@@ -44,6 +46,11 @@ import org.slf4j.LoggerFactory;
 final class Wire {
   private static final Logger LOG = LoggerFactory.getLogger(Wire.class);
   static final int LENGTH_BYTES = 4;
+  /**
+   * A frame above this many bytes gets a buffer of its whole size at once, and a frame buffer above it that holds less
+   * than half of it is replaced by a smaller one (see FrameDecoder's cumulator).
+   */
+  static final int SHRINK_ABOVE = 64 * 1024;
   /** Longest string from the wire that a log line shows. */
   static final int PRINTABLE_MAX = 200;
 
@@ -120,6 +127,9 @@ final class Wire {
     }
     if (t instanceof java.io.IOException) {
       return "I/O error (" + t.getMessage() + ")";
+    }
+    if (t instanceof PartialFrameBudgetException) {
+      return t.getMessage();
     }
     return name + ": " + printable(t.getMessage());
   }
@@ -544,12 +554,42 @@ final class Wire {
     private int limit;
     private String limitName;
     private boolean failed;
+    /** The server's budget of partly received frames this connection is charged to; null: none (outgoing ones). */
+    private PartialFrames budget;
+    /** Who this connection is, for {@link PartialFrames}: which pool it is charged to and whether it may be closed. */
+    PartialFrames.Rank rank = PartialFrames.Rank.UNAUTHENTICATED;
+    /** What {@link PartialFrames} charges this connection now, and whether to its handshake reserve (it sets these). */
+    long held;
+    boolean charged;
+    /** The length prefix plus body of the partly received frame at the buffer's reader index; 0: none (or unknown). */
+    private long pending;
+    private Channel channel;
 
     FrameDecoder(int limit, String owner, Consumer<String> events) {
       this.events = events == null ? e -> { } : events;
       this.limit = limit;
       this.limitName = "limits.frameBytesMax = " + limit;
       this.owner = owner;
+      setCumulator(this::cumulate);
+    }
+
+    /** Charges what this connection holds in partly received frames to {@code budget} (a server's accepted ones). */
+    void budget(PartialFrames budget) {
+      this.budget = budget;
+    }
+
+    /** The remote address, for log lines. */
+    Object remote() {
+      return channel == null ? "?" : channel.remoteAddress();
+    }
+
+    /** {@link PartialFrames} closes this connection to make room: what is buffered is dropped (it logged why). */
+    void closeForBudget() {
+      failed = true;
+      pending = 0;
+      if (channel != null) {
+        channel.close();
+      }
     }
 
     /** Sets the largest body accepted from now on; {@code name} explains it in the error. */
@@ -614,8 +654,11 @@ final class Wire {
               + (limitName.startsWith("limits.") ? "; raise it if this is legitimate" : ""));
         }
         if (in.readableBytes() < LENGTH_BYTES + length) {
+          pending = LENGTH_BYTES + length;
+          charge(ctx, in, Math.max(in.capacity(), pending));
           return;
         }
+        pending = 0;
         in.skipBytes(LENGTH_BYTES);
         int start = in.readerIndex();
         in.skipBytes((int) length);
@@ -626,6 +669,75 @@ final class Wire {
           in.skipBytes(in.readableBytes());
           throw new io.netty.handler.codec.DecoderException(e);
         }
+      }
+      charge(ctx, in, in.isReadable() ? in.capacity() : 0);
+    }
+
+    /**
+     * Charges {@code bytes} to the budget (if any); when there is no room, fails the connection: what it buffered is
+     * dropped and the exception closes it with the reason.
+     */
+    private void charge(ChannelHandlerContext ctx, ByteBuf in, long bytes) {
+      if (budget == null || bytes == held) {
+        return;
+      }
+      channel = ctx.channel();
+      if (!budget.hold(this, bytes)) {
+        failed = true;
+        pending = 0;
+        in.skipBytes(in.readableBytes());
+        throw new PartialFrameBudgetException(budget.refusal(this, bytes));
+      }
+    }
+
+    /**
+     * Netty's merging cumulator, but sized for the frame being received: when the buffer must grow for a frame above
+     * {@link #SHRINK_ABOVE} bytes it grows once, to the whole frame (its length is known), instead of in 4 MiB steps
+     * each copying what came before; and a buffer left much larger than what it holds (after a big frame) is replaced
+     * by a smaller one. Direct memory, as Netty's own (docs/runtime.md, "Memory of partly received frames", says why).
+     */
+    private ByteBuf cumulate(ByteBufAllocator alloc, ByteBuf cumulation, ByteBuf in) {
+      if (cumulation == in) { // as Netty's MERGE_CUMULATOR: the same buffer is retained twice
+        in.release();
+        return cumulation;
+      }
+      if (!cumulation.isReadable() && in.isContiguous()) {
+        cumulation.release();
+        return in;
+      }
+      try {
+        int required = in.readableBytes();
+        long total = (long) cumulation.readableBytes() + required;
+        long wanted = Math.max(total, pending);
+        boolean fits = required <= cumulation.writableBytes() && cumulation.refCnt() == 1 && !cumulation.isReadOnly();
+        boolean oversized = cumulation.capacity() > SHRINK_ABOVE && cumulation.capacity() > 2 * wanted;
+        if (fits && !oversized) {
+          cumulation.writeBytes(in, in.readerIndex(), required);
+          in.readerIndex(in.writerIndex());
+          return cumulation;
+        }
+        if (wanted > Integer.MAX_VALUE - 8) {
+          throw new TooLongFrameException("a frame of " + pending + " bytes does not fit one buffer");
+        }
+        // A big frame gets its whole size at once; small ones grow as Netty's do (doubling), which keeps streams of
+        // small frames from reallocating on every read.
+        int capacity = pending > SHRINK_ABOVE && pending >= total ? (int) pending
+            : alloc.calculateNewCapacity((int) total, Integer.MAX_VALUE);
+        ByteBuf grown = alloc.buffer(capacity);
+        grown.writeBytes(cumulation, cumulation.readerIndex(), cumulation.readableBytes());
+        grown.writeBytes(in, in.readerIndex(), required);
+        in.readerIndex(in.writerIndex());
+        cumulation.release();
+        return grown;
+      } finally {
+        in.release();
+      }
+    }
+
+    @Override
+    protected void handlerRemoved0(ChannelHandlerContext ctx) {
+      if (budget != null) {
+        budget.release(this);
       }
     }
 
@@ -773,6 +885,18 @@ final class Wire {
         in.skipBytes(in.readableBytes());
         events.accept("wire.truncatedFrames");
       }
+      if (budget != null) {
+        budget.release(this);
+      }
+    }
+  }
+
+  /** A connection's partly received frame found no room within limits.partialFrameBytesMax ({@link PartialFrames}). */
+  static final class PartialFrameBudgetException extends io.netty.handler.codec.DecoderException {
+    private static final long serialVersionUID = 1L;
+
+    PartialFrameBudgetException(String message) {
+      super(message);
     }
   }
 }

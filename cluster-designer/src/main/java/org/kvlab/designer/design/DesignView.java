@@ -1105,12 +1105,13 @@ public final class DesignView implements DesignerView {
     properties.getChildren().add(storagePane());
     properties.getChildren().add(emulationPane());
     properties.getChildren().add(mapPane("Limits", "limits", design.limits, List.of(
-        new String[] {"frameBytesMax", "16777216", "largest frame body in bytes (64 to 1073741824)"},
+        new String[] {"frameBytesMax", "16777216", "largest frame body in bytes (4096 to 1073741824)"},
         new String[] {"peerQueueMessagesMax", "1000000", "unacknowledged messages per peer channel before send() pushes back"},
         new String[] {"clientRequestsInFlightMax", "10000", "outstanding requests per client connection"},
         new String[] {"handshakeMillis", "5000", "time a connection has to complete its handshake (100 to 600000)"},
         new String[] {"clientIdleSeconds", "600", "an idle client connection is closed after this (0: never)"},
-        new String[] {"peerFlushMicros", "1000", "a peer channel writes at most once per this many µs (0: every turn)"}),
+        new String[] {"peerFlushMicros", "1000", "a peer channel writes at most once per this many µs (0: every turn)"},
+        new String[] {"partialFrameBytesMax", "67108864", "bytes all connections may hold in partly received frames"}),
         true));
     properties.getChildren().add(mapPane("Security", "security", design.security, List.of(
         new String[] {"secretFile", ".kvlab/local/<name>/secret", "file with the cluster secret (created by local up)"},
