@@ -465,8 +465,7 @@ public final class ExperimentLoader extends YamlReader {
     }
     String param = clusterParam(key);
     for (String protocolName : protocols) {
-      org.kvlab.api.Protocol protocol = org.kvlab.api.Protocols.all().stream()
-          .filter(p -> p.name().equalsIgnoreCase(protocolName)).findFirst().orElse(null);
+      org.kvlab.api.Protocol protocol = org.kvlab.api.Protocols.installed(protocolName);
       if (protocol == null) {
         continue; // not installed here: as the cluster-file loader, only the CLI's protocol check refuses it
       }
@@ -521,8 +520,7 @@ public final class ExperimentLoader extends YamlReader {
         template != null ? template.topology().replicas() : 1);
     YamlNode sweepNode = root.get("sweep");
     for (String protocolName : protocols) {
-      org.kvlab.api.Protocol protocol = org.kvlab.api.Protocols.all().stream()
-          .filter(p -> p.name().equalsIgnoreCase(protocolName)).findFirst().orElse(null);
+      org.kvlab.api.Protocol protocol = org.kvlab.api.Protocols.installed(protocolName);
       if (protocol == null) {
         continue; // not installed here: only the CLI's protocol check refuses it
       }
