@@ -58,6 +58,15 @@ class CliMistakesTest {
     assertTrue(up.err().contains("eventual") && up.err().contains("(./kvlab protocols lists them"), up.err());
     assertFalse(Files.exists(Path.of(".kvlab/local/cli-mistake")), "nothing was started");
 
+    // a name in another case is refused too (servers and tools match names exactly: issue 28 item 2)
+    Files.writeString(file, "name: cli-mistake\nprotocol: Eventual\ndatacenters: 1\npartitions: 1\n"
+        + "local: { basePort: 7100 }\n");
+    Run wrongCase = kvlab("local", "up", file.toString());
+    assertEquals(Main.USAGE, wrongCase.code(), wrongCase.out() + wrongCase.err());
+    assertTrue(wrongCase.err().contains("kvlab: " + file + ":2:11: protocol: 'Eventual' is not an installed protocol."
+        + " Fix: did you mean 'eventual'?"), wrongCase.err());
+    assertFalse(Files.exists(Path.of(".kvlab/local/cli-mistake")), "nothing was started");
+
     Run sim = kvlab("sim", "--protocol", "evntual", "--seeds", "1");
     assertEquals(Main.USAGE, sim.code());
     assertTrue(sim.err().contains("kvlab: --protocol: 'evntual' is not an installed protocol. Fix: did you mean"

@@ -30,8 +30,8 @@ public final class ProtocolNames {
     }
     String near = nearest(name);
     return (near != null ? "did you mean '" + near + "'? The installed protocols are " : "use one of ")
-        + String.join(", ", installed) + " (names are matched exactly; ./kvlab protocols lists them;"
-        + " ./kvlab new-protocol <name> makes a new one)";
+        + String.join(", ", installed) + " (./kvlab protocols lists them; ./kvlab new-protocol <name> makes a new one);"
+        + " names are matched exactly, in any case";
   }
 
   private static List<String> installedNames() {
