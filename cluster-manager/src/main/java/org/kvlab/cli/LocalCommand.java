@@ -131,8 +131,11 @@ final class LocalCommand {
           removeHook(hook);
         }
         if (e instanceof LocalClusterProcesses.LaunchException le) {
-          throw new Main.CliException(le.timedOut() ? Main.NOT_RUNNING : Main.FAILED, le.getMessage()
-              + "; the servers it started were stopped (their logs are kept in " + cluster.dir() + ")");
+          List<Long> left = cluster.stillRunning();
+          throw new Main.CliException(le.timedOut() ? Main.NOT_RUNNING : Main.FAILED, le.getMessage() + (left.isEmpty()
+              ? "; the servers it started were stopped (their logs are kept in " + cluster.dir() + ")"
+              : "; processes " + left + " that it started could not be stopped. Fix: kill -9 "
+                  + String.join(" ", left.stream().map(String::valueOf).toList())));
         }
         throw e;
       }
