@@ -26,6 +26,7 @@ import java.util.stream.Stream;
 import org.kvlab.config.ClusterConfig;
 import org.kvlab.config.ClusterConfig.ServerSpec;
 import org.kvlab.config.ClusterSecret;
+import org.kvlab.config.UserText;
 import org.kvlab.runtime.ControlClient;
 import org.kvlab.wire.Status;
 
@@ -559,13 +560,27 @@ public final class LocalClusterProcesses implements AutoCloseable {
     return h.info().arguments().map(a -> String.join(" ", a));
   }
 
-  private static void checkPortFree(ServerSpec s, Path file) throws LaunchException {
+  /**
+   * Refuses a server this machine cannot listen for, with the fix for its cause: a host that does not resolve, a
+   * host that is not an address of this machine, or a port in use.
+   */
+  static void checkPortFree(ServerSpec s, Path file) throws LaunchException {
+    InetSocketAddress address = new InetSocketAddress(s.host(), s.port());
+    String where = "server " + s.id() + " cannot listen on " + UserText.cut(s.host()) + ":" + s.port();
+    if (address.isUnresolved()) {
+      throw new LaunchException(where + ": host " + UserText.quoted(s.host()) + " does not resolve to an address."
+          + " Fix: correct the host in " + file + " (a local cluster runs on this machine: e.g. 127.0.0.1)", false);
+    }
     try (ServerSocket probe = new ServerSocket()) {
       probe.setReuseAddress(true);
-      probe.bind(new InetSocketAddress(s.host(), s.port()));
+      probe.bind(address);
+    } catch (java.net.BindException e) {
+      boolean inUse = e.getMessage() != null && e.getMessage().contains("in use");
+      throw new LaunchException(where + " (" + e.getMessage() + "). Fix: " + (inUse
+          ? "free the port (another process listens on it) or change it in " + file
+          : "use a host that is an address of this machine (e.g. 127.0.0.1) in " + file), false);
     } catch (IOException e) {
-      throw new LaunchException("server " + s.id() + " cannot listen on " + s.host() + ":" + s.port()
-          + " (" + e.getMessage() + "). Fix: free the port or change it in " + file, false);
+      throw new LaunchException(where + " (" + e.getMessage() + "). Fix: check the host and port in " + file, false);
     }
   }
 
