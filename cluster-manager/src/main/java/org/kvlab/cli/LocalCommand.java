@@ -15,6 +15,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
 import org.kvlab.config.ClusterConfig;
 import org.kvlab.config.ClusterConfig.ServerSpec;
+import org.kvlab.config.UserText;
 import org.kvlab.cluster.local.LocalClusterProcesses;
 import org.kvlab.wire.PeerStatus;
 import org.kvlab.wire.Status;
@@ -259,8 +260,8 @@ final class LocalCommand {
 
     static void printStatus(ClusterConfig config, String file, List<Optional<Status>> statuses) {
       System.out.printf("cluster %s (%s) from %s%n", config.name(), config.protocol(), file);
-      System.out.printf("%-7s %-21s %-8s %-5s %-6s %-9s %-8s %-10s %-7s%n",
-          "SERVER", "ADDRESS", "PID", "STATE", "PEERS", "RTT MAX", "CLIENTS", "OPS", "QUEUED");
+      System.out.printf("%-7s %-21s %-8s %-5s %-13s %-6s %-9s %-8s %-10s %-7s%n",
+          "SERVER", "ADDRESS", "PID", "STATE", "ROLE", "PEERS", "RTT MAX", "CLIENTS", "OPS", "QUEUED");
       for (int i = 0; i < config.servers().size(); i++) {
         ServerSpec s = config.servers().get(i);
         Optional<Status> st = statuses.get(i);
@@ -274,8 +275,8 @@ final class LocalCommand {
         long queued = x.getPeersList().stream().mapToLong(PeerStatus::getQueued).sum();
         long ops = x.getOperationsMap().entrySet().stream() // the runtime's channel.* counters are not operations
             .filter(e -> !e.getKey().startsWith("channel.")).mapToLong(Map.Entry::getValue).sum();
-        System.out.printf("%-7s %-21s %-8d %-5s %-6s %-9s %-8d %-10d %-7d%n", s.id(), addr, x.getPid(), "up",
-            x.getPeersConnected() + "/" + x.getPeersExpected(), rtt < 0 ? "-" : String.format("%.2f ms", rtt),
+        System.out.printf("%-7s %-21s %-8d %-5s %-13s %-6s %-9s %-8d %-10d %-7d%n", s.id(), addr, x.getPid(), "up",
+            x.getRole().isEmpty() ? "-" : UserText.cut(x.getRole()), x.getPeersConnected() + "/" + x.getPeersExpected(), rtt < 0 ? "-" : String.format("%.2f ms", rtt),
             x.getClients(), ops, queued);
       }
     }
