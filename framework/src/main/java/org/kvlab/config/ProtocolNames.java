@@ -31,7 +31,7 @@ public final class ProtocolNames {
     String near = nearest(name);
     return (near != null ? "did you mean '" + near + "'? The installed protocols are " : "use one of ")
         + String.join(", ", installed) + " (./kvlab protocols lists them; ./kvlab new-protocol <name> makes a new one);"
-        + " names are matched exactly, in any case";
+        + " names are matched exactly, letter case included";
   }
 
   private static List<String> installedNames() {

@@ -28,7 +28,7 @@ class UserInputMessagesTest {
           "name: t\nprotocol: " + wrong + "\ndatacenters: 1\npartitions: 1\nlocal: { basePort: 7100 }\n", "c.yaml"));
       assertEquals("c.yaml:2:11: protocol: '" + wrong + "' is not an installed protocol. Fix: did you mean 'testkit'?"
           + " The installed protocols are testkit (./kvlab protocols lists them; ./kvlab new-protocol <name> makes a"
-          + " new one); names are matched exactly, in any case.", e.getMessage());
+          + " new one); names are matched exactly, letter case included.", e.getMessage());
     }
     assertEquals("testkit", Protocols.byName("testkit").name());
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Protocols.byName("TestKit"));
