@@ -15,6 +15,7 @@ import org.kvlab.api.Params;
 import org.kvlab.config.ClusterConfig;
 import org.kvlab.config.ClusterConfig.StorageSpec;
 import org.kvlab.config.ConfigException;
+import org.kvlab.config.UserText;
 import org.kvlab.config.YamlNode;
 import org.kvlab.config.YamlNode.Kind;
 import org.kvlab.config.YamlReader;
@@ -151,7 +152,7 @@ public final class ExperimentLoader extends YamlReader {
   private String name(YamlNode value) throws ConfigException {
     String name = text(value, EXAMPLES.get("name"));
     if (!NAME.matcher(name).matches() || name.length() > 64) {
-      throw error(value, "'" + name + "' is not a valid experiment name",
+      throw error(value, UserText.quoted(name) + " is not a valid experiment name",
           "use at most 64 lower-case letters, digits, '.', '_' and '-', starting with a letter or digit, e.g. "
               + "'getput-sweep'.");
     }
@@ -172,7 +173,7 @@ public final class ExperimentLoader extends YamlReader {
     if (fileNode != null) {
       for (String k : List.of("datacenters", "partitions")) {
         if (c.get(k) != null) {
-          throw errorAtKey(c.get(k), "'" + k + "' comes from the cluster file " + fileNode.text,
+          throw errorAtKey(c.get(k), UserText.quoted(k) + " comes from the cluster file " + fileNode.text,
               "remove it, or remove 'file' to generate a local cluster of datacenters x partitions.");
         }
       }
@@ -263,7 +264,7 @@ public final class ExperimentLoader extends YamlReader {
       case "memory":
         return StorageSpec.Engine.MEMORY;
       default:
-        throw error(value, "'" + value.text + "' is not a storage engine", "use je (Berkeley DB JE, on disk) or memory.");
+        throw error(value, UserText.quoted(value.text) + " is not a storage engine", "use je (Berkeley DB JE, on disk) or memory.");
     }
   }
 
@@ -275,7 +276,7 @@ public final class ExperimentLoader extends YamlReader {
       case "sync":
         return Durability.SYNC;
       default:
-        throw error(value, "'" + value.text + "' is not a durability",
+        throw error(value, UserText.quoted(value.text) + " is not a durability",
             "use none (writes reach disk lazily) or sync (acknowledged writes are fsynced).");
     }
   }
@@ -299,17 +300,17 @@ public final class ExperimentLoader extends YamlReader {
     for (YamlNode item : items) {
       String p = text(item, "eventual");
       if (!PROTOCOL.matcher(p).matches()) {
-        throw error(item, "'" + p + "' is not a protocol name", "write e.g. '" + EXAMPLES.get("protocols") + "'.");
+        throw error(item, UserText.quoted(p) + " is not a protocol name", "write e.g. '" + EXAMPLES.get("protocols") + "'.");
       }
       if (installed != null && !installed.contains(p)) {
         List<String> known = installed.stream().sorted().toList();
         String near = closest(p, known);
-        throw error(item, "'" + p + "' is not an installed protocol",
+        throw error(item, UserText.quoted(p) + " is not an installed protocol",
             (near == null ? "use one of " : "did you mean '" + near + "'? The installed protocols are ")
                 + String.join(", ", known) + " (./kvlab protocols lists them).");
       }
       if (out.contains(p)) {
-        throw error(item, "'" + p + "' is listed twice", "list each protocol once.");
+        throw error(item, UserText.quoted(p) + " is listed twice", "list each protocol once.");
       }
       out.add(p);
     }
@@ -353,7 +354,7 @@ public final class ExperimentLoader extends YamlReader {
   private void checkProperty(String key, YamlNode v, String where) throws ConfigException {
     String instead = RESERVED.get(key);
     if (instead != null) {
-      throw errorAtKey(v, "'" + key + "' is set by bench", instead);
+      throw errorAtKey(v, UserText.quoted(key) + " is set by bench", instead);
     }
     if (!KNOWN_PROPERTIES.contains(key) && !SWEEP_VARIABLES.contains(key)) {
       List<String> known = new ArrayList<>(KNOWN_PROPERTIES);
@@ -367,7 +368,7 @@ public final class ExperimentLoader extends YamlReader {
       }
     }
     if (where.equals("workload") && SWEEP_VARIABLES.contains(key) && !KNOWN_PROPERTIES.contains(key)) {
-      throw errorAtKey(v, "'" + key + "' is not a YCSB property", key.equals("threads") || key.equals("clients")
+      throw errorAtKey(v, UserText.quoted(key) + " is not a YCSB property", key.equals("threads") || key.equals("clients")
           ? "set it under 'clients' (threads, processes), or sweep it under 'sweep'."
           : "set it under 'cluster', or sweep it under 'sweep'.");
     }
@@ -433,7 +434,7 @@ public final class ExperimentLoader extends YamlReader {
         String v = text(item, exampleValues(key).split(",")[0]);
         checkSweepValue(key, item, v, workload, cluster);
         if (values.contains(v)) {
-          throw error(item, "'" + v + "' is listed twice", "list each value once.");
+          throw error(item, UserText.quoted(v) + " is listed twice", "list each value once.");
         }
         values.add(v);
       }
@@ -472,7 +473,7 @@ public final class ExperimentLoader extends YamlReader {
       Map<String, String> declared = protocol.parameters();
       if (!declared.containsKey(param)) {
         String suggestion = closest(param, List.copyOf(declared.keySet()));
-        throw errorAtKey(list, "'" + param + "' is not a parameter of protocol " + protocol.name(),
+        throw errorAtKey(list, UserText.quoted(param) + " is not a parameter of protocol " + protocol.name(),
             (suggestion == null
                 ? "remove the sweep" + (protocols.size() > 1 ? ", or sweep it in an experiment of the protocols that"
                     + " read it" : "") + ". "
@@ -498,7 +499,7 @@ public final class ExperimentLoader extends YamlReader {
         throw error(item, "is empty", "write the parameter's value, e.g. '" + key + ": [a, b]'.");
       }
       if (values.contains(v)) {
-        throw error(item, "'" + v + "' is listed twice", "list each value once.");
+        throw error(item, UserText.quoted(v) + " is listed twice", "list each value once.");
       }
       values.add(v);
     }
@@ -732,10 +733,10 @@ public final class ExperimentLoader extends YamlReader {
     try {
       d = Params.parseDuration(text, value.path);
     } catch (IllegalArgumentException | ArithmeticException e) {
-      throw error(value, "'" + text + "' is not a duration", "write e.g. " + example + " (units us, ms, s, m, h; a bare number is milliseconds).");
+      throw error(value, UserText.quoted(text) + " is not a duration", "write e.g. " + example + " (units us, ms, s, m, h; a bare number is milliseconds).");
     }
     if (d.isNegative() || (!zeroAllowed && d.isZero())) {
-      throw error(value, "'" + text + "' must be " + (zeroAllowed ? "0 or more" : "more than 0"), "write e.g. " + example + ".");
+      throw error(value, UserText.quoted(text) + " must be " + (zeroAllowed ? "0 or more" : "more than 0"), "write e.g. " + example + ".");
     }
     return d;
   }
@@ -743,7 +744,7 @@ public final class ExperimentLoader extends YamlReader {
   private Duration wholeSeconds(YamlNode value, boolean zeroAllowed) throws ConfigException {
     Duration d = duration(value, "30s", zeroAllowed);
     if (d.toNanos() % 1_000_000_000L != 0) {
-      throw error(value, "'" + value.text + "' is not a whole number of seconds (YCSB measures in 1 s intervals)",
+      throw error(value, UserText.quoted(value.text) + " is not a whole number of seconds (YCSB measures in 1 s intervals)",
           "round it to seconds, e.g. " + Math.max(zeroAllowed ? 0 : 1, Math.round(d.toMillis() / 1000.0)) + "s.");
     }
     return d;
@@ -752,7 +753,7 @@ public final class ExperimentLoader extends YamlReader {
   private String className(YamlNode value) throws ConfigException {
     String t = text(value, "db: " + Experiment.KVLAB_DB);
     if (!t.matches("[A-Za-z_$][\\w$]*(\\.[A-Za-z_$][\\w$]*)*")) {
-      throw error(value, "'" + t + "' is not a Java class name", "write a fully qualified name, e.g. " + Experiment.KVLAB_DB + ".");
+      throw error(value, UserText.quoted(t) + " is not a Java class name", "write a fully qualified name, e.g. " + Experiment.KVLAB_DB + ".");
     }
     return t;
   }
