@@ -9,6 +9,7 @@ import org.kvlab.api.Protocol;
 import org.kvlab.api.Protocols;
 import org.kvlab.config.ClusterConfig;
 import org.kvlab.config.ConfigException;
+import org.kvlab.config.ProtocolNames;
 import org.kvlab.config.YamlReader;
 
 /** Loading cluster files and their protocols, with CLI-friendly errors. */
@@ -43,15 +44,7 @@ final class Clusters {
    * protocol name that {@link Protocols#byName} does not know.
    */
   static String notInstalled(String name) {
-    List<String> installed = Protocols.all().stream().map(Protocol::name).toList();
-    if (installed.isEmpty()) {
-      return "'" + name + "' is not an installed protocol, and none is. Fix: run kvlab from its jar (./kvlab), whose"
-          + " class path has the protocol plug-ins";
-    }
-    String near = YamlReader.closest(name, installed);
-    return "'" + name + "' is not an installed protocol. Fix: " + (near != null ? "did you mean '" + near + "'? The"
-        + " installed protocols are " : "use one of ") + String.join(", ", installed) + " (./kvlab protocols lists"
-        + " them; ./kvlab new-protocol <name> makes a new one)";
+    return ProtocolNames.problem(name) + ". Fix: " + ProtocolNames.fix(name);
   }
 
   /** ":line:column" of the value of the top-level {@code protocol:} key in {@code file}, or "" if not found. */

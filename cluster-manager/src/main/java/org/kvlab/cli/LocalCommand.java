@@ -15,6 +15,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
 import org.kvlab.config.ClusterConfig;
 import org.kvlab.config.ClusterConfig.ServerSpec;
+import org.kvlab.config.UserText;
 import org.kvlab.cluster.local.LocalClusterProcesses;
 import org.kvlab.wire.PeerStatus;
 import org.kvlab.wire.Status;
@@ -131,8 +132,11 @@ final class LocalCommand {
           removeHook(hook);
         }
         if (e instanceof LocalClusterProcesses.LaunchException le) {
-          throw new Main.CliException(le.timedOut() ? Main.NOT_RUNNING : Main.FAILED, le.getMessage()
-              + "; the servers it started were stopped (their logs are kept in " + cluster.dir() + ")");
+          List<Long> left = cluster.stillRunning();
+          throw new Main.CliException(le.timedOut() ? Main.NOT_RUNNING : Main.FAILED, le.getMessage() + (left.isEmpty()
+              ? "; the servers it started were stopped (their logs are kept in " + cluster.dir() + ")"
+              : "; processes " + left + " that it started could not be stopped. Fix: kill -9 "
+                  + String.join(" ", left.stream().map(String::valueOf).toList())));
         }
         throw e;
       }
@@ -256,8 +260,8 @@ final class LocalCommand {
 
     static void printStatus(ClusterConfig config, String file, List<Optional<Status>> statuses) {
       System.out.printf("cluster %s (%s) from %s%n", config.name(), config.protocol(), file);
-      System.out.printf("%-7s %-21s %-8s %-5s %-6s %-9s %-8s %-10s %-7s %-9s%n",
-          "SERVER", "ADDRESS", "PID", "STATE", "PEERS", "RTT MAX", "CLIENTS", "OPS", "QUEUED", "PARTIAL");
+      System.out.printf("%-7s %-21s %-8s %-5s %-13s %-6s %-9s %-8s %-10s %-7s %-9s%n",
+          "SERVER", "ADDRESS", "PID", "STATE", "ROLE", "PEERS", "RTT MAX", "CLIENTS", "OPS", "QUEUED", "PARTIAL");
       for (int i = 0; i < config.servers().size(); i++) {
         ServerSpec s = config.servers().get(i);
         Optional<Status> st = statuses.get(i);
@@ -272,9 +276,10 @@ final class LocalCommand {
         long ops = x.getOperationsMap().entrySet().stream() // the runtime's channel.* counters are not operations
             .filter(e -> !e.getKey().startsWith("channel.")).mapToLong(Map.Entry::getValue).sum();
         // PARTIAL: bytes held by partly received frames (limits.partialFrameBytesMax, docs/runtime.md)
-        System.out.printf("%-7s %-21s %-8d %-5s %-6s %-9s %-8d %-10d %-7d %-9s%n", s.id(), addr, x.getPid(), "up",
-            x.getPeersConnected() + "/" + x.getPeersExpected(), rtt < 0 ? "-" : String.format("%.2f ms", rtt),
-            x.getClients(), ops, queued, String.format("%.1f MiB", x.getPartialFrameBytes() / 1048576.0));
+        System.out.printf("%-7s %-21s %-8d %-5s %-13s %-6s %-9s %-8d %-10d %-7d %-9s%n", s.id(), addr, x.getPid(), "up",
+            x.getRole().isEmpty() ? "-" : UserText.cut(x.getRole()), x.getPeersConnected() + "/" + x.getPeersExpected(),
+            rtt < 0 ? "-" : String.format("%.2f ms", rtt), x.getClients(), ops, queued,
+            String.format("%.1f MiB", x.getPartialFrameBytes() / 1048576.0));
       }
     }
   }

@@ -16,6 +16,7 @@ import org.kvlab.api.Session;
 import org.kvlab.api.TxnRequest;
 import org.kvlab.api.TxnResult;
 import org.kvlab.config.ClusterConfig;
+import org.kvlab.config.UserText;
 import org.kvlab.runtime.ClientRuntime;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -254,7 +255,7 @@ final class ShellCommand implements Callable<Integer> {
     }
     if (org.kvlab.api.TxnProcedures.NAMES.contains(words.get(0))) {
       if (words.size() < 3) {
-        throw new IllegalArgumentException("procedure " + words.get(0) + " needs an argument and at least one key");
+        throw new IllegalArgumentException("procedure " + UserText.cut(words.get(0)) + " needs an argument and at least one key");
       }
       return TxnRequest.procedure(words.get(0), words.subList(2, words.size()), words.get(1));
     }
@@ -269,11 +270,11 @@ final class ShellCommand implements Callable<Integer> {
       } else if ("w".equals(section)) {
         int eq = w.indexOf('=');
         if (eq <= 0) {
-          throw new IllegalArgumentException("a write is <key>=<value>, got '" + w + "'");
+          throw new IllegalArgumentException("a write is <key>=<value>, got " + UserText.quoted(w));
         }
         writes.put(w.substring(0, eq), ByteString.copyFromUtf8(w.substring(eq + 1)));
       } else {
-        throw new IllegalArgumentException("'" + w + "' is not in a read (r) or write (w) list");
+        throw new IllegalArgumentException(UserText.quoted(w) + " is not in a read (r) or write (w) list");
       }
     }
     return TxnRequest.of(reads, writes);

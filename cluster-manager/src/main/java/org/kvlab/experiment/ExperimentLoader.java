@@ -16,6 +16,7 @@ import org.kvlab.config.ClusterConfig;
 import org.kvlab.config.ClusterConfig.StorageSpec;
 import org.kvlab.config.ConfigException;
 import org.kvlab.config.Range;
+import org.kvlab.config.UserText;
 import org.kvlab.config.YamlNode;
 import org.kvlab.config.YamlNode.Kind;
 import org.kvlab.config.YamlReader;
@@ -173,7 +174,7 @@ public final class ExperimentLoader extends YamlReader {
   private String name(YamlNode value) throws ConfigException {
     String name = text(value, EXAMPLES.get("name"));
     if (!NAME.matcher(name).matches() || name.length() > 64) {
-      throw error(value, "'" + name + "' is not a valid experiment name",
+      throw error(value, UserText.quoted(name) + " is not a valid experiment name",
           "use at most 64 lower-case letters, digits, '.', '_' and '-', starting with a letter or digit, e.g. "
               + "'getput-sweep'.");
     }
@@ -194,7 +195,7 @@ public final class ExperimentLoader extends YamlReader {
     if (fileNode != null) {
       for (String k : List.of("datacenters", "partitions")) {
         if (c.get(k) != null) {
-          throw errorAtKey(c.get(k), "'" + k + "' comes from the cluster file " + fileNode.text,
+          throw errorAtKey(c.get(k), UserText.quoted(k) + " comes from the cluster file " + fileNode.text,
               "remove it, or remove 'file' to generate a local cluster of datacenters x partitions.");
         }
       }
@@ -285,7 +286,7 @@ public final class ExperimentLoader extends YamlReader {
       case "memory":
         return StorageSpec.Engine.MEMORY;
       default:
-        throw error(value, "'" + value.text + "' is not a storage engine", "use je (Berkeley DB JE, on disk) or memory.");
+        throw error(value, UserText.quoted(value.text) + " is not a storage engine", "use je (Berkeley DB JE, on disk) or memory.");
     }
   }
 
@@ -297,7 +298,7 @@ public final class ExperimentLoader extends YamlReader {
       case "sync":
         return Durability.SYNC;
       default:
-        throw error(value, "'" + value.text + "' is not a durability",
+        throw error(value, UserText.quoted(value.text) + " is not a durability",
             "use none (writes reach disk lazily) or sync (acknowledged writes are fsynced).");
     }
   }
@@ -321,17 +322,17 @@ public final class ExperimentLoader extends YamlReader {
     for (YamlNode item : items) {
       String p = text(item, "eventual");
       if (!PROTOCOL.matcher(p).matches()) {
-        throw error(item, "'" + p + "' is not a protocol name", "write e.g. '" + EXAMPLES.get("protocols") + "'.");
+        throw error(item, UserText.quoted(p) + " is not a protocol name", "write e.g. '" + EXAMPLES.get("protocols") + "'.");
       }
       if (installed != null && !installed.contains(p)) {
         List<String> known = installed.stream().sorted().toList();
         String near = closest(p, known);
-        throw error(item, "'" + p + "' is not an installed protocol",
+        throw error(item, UserText.quoted(p) + " is not an installed protocol",
             (near == null ? "use one of " : "did you mean '" + near + "'? The installed protocols are ")
                 + String.join(", ", known) + " (./kvlab protocols lists them).");
       }
       if (out.contains(p)) {
-        throw error(item, "'" + p + "' is listed twice", "list each protocol once.");
+        throw error(item, UserText.quoted(p) + " is listed twice", "list each protocol once.");
       }
       out.add(p);
     }
@@ -377,7 +378,7 @@ public final class ExperimentLoader extends YamlReader {
   private void checkProperty(String key, YamlNode v, String where) throws ConfigException {
     String instead = RESERVED.get(key);
     if (instead != null) {
-      throw errorAtKey(v, "'" + key + "' is set by bench", instead);
+      throw errorAtKey(v, UserText.quoted(key) + " is set by bench", instead);
     }
     if (!KNOWN_PROPERTIES.contains(key) && !SWEEP_VARIABLES.contains(key)) {
       List<String> known = new ArrayList<>(KNOWN_PROPERTIES);
@@ -391,7 +392,7 @@ public final class ExperimentLoader extends YamlReader {
       }
     }
     if (where.equals("workload") && SWEEP_VARIABLES.contains(key) && !KNOWN_PROPERTIES.contains(key)) {
-      throw errorAtKey(v, "'" + key + "' is not a YCSB property", key.equals("threads") || key.equals("clients")
+      throw errorAtKey(v, UserText.quoted(key) + " is not a YCSB property", key.equals("threads") || key.equals("clients")
           ? "set it under 'clients' (threads, processes), or sweep it under 'sweep'."
           : "set it under 'cluster', or sweep it under 'sweep'.");
     }
@@ -457,7 +458,7 @@ public final class ExperimentLoader extends YamlReader {
         String v = text(item, exampleValues(key).split(",")[0]);
         checkSweepValue(key, item, v, workload, cluster);
         if (values.contains(v)) {
-          throw error(item, "'" + v + "' is listed twice", "list each value once.");
+          throw error(item, UserText.quoted(v) + " is listed twice", "list each value once.");
         }
         values.add(v);
       }
@@ -489,15 +490,14 @@ public final class ExperimentLoader extends YamlReader {
     }
     String param = clusterParam(key);
     for (String protocolName : protocols) {
-      org.kvlab.api.Protocol protocol = org.kvlab.api.Protocols.all().stream()
-          .filter(p -> p.name().equalsIgnoreCase(protocolName)).findFirst().orElse(null);
+      org.kvlab.api.Protocol protocol = org.kvlab.api.Protocols.installed(protocolName);
       if (protocol == null) {
         continue; // not installed here: as the cluster-file loader, only the CLI's protocol check refuses it
       }
       Map<String, String> declared = protocol.parameters();
       if (!declared.containsKey(param)) {
         String suggestion = closest(param, List.copyOf(declared.keySet()));
-        throw errorAtKey(list, "'" + param + "' is not a parameter of protocol " + protocol.name(),
+        throw errorAtKey(list, UserText.quoted(param) + " is not a parameter of protocol " + protocol.name(),
             (suggestion == null
                 ? "remove the sweep" + (protocols.size() > 1 ? ", or sweep it in an experiment of the protocols that"
                     + " read it" : "") + ". "
@@ -523,7 +523,7 @@ public final class ExperimentLoader extends YamlReader {
         throw error(item, "is empty", "write the parameter's value, e.g. '" + key + ": [a, b]'.");
       }
       if (values.contains(v)) {
-        throw error(item, "'" + v + "' is listed twice", "list each value once.");
+        throw error(item, UserText.quoted(v) + " is listed twice", "list each value once.");
       }
       values.add(v);
     }
@@ -545,8 +545,7 @@ public final class ExperimentLoader extends YamlReader {
         template != null ? template.topology().replicas() : 1);
     YamlNode sweepNode = root.get("sweep");
     for (String protocolName : protocols) {
-      org.kvlab.api.Protocol protocol = org.kvlab.api.Protocols.all().stream()
-          .filter(p -> p.name().equalsIgnoreCase(protocolName)).findFirst().orElse(null);
+      org.kvlab.api.Protocol protocol = org.kvlab.api.Protocols.installed(protocolName);
       if (protocol == null) {
         continue; // not installed here: only the CLI's protocol check refuses it
       }
@@ -760,10 +759,10 @@ public final class ExperimentLoader extends YamlReader {
     try {
       d = Params.parseDuration(text, value.path);
     } catch (IllegalArgumentException | ArithmeticException e) {
-      throw error(value, "'" + text + "' is not a duration", "write e.g. " + example + " (units us, ms, s, m, h; a bare number is milliseconds).");
+      throw error(value, UserText.quoted(text) + " is not a duration", "write e.g. " + example + " (units us, ms, s, m, h; a bare number is milliseconds).");
     }
     if (d.isNegative() || (!zeroAllowed && d.isZero())) {
-      throw error(value, "'" + text + "' must be " + (zeroAllowed ? "0 or more" : "more than 0"), "write e.g. " + example + ".");
+      throw error(value, UserText.quoted(text) + " must be " + (zeroAllowed ? "0 or more" : "more than 0"), "write e.g. " + example + ".");
     }
     return d;
   }
@@ -775,7 +774,7 @@ public final class ExperimentLoader extends YamlReader {
           + value.key() + " bench runs", "write at most " + PHASE_MAX.toHours() + "h, e.g. 30s or 10m (units s, m, h).");
     }
     if (d.toNanos() % 1_000_000_000L != 0) {
-      throw error(value, "'" + value.text + "' is not a whole number of seconds (YCSB measures in 1 s intervals)",
+      throw error(value, UserText.quoted(value.text) + " is not a whole number of seconds (YCSB measures in 1 s intervals)",
           "round it to seconds, e.g. " + Math.max(zeroAllowed ? 0 : 1, Math.round(d.toMillis() / 1000.0)) + "s.");
     }
     return d;
@@ -784,7 +783,7 @@ public final class ExperimentLoader extends YamlReader {
   private String className(YamlNode value) throws ConfigException {
     String t = text(value, "db: " + Experiment.KVLAB_DB);
     if (!t.matches("[A-Za-z_$][\\w$]*(\\.[A-Za-z_$][\\w$]*)*")) {
-      throw error(value, "'" + t + "' is not a Java class name", "write a fully qualified name, e.g. " + Experiment.KVLAB_DB + ".");
+      throw error(value, UserText.quoted(t) + " is not a Java class name", "write a fully qualified name, e.g. " + Experiment.KVLAB_DB + ".");
     }
     return t;
   }

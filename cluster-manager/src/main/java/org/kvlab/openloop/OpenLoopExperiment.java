@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.regex.Pattern;
 import org.kvlab.api.Params;
 import org.kvlab.config.ConfigException;
+import org.kvlab.config.UserText;
 import org.kvlab.config.YamlNode;
 import org.kvlab.config.YamlNode.Kind;
 import org.kvlab.config.YamlReader;
@@ -59,7 +60,7 @@ public record OpenLoopExperiment(Path source, String name, List<Path> clusters, 
     r.checkKeys(root, KEYS);
     String name = r.text(r.require(root, "name"), "name: openloop-eventual-1");
     if (!NAME.matcher(name).matches()) {
-      throw r.error(root.get("name"), "'" + name + "' is not a valid name", "use a-z, 0-9, '.', '_' and '-' (it names "
+      throw r.error(root.get("name"), UserText.quoted(name) + " is not a valid name", "use a-z, 0-9, '.', '_' and '-' (it names "
           + "the results directory).");
     }
     List<Path> clusters = new ArrayList<>();
@@ -106,7 +107,7 @@ public record OpenLoopExperiment(Path source, String name, List<Path> clusters, 
         read = -1;
       }
       if (!(read >= 0 && read <= 1)) {
-        throw r.error(root.get("readproportion"), "'" + t + "' is not a proportion", "write a number from 0 to 1, e.g. 0.5.");
+        throw r.error(root.get("readproportion"), UserText.quoted(t) + " is not a proportion", "write a number from 0 to 1, e.g. 0.5.");
       }
     }
     return new OpenLoopExperiment(file, name, List.copyOf(clusters), jvm, List.copyOf(rates), prime, collect, warmup, duration,

@@ -49,19 +49,29 @@ class CliMistakesTest {
   @Test
   void when_aProtocolIsMisspelt_then_theErrorSaysWhereAndSuggestsTheInstalledOne() throws Exception {
     Path file = dir.resolve("c.yaml");
-    Files.writeString(file, "name: cli-mistake\nprotocol:   gentleran\ndatacenters: 1\npartitions: 1\n"
-        + "local: { basePort: 7100 }\n");
-    Run up = kvlab("local", "up", file.toString());
-    assertEquals(Main.USAGE, up.code(), up.out() + up.err());
-    assertTrue(up.err().contains("kvlab: " + file + ":2:13: protocol: 'gentleran' is not an installed protocol. Fix:"
-        + " did you mean 'gentlerain'? The installed protocols are "), up.err());
-    assertTrue(up.err().contains("eventual") && up.err().contains("(./kvlab protocols lists them"), up.err());
-    assertFalse(Files.exists(Path.of(".kvlab/local/cli-mistake")), "nothing was started");
+    String err = refusedUp(file, "protocol:   gentleran");
+    assertTrue(err.contains("kvlab: " + file + ":2:13: protocol: 'gentleran' is not an installed protocol. Fix:"
+        + " did you mean 'gentlerain'? The installed protocols are "), err);
+    assertTrue(err.contains("eventual") && err.contains("(./kvlab protocols lists them"), err);
+    // a name in another case is refused too (servers and tools match names exactly: issue 28 item 2)
+    err = refusedUp(file, "protocol: Eventual");
+    assertTrue(err.contains("kvlab: " + file + ":2:11: protocol: 'Eventual' is not an installed protocol."
+        + " Fix: did you mean 'eventual'?"), err);
 
     Run sim = kvlab("sim", "--protocol", "evntual", "--seeds", "1");
     assertEquals(Main.USAGE, sim.code());
     assertTrue(sim.err().contains("kvlab: --protocol: 'evntual' is not an installed protocol. Fix: did you mean"
         + " 'eventual'?"), sim.err());
+  }
+
+  /** {@code local up} of a cluster file whose line 2 is {@code protocolLine}: refused with exit 2; its stderr. */
+  private String refusedUp(Path file, String protocolLine) throws Exception {
+    Files.writeString(file, "name: cli-mistake\n" + protocolLine + "\ndatacenters: 1\npartitions: 1\n"
+        + "local: { basePort: 7100 }\n");
+    Run up = kvlab("local", "up", file.toString());
+    assertEquals(Main.USAGE, up.code(), up.out() + up.err());
+    assertFalse(Files.exists(Path.of(".kvlab/local/cli-mistake")), "nothing was started");
+    return up.err();
   }
 
   @Test

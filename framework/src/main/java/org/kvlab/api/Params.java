@@ -3,6 +3,7 @@ package org.kvlab.api;
 import java.time.Duration;
 import java.util.Map;
 import java.util.TreeMap;
+import org.kvlab.config.UserText;
 
 /**
  * A protocol's parameters from the cluster file (top-level {@code params}), with typed accessors that
@@ -40,14 +41,14 @@ public final class Params {
     try {
       return Long.parseLong(v.trim());
     } catch (NumberFormatException e) {
-      throw new ParameterException(name, "'" + v + "' is not a whole number", "write a whole number, e.g. " + fallback);
+      throw new ParameterException(name, UserText.quoted(v) + " is not a whole number", "write a whole number, e.g. " + fallback);
     }
   }
 
   public int intValue(String name, int fallback) {
     long v = longValue(name, fallback);
     if (v < Integer.MIN_VALUE || v > Integer.MAX_VALUE) {
-      throw new ParameterException(name, "'" + values.get(name) + "' is out of range", "write a number from "
+      throw new ParameterException(name, UserText.quoted(values.get(name)) + " is out of range", "write a number from "
           + Integer.MIN_VALUE + " to " + Integer.MAX_VALUE);
     }
     return (int) v;
@@ -61,7 +62,7 @@ public final class Params {
     if (v.equalsIgnoreCase("true") || v.equalsIgnoreCase("false")) {
       return Boolean.parseBoolean(v);
     }
-    throw new ParameterException(name, "'" + v + "' is not true or false", "write true or false",
+    throw new ParameterException(name, UserText.quoted(v) + " is not true or false", "write true or false",
         java.util.List.of("true", "false"));
   }
 
@@ -73,7 +74,7 @@ public final class Params {
     try {
       return parseDuration(v, "protocol parameter '" + name + "'");
     } catch (IllegalArgumentException | ArithmeticException e) {
-      throw new ParameterException(name, "'" + v + "' is not a duration",
+      throw new ParameterException(name, UserText.quoted(v) + " is not a duration",
           "write e.g. 10ms, 2s or 1m (units us, ms, s, m, h; a bare number is milliseconds)");
     }
   }
@@ -95,7 +96,7 @@ public final class Params {
       }
       return Duration.ofMillis(Long.parseLong(t));
     } catch (NumberFormatException e) {
-      throw new IllegalArgumentException(what + " = '" + text + "' is not a duration: write e.g. 10ms, 2s or 1m");
+      throw new IllegalArgumentException(what + " = " + UserText.quoted(text) + " is not a duration: write e.g. 10ms, 2s or 1m");
     }
   }
 

@@ -19,15 +19,27 @@ public final class Protocols {
     return found;
   }
 
-  /** The protocol named {@code name}; the error lists the protocols that are installed. */
+  /**
+   * The installed protocol whose name is exactly {@code name}, or null. Names are matched exactly everywhere (cluster
+   * files, the command line, handshakes): {@code Eventual} is not {@code eventual}, whose servers would refuse every
+   * tool that says {@code Eventual} in its hello.
+   */
+  public static Protocol installed(String name) {
+    return all().stream().filter(p -> p.name().equals(name)).findFirst().orElse(null);
+  }
+
+  /** The protocol named exactly {@code name}; the error lists the protocols that are installed. */
   public static Protocol byName(String name) {
     List<Protocol> all = all();
     for (Protocol p : all) {
-      if (p.name().equalsIgnoreCase(name)) {
+      if (p.name().equals(name)) {
         return p;
       }
     }
-    throw new IllegalArgumentException("unknown protocol '" + name + "'; installed protocols: "
+    String sameIgnoringCase = all.stream().map(Protocol::name).filter(n -> n.equalsIgnoreCase(name)).findFirst()
+        .orElse(null);
+    throw new IllegalArgumentException("unknown protocol '" + name + "'" + (sameIgnoringCase == null ? ""
+        : " (protocol names are matched exactly: did you mean '" + sameIgnoringCase + "'?)") + "; installed protocols: "
         + (all.isEmpty() ? "(none: is a protocol jar on the class path?)"
             : all.stream().map(Protocol::name).collect(Collectors.joining(", "))));
   }

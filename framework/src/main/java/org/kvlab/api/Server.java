@@ -38,6 +38,16 @@ public abstract class Server<R extends Message> {
     onStart();
   }
 
+  /**
+   * This server's role in the protocol, for people: {@code kvlab local status} shows it in its ROLE column (e.g.
+   * {@code "leader t=3"} or {@code "follower t=3"} for a Raft replica and its term). Null (the default) for a protocol
+   * whose servers have no roles, shown as "-". Called by the runtime on the node's event loop, as handlers are; keep
+   * it short (a few words) and cheap. Never part of the protocol's behaviour.
+   */
+  public String role() {
+    return null;
+  }
+
   protected final ServerContext context() {
     return context;
   }

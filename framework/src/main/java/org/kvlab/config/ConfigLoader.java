@@ -144,19 +144,30 @@ final class ConfigLoader extends YamlReader {
   private String name(YamlNode value) throws ConfigException {
     String name = text(value, EXAMPLES.get("name"));
     if (!NAME.matcher(name).matches() || name.length() > NAME_LENGTH_MAX) {
-      throw error(value, "'" + name + "' is not a valid cluster name",
+      throw error(value, UserText.quoted(name) + " is not a valid cluster name",
           "use at most " + NAME_LENGTH_MAX + " lower-case letters, digits, '.', '_' and '-', starting with a"
               + " letter or digit, e.g. 'eventual-2dc-3p'.");
     }
     return name;
   }
 
+  /**
+   * The protocol's name, which must be exactly an installed protocol's when it is near one: {@code Eventual} or
+   * {@code eventul} is refused with "did you mean 'eventual'?" (servers and tools put the name in every handshake, so
+   * a name matched loosely in one place and exactly in another would start servers no tool can reach). A name near
+   * no installed protocol is left to the front end, which lists the installed ones (this loader also reads files of
+   * protocols that are not on its class path).
+   */
   private String protocol(YamlNode value) throws ConfigException {
     if (value.kind == Kind.MAPPING) {
       throw error(value, "must be the protocol's name, but is a mapping",
           "write e.g. 'protocol: eventual', and put protocol parameters under the top-level key 'params'.");
     }
-    return text(value, EXAMPLES.get("protocol"));
+    String name = text(value, EXAMPLES.get("protocol"));
+    if (Protocols.installed(name) == null && ProtocolNames.nearest(name) != null) {
+      throw error(value, ProtocolNames.problem(name), ProtocolNames.fix(name) + ".");
+    }
+    return name;
   }
 
   private Params params(YamlNode value) throws ConfigException {
@@ -190,8 +201,7 @@ final class ConfigLoader extends YamlReader {
     if (value == null || value.kind != Kind.MAPPING || value.entries.isEmpty()) {
       return;
     }
-    Protocol protocol = Protocols.all().stream().filter(p -> p.name().equalsIgnoreCase(protocolName))
-        .findFirst().orElse(null);
+    Protocol protocol = Protocols.installed(protocolName);
     if (protocol == null) {
       return;
     }
@@ -202,7 +212,7 @@ final class ConfigLoader extends YamlReader {
       }
       String suggestion = closest(e.getKey(), List.copyOf(declared.keySet()));
       throw new ConfigException(source, e.getValue().keyLine, e.getValue().keyColumn,
-          "params: '" + e.getKey() + "' is not a parameter of protocol " + protocol.name(),
+          "params: " + UserText.quoted(e.getKey()) + " is not a parameter of protocol " + protocol.name(),
           (suggestion == null ? "remove it. " : "did you mean '" + suggestion + "'? ") + knownParameters(protocol));
     }
   }
@@ -214,7 +224,7 @@ final class ConfigLoader extends YamlReader {
    */
   private void checkParamValues(YamlNode root, String protocolName, Params params, Topology topology)
       throws ConfigException {
-    Protocol protocol = installed(protocolName);
+    Protocol protocol = Protocols.installed(protocolName);
     if (protocol == null) {
       return;
     }
@@ -242,10 +252,6 @@ final class ConfigLoader extends YamlReader {
       throw new ConfigException(source, line, column, "params: protocol " + protocol.name() + " refuses them: "
           + e.getMessage(), "correct the value it names. " + knownParameters(protocol));
     }
-  }
-
-  private static Protocol installed(String protocolName) {
-    return Protocols.all().stream().filter(p -> p.name().equalsIgnoreCase(protocolName)).findFirst().orElse(null);
   }
 
   static String knownParameters(Protocol protocol) {
@@ -331,9 +337,15 @@ final class ConfigLoader extends YamlReader {
     YamlNode baseNode = require(local, "basePort");
     int basePort = port(baseNode, BASE_PORT);
     int count = topology.size();
+    if (count > 65535) {
+      throw error(value, "the " + count + " servers of " + shape(topology) + " need " + count + " ports, but one"
+          + " host has 65535 (1 to 65535)", "list the servers under 'servers' instead, on several hosts, or make the"
+          + " cluster smaller (at most 65535 servers on one host).");
+    }
     if ((long) basePort + count - 1 > 65535) {
       throw error(baseNode, "the " + count + " servers would need ports " + basePort + " to "
-          + ((long) basePort + count - 1) + ", beyond 65535", "use a basePort of at most " + (65536 - count) + ".");
+          + ((long) basePort + count - 1) + ", beyond 65535", "use a basePort from 1 to " + (65536 - count)
+          + " (the servers then take ports basePort to basePort + " + (count - 1) + ").");
     }
     List<ServerSpec> servers = new ArrayList<>(count);
     for (NodeId id : topology.allNodes()) {
@@ -346,13 +358,13 @@ final class ConfigLoader extends YamlReader {
     String text = text(value, "id: 0_1");
     Matcher m = SERVER_ID.matcher(text);
     if (!m.matches()) {
-      throw error(value, "'" + text + "' is not a server id",
+      throw error(value, UserText.quoted(text) + " is not a server id",
           "write <datacenter>_<partition>, e.g. 0_1 for partition 1 of datacenter 0"
               + (topology.replicas() > 1 ? ", or <datacenter>_<partition>_<replica>, e.g. 0_1_2." : "."));
     }
     NodeId id = idOf(m);
     if (!topology.contains(id)) {
-      throw error(value, "server " + text + " is outside the topology (" + shape(topology) + ")",
+      throw error(value, "server " + UserText.cut(text) + " is outside the topology (" + shape(topology) + ")",
           "use ids from " + idRange(topology) + ", or change " + (topology.replicas() > 1 || id.replica() > 0
               ? "datacenters/partitions/replicas." : "datacenters/partitions."));
     }
@@ -362,7 +374,7 @@ final class ConfigLoader extends YamlReader {
   private String host(YamlNode value) throws ConfigException {
     String host = text(value, EXAMPLES.get("host"));
     if (host.chars().anyMatch(Character::isWhitespace)) {
-      throw error(value, "'" + host + "' is not a host name or address", "write e.g. 'host: 127.0.0.1'.");
+      throw error(value, UserText.quoted(host) + " is not a host name or address", "write e.g. 'host: 127.0.0.1'.");
     }
     return host;
   }
@@ -370,7 +382,7 @@ final class ConfigLoader extends YamlReader {
   private int port(YamlNode value, Range range) throws ConfigException {
     long port = integer(value, "from " + range.min() + " to " + range.max());
     if (port < range.min() || port > range.max()) {
-      throw error(value, value.text + " is not a port",
+      throw error(value, UserText.cut(value.text) + " is not a port",
           "use a number from " + range.min() + " to " + range.max() + ".");
     }
     return (int) port;
@@ -422,7 +434,7 @@ final class ConfigLoader extends YamlReader {
         switch (e) {
           case "je" -> engine = StorageSpec.Engine.JE;
           case "memory" -> engine = StorageSpec.Engine.MEMORY;
-          default -> throw error(engineNode, "'" + engineNode.text + "' is not a storage engine",
+          default -> throw error(engineNode, UserText.quoted(engineNode.text) + " is not a storage engine",
               "use je (Berkeley DB JE, on disk) or memory.");
         }
       }
@@ -432,7 +444,7 @@ final class ConfigLoader extends YamlReader {
         switch (d) {
           case "none" -> durability = Durability.NONE;
           case "sync" -> durability = Durability.SYNC;
-          default -> throw error(durabilityNode, "'" + durabilityNode.text + "' is not a durability",
+          default -> throw error(durabilityNode, UserText.quoted(durabilityNode.text) + " is not a durability",
               "use none (writes reach disk lazily) or sync (acknowledged writes are fsynced).");
         }
       }
@@ -448,7 +460,7 @@ final class ConfigLoader extends YamlReader {
     try {
       return new StorageSpec(engine, durability, resolveDir(dir));
     } catch (InvalidPathException e) {
-      throw error(dirNode, "'" + dir + "' is not a valid path",
+      throw error(dirNode, UserText.quoted(dir) + " is not a valid path",
           "write a directory path, e.g. 'dir: " + DEFAULT_DIR + "'.");
     }
   }
@@ -560,12 +572,12 @@ final class ConfigLoader extends YamlReader {
       YamlNode v = e.getValue();
       Matcher m = SERVER_ID.matcher(key.strip());
       if (!m.matches()) {
-        throw errorAtKey(v, "'" + key + "' is not a server id",
+        throw errorAtKey(v, UserText.quoted(key) + " is not a server id",
             "write <datacenter>_<partition>, e.g. 0_1 for partition 1 of datacenter 0.");
       }
       NodeId id = idOf(m);
       if (!topology.contains(id)) {
-        throw errorAtKey(v, "skew is given for server " + key + ", which is not in the cluster ("
+        throw errorAtKey(v, "skew is given for server " + UserText.cut(key) + ", which is not in the cluster ("
                 + shape(topology) + ")",
             "use ids from " + idRange(topology) + ".");
       }
@@ -585,14 +597,14 @@ final class ConfigLoader extends YamlReader {
     try {
       d = Params.parseDuration(text, value.path);
     } catch (IllegalArgumentException | ArithmeticException e) {
-      throw error(value, "'" + text + "' is not a duration",
+      throw error(value, UserText.quoted(text) + " is not a duration",
           "write e.g. " + example + ", 1.5s, or a bare whole number of milliseconds.");
     }
     if (d.abs().compareTo(Duration.ofMillis(range.max())) > 0) {
-      throw error(value, "'" + text + "' is longer than 1 hour", "use a shorter time, e.g. " + example + ".");
+      throw error(value, UserText.quoted(text) + " is longer than 1 hour", "use a shorter time, e.g. " + example + ".");
     }
     if (d.toNanos() % 1_000_000 != 0) {
-      throw error(value, "'" + text + "' is not a whole number of milliseconds",
+      throw error(value, UserText.quoted(text) + " is not a whole number of milliseconds",
           "round it to milliseconds, e.g. " + example + ".");
     }
     return d.toMillis(); // the round-trip times' minimum (0) is checked by rtt(), with its own message
@@ -629,7 +641,7 @@ final class ConfigLoader extends YamlReader {
       try {
         secretFile = resolveDir(f);
       } catch (InvalidPathException e) {
-        throw error(fileNode, "'" + f + "' is not a valid path", "write a file path, e.g. 'secretFile: ~/.kvlab/"
+        throw error(fileNode, UserText.quoted(f) + " is not a valid path", "write a file path, e.g. 'secretFile: ~/.kvlab/"
             + cluster + ".secret'.");
       }
     }

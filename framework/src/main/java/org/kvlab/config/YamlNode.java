@@ -78,7 +78,7 @@ public final class YamlNode {
 
   /** How the value reads in a message: scalars quoted as written, other kinds described. */
   public String shown() {
-    return isScalar() ? "'" + text + "'" : kind.description;
+    return isScalar() ? UserText.quoted(text) : kind.description;
   }
 
   @Override

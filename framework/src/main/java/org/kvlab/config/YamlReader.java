@@ -313,7 +313,7 @@ public class YamlReader {
       String list = (top ? "top-level keys" : "keys of '" + map.path + "'") + " are " + String.join(", ", known) + ".";
       String suggestion = closest(key, known);
       throw new ConfigException(source, value.keyLine, value.keyColumn,
-          label(map.path) + "unknown " + (top ? "top-level " : "") + "key '" + key + "'",
+          label(map.path) + "unknown " + (top ? "top-level " : "") + "key " + UserText.quoted(key),
           suggestion == null ? "remove it; the known " + list
               : "did you mean '" + suggestion + "'? The known " + list);
     }
@@ -443,7 +443,7 @@ public class YamlReader {
     }
     BigInteger n = new BigInteger(t);
     if (n.bitLength() > 62) {
-      throw error(value, value.text + " is out of range", "use a number " + range + ".");
+      throw error(value, UserText.cut(value.text) + " is out of range", "use a number " + range + ".");
     }
     return n.longValue();
   }
@@ -457,7 +457,7 @@ public class YamlReader {
     String range = "from " + min + " to " + max;
     long n = integer(value, range);
     if (n < min || n > max) {
-      throw error(value, value.text + " is out of range", "use a number " + range + ".");
+      throw error(value, UserText.cut(value.text) + " is out of range", "use a number " + range + ".");
     }
     return (int) n;
   }

@@ -29,6 +29,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.kvlab.config.UserText;
 
 /**
  * Histories as JSON lines: one {@link Operation} per line, fields named as the record's components, e.g.
@@ -207,7 +208,7 @@ public final class HistoryFiles {
     for (Iterator<String> it = o.fieldNames(); it.hasNext(); ) {
       String f = it.next();
       if (!FIELDS.contains(f)) {
-        throw new IllegalArgumentException("unknown field \"" + f + "\"; the fields are " + String.join(", ", FIELDS));
+        throw new IllegalArgumentException("unknown field \"" + UserText.cut(f) + "\"; the fields are " + String.join(", ", FIELDS));
       }
     }
     long id = whole(o, "id", Long.MAX_VALUE);
@@ -226,12 +227,12 @@ public final class HistoryFiles {
       key = keys.computeIfAbsent(key, k -> k);
     }
     if (type == Operation.Type.TXN && key != null) {
-      throw new IllegalArgumentException("a TXN has no \"key\" (its keys are in \"txn\"), got \"key\":" + o.get("key")
+      throw new IllegalArgumentException("a TXN has no \"key\" (its keys are in \"txn\"), got \"key\":" + shown(o.get("key"))
           + ". Expected e.g. " + TXN_EXAMPLE);
     }
     if (type == Operation.Type.ROTX && key != null) {
       throw new IllegalArgumentException("a ROTX has no \"key\" (its keys are those of \"reads\"), got \"key\":"
-          + o.get("key") + ". Expected e.g. {\"type\":\"ROTX\",\"reads\":{\"x\":\"a\",\"y\":null},...}");
+          + shown(o.get("key")) + ". Expected e.g. {\"type\":\"ROTX\",\"reads\":{\"x\":\"a\",\"y\":null},...}");
     }
     if (type != Operation.Type.ROTX && type != Operation.Type.TXN && key == null) {
       throw new IllegalArgumentException("a " + type + " needs a \"key\" (a string), e.g. \"key\":\"x\"");
@@ -254,33 +255,33 @@ public final class HistoryFiles {
       }
       if (!rn.isObject()) {
         throw new IllegalArgumentException("\"reads\" must be an object key -> value (null: not found), e.g."
-            + " \"reads\":{\"x\":\"a\",\"y\":null}; got " + rn);
+            + " \"reads\":{\"x\":\"a\",\"y\":null}; got " + shown(rn));
       }
       if (type == Operation.Type.GET) {
         if (rn.size() != 1 || !rn.has(key)) {
-          throw new IllegalArgumentException("the \"reads\" of an OK GET of \"" + key + "\" must hold exactly that"
-              + " key, e.g. \"reads\":{" + JSON.writeValueAsString(key) + ":\"a\"} (or null if not found); got "
-              + rn);
+          throw new IllegalArgumentException("the \"reads\" of an OK GET of \"" + UserText.cut(key) + "\" must hold exactly that"
+              + " key, e.g. \"reads\":{" + JSON.writeValueAsString(UserText.cut(key)) + ":\"a\"} (or null if not found);"
+              + " got " + shown(rn));
         }
         JsonNode v = rn.get(key);
-        reads = Map.of(key, v.isNull() ? Optional.empty() : Optional.of(bytes(v, "reads." + key)));
+        reads = Map.of(key, v.isNull() ? Optional.empty() : Optional.of(bytes(v, "reads." + UserText.cut(key))));
       } else {
         Map<String, Optional<ByteString>> m = new LinkedHashMap<>();
         for (Iterator<Map.Entry<String, JsonNode>> it = rn.fields(); it.hasNext(); ) {
           Map.Entry<String, JsonNode> e = it.next();
           m.put(keys.computeIfAbsent(e.getKey(), k -> k),
-              e.getValue().isNull() ? Optional.empty() : Optional.of(bytes(e.getValue(), "reads." + e.getKey())));
+              e.getValue().isNull() ? Optional.empty() : Optional.of(bytes(e.getValue(), "reads." + UserText.cut(e.getKey()))));
         }
         reads = Collections.unmodifiableMap(m);
       }
     } else if (outcome == Operation.Outcome.OK && type != Operation.Type.PUT) {
       throw new IllegalArgumentException("an OK " + type + " needs \"reads\", what it returned, e.g. \"reads\":"
-          + (type == Operation.Type.GET ? "{" + JSON.writeValueAsString(key) + ":\"a\"}" : "{\"x\":\"a\",\"y\":null}")
+          + (type == Operation.Type.GET ? "{" + JSON.writeValueAsString(UserText.cut(key)) + ":\"a\"}" : "{\"x\":\"a\",\"y\":null}")
           + " (null: not found)");
     }
     JsonNode en = o.get("error");
     if (en != null && !en.isNull() && !en.isTextual()) {
-      throw new IllegalArgumentException("\"error\" must be a string, got " + en);
+      throw new IllegalArgumentException("\"error\" must be a string, got " + shown(en));
     }
     JsonNode tn = o.get("txn");
     Operation.Txn txn = null;
@@ -293,11 +294,16 @@ public final class HistoryFiles {
         en == null || en.isNull() ? null : en.asText(), txn);
   }
 
+  /** A JSON value of the user's file as a message quotes it: cut to a readable length ({@link UserText}). */
+  static String shown(JsonNode n) {
+    return UserText.cut(String.valueOf(n));
+  }
+
   /** A required whole number in {@code 0..max}. */
   private static long whole(JsonNode o, String field, long max) {
     JsonNode n = required(o, field);
     if (!n.isIntegralNumber() || !n.canConvertToLong() || n.asLong() < 0 || n.asLong() > max) {
-      throw new IllegalArgumentException("\"" + field + "\" must be a whole number from 0 to " + max + ", got " + n
+      throw new IllegalArgumentException("\"" + field + "\" must be a whole number from 0 to " + max + ", got " + shown(n)
           + (n.isTextual() ? " (a string)" : "") + "; e.g. \"" + field + "\":12");
     }
     return n.asLong();
@@ -312,7 +318,7 @@ public final class HistoryFiles {
         return e;
       }
     }
-    throw new IllegalArgumentException("\"" + field + "\" must be one of " + String.join(", ", valid) + ", got " + n);
+    throw new IllegalArgumentException("\"" + field + "\" must be one of " + String.join(", ", valid) + ", got " + shown(n));
   }
 
   /** An optional string field (null if absent or null). */
@@ -322,7 +328,7 @@ public final class HistoryFiles {
       return null;
     }
     if (!n.isTextual()) {
-      throw new IllegalArgumentException("\"" + field + "\" must be a string, got " + n);
+      throw new IllegalArgumentException("\"" + field + "\" must be a string, got " + shown(n));
     }
     return n.asText();
   }
@@ -344,11 +350,11 @@ public final class HistoryFiles {
       try {
         return ByteString.copyFrom(Base64.getDecoder().decode(n.get(BASE64).asText()));
       } catch (IllegalArgumentException e) {
-        throw new IllegalArgumentException("\"" + field + "\": " + n + " is not valid base64 (" + e.getMessage() + ")");
+        throw new IllegalArgumentException("\"" + field + "\": " + shown(n) + " is not valid base64 (" + e.getMessage() + ")");
       }
     }
     throw new IllegalArgumentException("\"" + field + "\" must be a string, or {\"base64\": \"...\"} for bytes that"
-        + " are not UTF-8, got " + n);
+        + " are not UTF-8, got " + shown(n));
   }
 
   private static JsonNode required(JsonNode o, String field) {

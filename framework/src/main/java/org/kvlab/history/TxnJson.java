@@ -13,6 +13,7 @@ import java.util.Optional;
 import java.util.TreeMap;
 import org.kvlab.api.TxnRequest;
 import org.kvlab.api.TxnResult;
+import org.kvlab.config.UserText;
 
 /** The {@code "txn"} object of a TXN line in a history file (strict: every problem names the field and the form). */
 final class TxnJson {
@@ -54,12 +55,12 @@ final class TxnJson {
       Map<String, String> intern) {
     if (t == null || t.isNull() || !t.isObject()) {
       throw new IllegalArgumentException("a TXN needs a \"txn\" object (its request, and its result if OK), e.g. "
-          + HistoryFiles.TXN_EXAMPLE + "; got " + t);
+          + HistoryFiles.TXN_EXAMPLE + "; got " + HistoryFiles.shown(t));
     }
     for (Iterator<String> it = t.fieldNames(); it.hasNext(); ) {
       String f = it.next();
       if (!FIELDS.contains(f)) {
-        throw new IllegalArgumentException("unknown field \"txn." + f + "\"; the fields are " + String.join(", ", FIELDS));
+        throw new IllegalArgumentException("unknown field \"txn." + UserText.cut(f) + "\"; the fields are " + String.join(", ", FIELDS));
       }
     }
     List<String> readKeys = strings(t.get("reads"), "txn.reads", intern);
@@ -68,7 +69,7 @@ final class TxnJson {
     String procedure = null;
     if (pn != null && !pn.isNull()) {
       if (!pn.isTextual()) {
-        throw new IllegalArgumentException("\"txn.procedure\" must be a string (e.g. \"add\"), got " + pn);
+        throw new IllegalArgumentException("\"txn.procedure\" must be a string (e.g. \"add\"), got " + HistoryFiles.shown(pn));
       }
       procedure = pn.asText();
     }
@@ -99,7 +100,8 @@ final class TxnJson {
     }
     if (reads == null || !reads.keySet().equals(new java.util.TreeSet<>(request.reads()))) {
       throw new IllegalArgumentException("the \"reads\" of an OK TXN must hold exactly its read keys "
-          + request.reads() + " (null: not found); got " + (reads == null ? "none" : reads.keySet()));
+          + UserText.cut(request.reads().toString()) + " (null: not found); got "
+          + (reads == null ? "none" : UserText.cut(reads.keySet().toString())));
     }
     long ts = whole(t.get("ts"), "txn.ts");
     long tid = whole(t.get("tid"), "txn.tid");
@@ -107,7 +109,7 @@ final class TxnJson {
     JsonNode parts = t.get("parts");
     if (!parts.isObject() || parts.isEmpty()) {
       throw new IllegalArgumentException("\"txn.parts\" must be a non-empty object partition -> {\"ts\":..,\"seq\":..,"
-          + "\"keys\":[..]}, got " + parts);
+          + "\"keys\":[..]}, got " + HistoryFiles.shown(parts));
     }
     Map<Integer, TxnResult.Part> out = new LinkedHashMap<>();
     for (Iterator<Map.Entry<String, JsonNode>> it = parts.fields(); it.hasNext(); ) {
@@ -116,7 +118,7 @@ final class TxnJson {
       try {
         p = Integer.parseInt(e.getKey());
       } catch (NumberFormatException x) {
-        throw new IllegalArgumentException("\"txn.parts\" keys are partition numbers, got \"" + e.getKey() + "\"");
+        throw new IllegalArgumentException("\"txn.parts\" keys are partition numbers, got \"" + UserText.cut(e.getKey()) + "\"");
       }
       if (p < 0) {
         throw new IllegalArgumentException("\"txn.parts\" keys are partition numbers (0 or more), got " + p);
@@ -124,12 +126,12 @@ final class TxnJson {
       JsonNode po = e.getValue();
       String f = "txn.parts." + p;
       if (!po.isObject()) {
-        throw new IllegalArgumentException("\"" + f + "\" must be {\"ts\":..,\"seq\":..,\"keys\":[..]}, got " + po);
+        throw new IllegalArgumentException("\"" + f + "\" must be {\"ts\":..,\"seq\":..,\"keys\":[..]}, got " + HistoryFiles.shown(po));
       }
       for (Iterator<String> fi = po.fieldNames(); fi.hasNext(); ) {
         String n = fi.next();
         if (!List.of("ts", "seq", "keys").contains(n)) {
-          throw new IllegalArgumentException("unknown field \"" + f + "." + n + "\"; the fields are ts, seq, keys");
+          throw new IllegalArgumentException("unknown field \"" + f + "." + UserText.cut(n) + "\"; the fields are ts, seq, keys");
         }
       }
       long seq = whole(po.get("seq"), f + ".seq");
@@ -143,19 +145,19 @@ final class TxnJson {
 
   private static long whole(JsonNode n, String field) {
     if (n == null || !n.isIntegralNumber() || !n.canConvertToLong() || n.asLong() < 0) {
-      throw new IllegalArgumentException("\"" + field + "\" must be a whole number (0 or more), got " + n);
+      throw new IllegalArgumentException("\"" + field + "\" must be a whole number (0 or more), got " + HistoryFiles.shown(n));
     }
     return n.asLong();
   }
 
   private static List<String> strings(JsonNode n, String field, Map<String, String> intern) {
     if (n == null || !n.isArray()) {
-      throw new IllegalArgumentException("\"" + field + "\" must be an array of strings, e.g. [\"x\",\"y\"]; got " + n);
+      throw new IllegalArgumentException("\"" + field + "\" must be an array of strings, e.g. [\"x\",\"y\"]; got " + HistoryFiles.shown(n));
     }
     List<String> out = new ArrayList<>();
     for (JsonNode e : n) {
       if (!e.isTextual()) {
-        throw new IllegalArgumentException("\"" + field + "\" must hold only strings, got " + e);
+        throw new IllegalArgumentException("\"" + field + "\" must hold only strings, got " + HistoryFiles.shown(e));
       }
       out.add(intern.computeIfAbsent(e.asText(), k -> k));
     }
@@ -164,16 +166,16 @@ final class TxnJson {
 
   private static Map<String, ByteString> values(JsonNode n, String field, Map<String, String> intern) {
     if (n == null || !n.isObject()) {
-      throw new IllegalArgumentException("\"" + field + "\" must be an object key -> value, e.g. {\"y\":\"b\"}; got " + n);
+      throw new IllegalArgumentException("\"" + field + "\" must be an object key -> value, e.g. {\"y\":\"b\"}; got " + HistoryFiles.shown(n));
     }
     Map<String, ByteString> out = new TreeMap<>();
     for (Iterator<Map.Entry<String, JsonNode>> it = n.fields(); it.hasNext(); ) {
       Map.Entry<String, JsonNode> e = it.next();
       if (e.getValue().isNull()) {
-        throw new IllegalArgumentException("\"" + field + "." + e.getKey() + "\" must be a value (a string or"
+        throw new IllegalArgumentException("\"" + field + "." + UserText.cut(e.getKey()) + "\" must be a value (a string or"
             + " {\"base64\":...}), not null");
       }
-      out.put(intern.computeIfAbsent(e.getKey(), k -> k), HistoryFiles.valueOf(e.getValue(), field + "." + e.getKey()));
+      out.put(intern.computeIfAbsent(e.getKey(), k -> k), HistoryFiles.valueOf(e.getValue(), field + "." + UserText.cut(e.getKey())));
     }
     return out;
   }

@@ -525,6 +525,14 @@ public final class Node implements AutoCloseable {
     }
     metrics.counters().forEach(s::putOperations);
     metrics.encodedHistograms().forEach((k, v) -> s.putHistograms(k, ByteString.copyFrom(v)));
+    try {
+      String role = server.role();
+      if (role != null) {
+        s.setRole(role);
+      }
+    } catch (RuntimeException e) {
+      s.setRole("? (" + e + ")"); // a status is still given; the protocol's fault is shown where it is asked for
+    }
     return s.build();
   }
 

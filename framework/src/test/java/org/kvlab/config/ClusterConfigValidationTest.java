@@ -380,7 +380,7 @@ class ClusterConfigValidationTest {
   @Test
   void when_local_ports_would_pass_65535_then_the_largest_base_port_is_given() {
     fails("name: t\nprotocol: eventual\ndatacenters: 2\npartitions: 3\nlocal:\n  basePort: 65531\n", 6,
-        "local.basePort", "beyond 65535", "at most 65530");
+        "local.basePort", "beyond 65535", "use a basePort from 1 to 65530");
   }
 
   @Test

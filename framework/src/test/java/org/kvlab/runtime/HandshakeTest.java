@@ -65,6 +65,7 @@ class HandshakeTest {
       ServerSpec a = config.server(A);
       Status st = ControlClient.status(config, a, T);
       assertEquals(config.name(), st.getCluster());
+      assertEquals("", st.getRole(), "a protocol without roles (Server.role() null) answers none: local status shows -");
 
       // Another cluster's file naming the same ports ("local down" with another checkout's file).
       ClusterConfig other = new ClusterConfig("other.yaml", "other", "testkit", config.params(), config.topology(),

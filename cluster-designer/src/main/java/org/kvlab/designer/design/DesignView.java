@@ -1317,9 +1317,10 @@ public final class DesignView implements DesignerView {
     return titled("Cluster", g, false);
   }
 
+  /** The installed protocol of exactly this name (names are matched exactly everywhere: they are in handshakes). */
   private Protocol installed(String name) {
     for (Protocol p : protocols) {
-      if (p.name().equalsIgnoreCase(name)) {
+      if (p.name().equals(name)) {
         return p;
       }
     }

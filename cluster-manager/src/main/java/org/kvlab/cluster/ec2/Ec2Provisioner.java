@@ -22,6 +22,7 @@ import java.util.function.Supplier;
 import java.util.regex.Pattern;
 import org.kvlab.config.ClusterConfig;
 import org.kvlab.config.ClusterConfig.ServerSpec;
+import org.kvlab.config.UserText;
 import software.amazon.awssdk.awscore.exception.AwsServiceException;
 import software.amazon.awssdk.core.SdkBytes;
 import software.amazon.awssdk.core.exception.SdkClientException;
@@ -536,7 +537,7 @@ public final class Ec2Provisioner {
       valid = bits >= 16 && bits <= 32;
     }
     if (!valid) {
-      throw new Ec2Error("'" + cidr + "' is not an IPv4 address or a CIDR block of /16 to /32 (the caller's address,"
+      throw new Ec2Error(UserText.quoted(cidr) + " is not an IPv4 address or a CIDR block of /16 to /32 (the caller's address,"
           + " which the security groups let in)", "give your public IPv4 address, e.g. --caller-cidr 203.0.113.7/32");
     }
     return m.group(5) == null ? cidr + "/32" : cidr;

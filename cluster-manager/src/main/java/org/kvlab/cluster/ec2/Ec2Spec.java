@@ -10,6 +10,7 @@ import java.util.regex.Pattern;
 import org.kvlab.api.Params;
 import org.kvlab.config.ClusterConfig;
 import org.kvlab.config.ConfigException;
+import org.kvlab.config.UserText;
 import org.kvlab.config.YamlNode;
 import org.kvlab.config.YamlNode.Kind;
 import org.kvlab.config.YamlReader;
@@ -101,7 +102,7 @@ public record Ec2Spec(String instanceType, List<String> regions, boolean regionP
       if (t != null) {
         type = text(t, "instanceType: t3.small");
         if (!INSTANCE_TYPE.matcher(type).matches()) {
-          throw error(t, "'" + type + "' is not an EC2 instance type", "write a type like 't3.small' or 'c5.xlarge'.");
+          throw error(t, UserText.quoted(type) + " is not an EC2 instance type", "write a type like 't3.small' or 'c5.xlarge'.");
         }
       }
       YamlNode regionsNode = require(ec2, "regions");
@@ -150,7 +151,7 @@ public record Ec2Spec(String instanceType, List<String> regions, boolean regionP
           }
           String id = text(e.getValue(), e.getKey() + ": ami-0123456789abcdef0");
           if (!AMI_ID.matcher(id).matches()) {
-            throw error(e.getValue(), "'" + id + "' is not an AMI id", "write an id like 'ami-0123456789abcdef0'.");
+            throw error(e.getValue(), UserText.quoted(id) + " is not an AMI id", "write an id like 'ami-0123456789abcdef0'.");
           }
           ami.put(e.getKey(), id);
         }
@@ -188,10 +189,10 @@ public record Ec2Spec(String instanceType, List<String> regions, boolean regionP
           try {
             maxWait = Params.parseDuration(text, "maxWait");
           } catch (IllegalArgumentException e) {
-            throw error(w, "'" + text + "' is not a duration", "write e.g. '5m', '90s' or '1h'.");
+            throw error(w, UserText.quoted(text) + " is not a duration", "write e.g. '5m', '90s' or '1h'.");
           }
           if (maxWait.isNegative() || maxWait.compareTo(Duration.ofHours(1)) > 0) {
-            throw error(w, "'" + text + "' is out of range", "use a duration from 0s to 1h.");
+            throw error(w, UserText.quoted(text) + " is out of range", "use a duration from 0s to 1h.");
           }
         }
         boolean fallback = true;
@@ -203,7 +204,7 @@ public record Ec2Spec(String instanceType, List<String> regions, boolean regionP
           } else if (v.equals("fail")) {
             fallback = false;
           } else {
-            throw error(then, "'" + v + "' is not what to do when no spot instance comes",
+            throw error(then, UserText.quoted(v) + " is not what to do when no spot instance comes",
                 "write 'then: on-demand' (start on-demand instances) or 'then: fail'.");
           }
         }
@@ -219,7 +220,7 @@ public record Ec2Spec(String instanceType, List<String> regions, boolean regionP
       if (o != null) {
         owner = text(o, "owner: alice");
         if (!OWNER.matcher(owner).matches()) {
-          throw error(o, "'" + owner + "' is not a valid owner tag",
+          throw error(o, UserText.quoted(owner) + " is not a valid owner tag",
               "use up to 64 letters, digits, '.', '_', '@' and '-'.");
         }
       } else if (!OWNER.matcher(owner).matches()) {
@@ -232,7 +233,7 @@ public record Ec2Spec(String instanceType, List<String> regions, boolean regionP
     private String region(YamlNode item, List<String> seen) throws ConfigException {
       String r = text(item, "regions: [us-east-1, eu-west-1]");
       if (!REGION.matcher(r).matches()) {
-        throw error(item, "'" + r + "' is not an AWS region name", "write a region like 'us-east-1' or 'eu-west-1'.");
+        throw error(item, UserText.quoted(r) + " is not an AWS region name", "write a region like 'us-east-1' or 'eu-west-1'.");
       }
       if (seen.contains(r)) {
         throw error(item, "region " + r + " is listed twice",

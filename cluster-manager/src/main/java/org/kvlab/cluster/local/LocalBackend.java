@@ -108,8 +108,8 @@ public final class LocalBackend implements ClusterBackend {
   }
 
   private void stopStarted(LocalClusterProcesses c) {
-    LocalClusterProcesses.stop(c.config(), Duration.ofSeconds(10));
-    c.destroyForcibly();
+    c.stopStarted(Duration.ofSeconds(10),
+        line -> listener.event(new ClusterEvent(NAME, "localhost", null, ClusterEvent.Kind.KILLED, line)));
     started.remove(c);
   }
 

@@ -9,10 +9,12 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -24,6 +26,7 @@ import java.util.stream.Stream;
 import org.kvlab.config.ClusterConfig;
 import org.kvlab.config.ClusterConfig.ServerSpec;
 import org.kvlab.config.ClusterSecret;
+import org.kvlab.config.UserText;
 import org.kvlab.runtime.ControlClient;
 import org.kvlab.wire.Status;
 
@@ -38,6 +41,10 @@ public final class LocalClusterProcesses implements AutoCloseable {
   public static final Duration CONTROL_TIMEOUT = Duration.ofSeconds(2);
   public static final Duration STOP_GRACE = Duration.ofSeconds(15);
   public static final String DEFAULT_JVM_OPTIONS = org.kvlab.cluster.ServerJvm.DEFAULT_OPTIONS;
+  /** The suffix of the file beside each pid file that records when the process started (an Instant). */
+  static final String STARTED = ".started";
+  /** How far a process's start time may be from the recorded one (both are read from the platform's clock ticks). */
+  static final Duration START_TOLERANCE = Duration.ofSeconds(1);
   /** How many earlier logs of each server {@code start} keeps ({@code 0_1.log.1} is the previous one). */
   public static final int LOGS_KEPT = 3;
   /** How often {@code stop} asks a server that has not answered yet (it may still be starting). */
@@ -163,13 +170,17 @@ public final class LocalClusterProcesses implements AutoCloseable {
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
         processes.add(p);
         names.add(name);
+        Optional<java.time.Instant> startedAt = p.toHandle().info().startInstant();
         for (ServerSpec s : group) {
           Files.writeString(dir.resolve(s.id() + ".pid"), Long.toString(p.pid()));
+          if (startedAt.isPresent()) {
+            Files.writeString(dir.resolve(s.id() + STARTED), startedAt.get().toString());
+          }
           Files.writeString(dir.resolve(s.id() + ".log.name"), log.getFileName().toString());
         }
       }
     } catch (IOException e) {
-      cluster.destroyForcibly();
+      cluster.stopStarted(Duration.ZERO, line -> { });
       throw e;
     }
     return cluster;
@@ -199,7 +210,14 @@ public final class LocalClusterProcesses implements AutoCloseable {
               + processes.get(i).exitValue() + ":\n" + tail(log, 15) + "\n(log: " + log + ")", false);
         }
       }
-      List<Optional<Status>> all = statuses(config);
+      List<Probe> probes = probes(config);
+      for (Probe p : probes) {
+        if (p.refusal() != null) { // a refusal does not pass with time: another cluster name, secret or protocol
+          throw new LaunchException("server " + p.server().id() + " refuses this cluster's handshake: " + p.refusal(),
+              false);
+        }
+      }
+      List<Optional<Status>> all = probes.stream().map(Probe::status).toList();
       if (allConnected(all)) {
         return all;
       }
@@ -264,8 +282,10 @@ public final class LocalClusterProcesses implements AutoCloseable {
   /**
    * Stops the server processes this object started (and no other process, whatever listens on the
    * cluster's addresses): asks each of their servers to shut down, retrying while a server is still starting,
-   * waits for all of them together up to {@code grace}, kills those left and removes the pid files. For a
-   * {@code local up} that failed or was interrupted. Returns how many servers answered the request.
+   * waits for all of them together up to {@code grace}, kills those left and removes the pid files of those that are
+   * gone. A server that refuses the request (its handshake fails: another cluster name, secret or protocol) is
+   * stopped by its PID all the same: this object started it. For a {@code local up} that failed or was interrupted.
+   * Returns how many servers answered the request; {@link #stillRunning} tells whether any process outlived it.
    */
   public int stopStarted(Duration grace, Consumer<String> log) {
     Map<ServerSpec, ProcessHandle> own = new LinkedHashMap<>();
@@ -276,9 +296,15 @@ public final class LocalClusterProcesses implements AutoCloseable {
         }
       }
     }
-    int answered = stopServers(config, new ArrayList<>(own.keySet()), own, grace, log, refusal -> { });
-    removeStateFiles(dir);
+    int answered = stopServers(config, new ArrayList<>(own.keySet()), own, Set.copyOf(own.keySet()), grace, log,
+        refusal -> { });
+    removeStateFiles(dir, config, own);
     return answered;
+  }
+
+  /** The PIDs of the processes this object started that are still alive (after {@link #stopStarted}: none). */
+  public List<Long> stillRunning() {
+    return processes.stream().filter(Process::isAlive).map(Process::pid).toList();
   }
 
   /** {@link #stop(ClusterConfig, Duration, Consumer, Consumer)} without messages. */
@@ -306,24 +332,55 @@ public final class LocalClusterProcesses implements AutoCloseable {
   public static int stop(ClusterConfig config, Duration grace, Consumer<String> log, Consumer<String> refused) {
     Path dir = stateDir(config.name());
     Map<ServerSpec, ProcessHandle> own = new LinkedHashMap<>();
+    Set<ServerSpec> started = new HashSet<>();
     for (ServerSpec s : config.servers()) {
       Path pidFile = dir.resolve(s.id() + ".pid");
       try {
         if (Files.exists(pidFile)) {
-          ProcessHandle.of(Long.parseLong(Files.readString(pidFile).trim()))
-              .filter(h -> h.isAlive() && isKvlab(h)).ifPresent(h -> own.put(s, h));
+          Optional<ProcessHandle> h = ProcessHandle.of(Long.parseLong(Files.readString(pidFile).trim()))
+              .filter(p -> p.isAlive() && isKvlab(p));
+          if (h.isPresent()) {
+            own.put(s, h.get());
+            if (startedAsRecorded(h.get(), dir.resolve(s.id() + STARTED))) {
+              started.add(s);
+            }
+          }
         }
       } catch (IOException | NumberFormatException e) {
         // a pid file being rewritten or damaged: nothing to wait for
       }
     }
-    int answered = stopServers(config, config.servers(), own, grace, log, refused);
-    removeStateFiles(dir);
+    int answered = stopServers(config, config.servers(), own, started, grace, log, refused);
+    removeStateFiles(dir, config, own);
     return answered;
   }
 
+  /**
+   * True if {@code h} started at the instant {@code startedFile} recorded when {@code local up} started it: the PID
+   * is still that process, not a reused one. False if there is no record (a pid file written by hand, or by an older
+   * kvlab) or the platform does not tell a process's start.
+   */
+  static boolean startedAsRecorded(ProcessHandle h, Path startedFile) {
+    try {
+      if (!Files.exists(startedFile)) {
+        return false;
+      }
+      java.time.Instant recorded = java.time.Instant.parse(Files.readString(startedFile).trim());
+      return h.info().startInstant().map(now -> Duration.between(recorded, now).abs().compareTo(START_TOLERANCE) <= 0)
+          .orElse(false);
+    } catch (IOException | java.time.format.DateTimeParseException e) {
+      return false;
+    }
+  }
+
+  /**
+   * Asks {@code servers} to stop and waits for the processes of {@code own} until {@code grace}, killing those left.
+   * A server that refuses the request is reported to {@code refused} and its process left alone, unless it is one of
+   * {@code started} (its PID is the process kvlab started): that process is stopped by signal (SIGTERM, then SIGKILL
+   * after the grace time), since its handshake will never succeed.
+   */
   private static int stopServers(ClusterConfig config, List<ServerSpec> servers, Map<ServerSpec, ProcessHandle> own,
-      Duration grace, Consumer<String> log, Consumer<String> refused) {
+      Set<ServerSpec> started, Duration grace, Consumer<String> log, Consumer<String> refused) {
     long deadline = System.nanoTime() + grace.toNanos();
     List<ServerSpec> pending = new ArrayList<>(servers);
     int answered = 0;
@@ -347,8 +404,15 @@ public final class LocalClusterProcesses implements AutoCloseable {
             ok = asked.get(i).get();
           } catch (ExecutionException e) {
             if (e.getCause() instanceof ControlClient.RefusedException r) {
-              refused.accept(r.getMessage()); // not this cluster's server: left running, never killed
-              own.remove(s);
+              ProcessHandle h = own.get(s);
+              if (h != null && started.contains(s)) { // ours, by PID and start time: stopped by signal
+                log.accept("server " + s.id() + " refuses the handshake (" + r.getMessage() + "); stopping its"
+                    + " process " + h.pid() + " by signal");
+                h.destroy();
+              } else {
+                refused.accept(r.getMessage()); // not this cluster's server: left running, never killed
+                own.remove(s);
+              }
               continue;
             }
             ok = false;
@@ -408,14 +472,28 @@ public final class LocalClusterProcesses implements AutoCloseable {
     }
   }
 
-  private static void removeStateFiles(Path dir) {
-    if (Files.isDirectory(dir)) {
-      try (Stream<Path> files = Files.list(dir)) {
-        for (Path p : files.toList()) {
-          if (p.getFileName().toString().endsWith(".pid") || p.getFileName().toString().equals("config")) {
-            Files.deleteIfExists(p);
-          }
-        }
+  /**
+   * Removes the pid files (and start records) of the servers whose process is gone, and the cluster's
+   * {@code config} reference once none is left: a process that outlived a stop stays findable by {@code local down}.
+   */
+  private static void removeStateFiles(Path dir, ClusterConfig config, Map<ServerSpec, ProcessHandle> own) {
+    boolean anyLeft = false;
+    for (ServerSpec s : config.servers()) {
+      ProcessHandle h = own.get(s);
+      if (h != null && h.isAlive()) {
+        anyLeft = true;
+        continue;
+      }
+      try {
+        Files.deleteIfExists(dir.resolve(s.id() + ".pid"));
+        Files.deleteIfExists(dir.resolve(s.id() + STARTED));
+      } catch (IOException e) {
+        // the state directory is advisory
+      }
+    }
+    if (!anyLeft) {
+      try {
+        Files.deleteIfExists(dir.resolve("config"));
       } catch (IOException e) {
         // the state directory is advisory
       }
@@ -482,13 +560,27 @@ public final class LocalClusterProcesses implements AutoCloseable {
     return h.info().arguments().map(a -> String.join(" ", a));
   }
 
-  private static void checkPortFree(ServerSpec s, Path file) throws LaunchException {
+  /**
+   * Refuses a server this machine cannot listen for, with the fix for its cause: a host that does not resolve, a
+   * host that is not an address of this machine, or a port in use.
+   */
+  static void checkPortFree(ServerSpec s, Path file) throws LaunchException {
+    InetSocketAddress address = new InetSocketAddress(s.host(), s.port());
+    String where = "server " + s.id() + " cannot listen on " + UserText.cut(s.host()) + ":" + s.port();
+    if (address.isUnresolved()) {
+      throw new LaunchException(where + ": host " + UserText.quoted(s.host()) + " does not resolve to an address."
+          + " Fix: correct the host in " + file + " (a local cluster runs on this machine: e.g. 127.0.0.1)", false);
+    }
     try (ServerSocket probe = new ServerSocket()) {
       probe.setReuseAddress(true);
-      probe.bind(new InetSocketAddress(s.host(), s.port()));
+      probe.bind(address);
+    } catch (java.net.BindException e) {
+      boolean inUse = e.getMessage() != null && e.getMessage().contains("in use");
+      throw new LaunchException(where + " (" + e.getMessage() + "). Fix: " + (inUse
+          ? "free the port (another process listens on it) or change it in " + file
+          : "use a host that is an address of this machine (e.g. 127.0.0.1) in " + file), false);
     } catch (IOException e) {
-      throw new LaunchException("server " + s.id() + " cannot listen on " + s.host() + ":" + s.port()
-          + " (" + e.getMessage() + "). Fix: free the port or change it in " + file, false);
+      throw new LaunchException(where + " (" + e.getMessage() + "). Fix: check the host and port in " + file, false);
     }
   }
 

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import org.kvlab.api.Params;
 import org.kvlab.config.ConfigException;
+import org.kvlab.config.UserText;
 import org.kvlab.config.YamlNode;
 import org.kvlab.config.YamlNode.Kind;
 import org.kvlab.config.YamlReader;
@@ -56,7 +57,7 @@ public final class SshSection {
     if (agentNode != null) {
       String a = r.text(agentNode, "agent: true");
       if (!a.equals("true") && !a.equals("false")) {
-        throw r.error(agentNode, "'" + a + "' is not true or false", "write 'agent: true' to use the SSH agent.");
+        throw r.error(agentNode, UserText.quoted(a) + " is not true or false", "write 'agent: true' to use the SSH agent.");
       }
       agent = a.equals("true");
     }
@@ -82,10 +83,10 @@ public final class SshSection {
       try {
         connect = Params.parseDuration(t, "connectTimeout");
       } catch (IllegalArgumentException | ArithmeticException e) {
-        throw r.error(ct, "'" + t + "' is not a duration", "write e.g. 10s or 500ms.");
+        throw r.error(ct, UserText.quoted(t) + " is not a duration", "write e.g. 10s or 500ms.");
       }
       if (connect.isNegative() || connect.isZero() || connect.compareTo(Duration.ofMinutes(10)) > 0) {
-        throw r.error(ct, "'" + t + "' is out of range", "use a time from 1ms to 10m, e.g. 10s.");
+        throw r.error(ct, UserText.quoted(t) + " is out of range", "use a time from 1ms to 10m, e.g. 10s.");
       }
     }
     Map<String, String> addresses = new LinkedHashMap<>();

@@ -2,6 +2,7 @@ package org.kvlab.cluster.local;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
@@ -18,7 +19,9 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.kvlab.api.NodeId;
 import org.kvlab.config.ClusterConfig;
+import org.kvlab.config.ClusterConfig.ServerSpec;
 import org.kvlab.protocols.eventual.Eventual;
 import org.kvlab.runtime.LocalCluster;
 import org.kvlab.runtime.LoopbackPorts;
@@ -69,6 +72,31 @@ class LocalClusterIdentityTest {
   @Test
   void when_aProcessCommandLineCannotBeRead_then_itIsNotTakenForKvlab() {
     assertFalse(LocalClusterProcesses.isKvlab(new Unreadable()));
+  }
+
+  @Test
+  void when_aHostDoesNotResolveOrIsNotOfThisMachineOrItsPortIsTaken_then_theFixIsForThatCause() throws Exception {
+    Path file = Path.of("c.yaml");
+    ServerSpec unresolvable =
+        new ServerSpec(NodeId.parse("0_0"), "no-such-host.invalid", 7100);
+    LocalClusterProcesses.LaunchException e = assertThrows(
+        LocalClusterProcesses.LaunchException.class, () -> LocalClusterProcesses.checkPortFree(unresolvable, file));
+    assertEquals("server 0_0 cannot listen on no-such-host.invalid:7100: host 'no-such-host.invalid' does not resolve"
+        + " to an address. Fix: correct the host in c.yaml (a local cluster runs on this machine: e.g. 127.0.0.1)",
+        e.getMessage());
+    // TEST-NET-1 (RFC 5737): an address, but of no interface here
+    ServerSpec foreign =
+        new ServerSpec(NodeId.parse("0_0"), "192.0.2.1", 7100);
+    e = assertThrows(LocalClusterProcesses.LaunchException.class,
+        () -> LocalClusterProcesses.checkPortFree(foreign, file));
+    assertTrue(e.getMessage().contains("Fix: use a host that is an address of this machine"), e.getMessage());
+    try (java.net.ServerSocket taken = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+      ServerSpec busy = new ServerSpec(
+          NodeId.parse("0_0"), "127.0.0.1", taken.getLocalPort());
+      e = assertThrows(LocalClusterProcesses.LaunchException.class,
+          () -> LocalClusterProcesses.checkPortFree(busy, file));
+      assertTrue(e.getMessage().contains("Fix: free the port"), e.getMessage());
+    }
   }
 
   private static Path write(Path dir, String file, String name, int base, Path secret) throws Exception {

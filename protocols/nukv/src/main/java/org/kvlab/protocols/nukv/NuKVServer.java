@@ -5,6 +5,7 @@ import io.microraft.Ordered;
 import io.microraft.RaftConfig;
 import io.microraft.RaftEndpoint;
 import io.microraft.RaftNode;
+import io.microraft.report.RaftNodeReport;
 import io.microraft.exception.CannotReplicateException;
 import io.microraft.exception.NotLeaderException;
 import io.microraft.executor.RaftNodeExecutor;
@@ -65,6 +66,8 @@ final class NuKVServer extends Server<Stored> {
 
   private final NuKVParams p = new NuKVParams();
   private RaftNode raft;
+  /** The last report of the RaftNode (for {@link #role}); set on the event loop, where MicroRaft runs. */
+  private RaftNodeReport lastReport;
   private RaftConfig config;
   private RaftModelFactory models;
   private RaftCodec codec;
@@ -205,7 +208,7 @@ final class NuKVServer extends Server<Stored> {
     RaftNode.RaftNodeBuilder b = RaftNode.newBuilder().setGroupId(groupId()).setConfig(config)
         .setExecutor(new Executor()).setTransport(new KvlabTransport()).setStateMachine(new Machine())
         .setStore(journal).setModelFactory(models).setRandom(random())
-        .setClock(new ContextClock());
+        .setClock(new ContextClock()).setRaftNodeReportListener(r -> lastReport = r);
     if (restored != null) {
       b.setRestoredState(restored);
     } else {
@@ -731,6 +734,15 @@ final class NuKVServer extends Server<Stored> {
       }
       req.reply(r.build());
     }, req::fail);
+  }
+
+  /** "leader t=3", "follower t=3", "candidate t=4" or "learner t=3": the role of the last report of this replica's
+   * RaftNode (MicroRaft reports every role change at once) and the current term; null before the first report. */
+  @Override
+  public String role() {
+    RaftNodeReport report = lastReport;
+    return raft == null || report == null ? null
+        : report.getRole().name().toLowerCase(java.util.Locale.ROOT) + " t=" + raft.getTerm().getTerm();
   }
 
   private boolean isLeader() {
