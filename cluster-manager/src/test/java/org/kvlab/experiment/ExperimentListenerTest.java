@@ -43,7 +43,7 @@ class ExperimentListenerTest {
       w.outputLegend();
       w.outputIntervalHistogram(histogram(100, 1000, 1000)); // p50 100 us, p99 1 ms
       out.flush();
-      LiveHistograms live = new LiveHistograms(List.of(hdr, dir.resolve("missing")));
+      LiveHistograms live = LiveHistograms.ofDirs(List.of(hdr, dir.resolve("missing")));
       Map<String, Histogram> first = live.poll();
       assertEquals(1000, first.get("READ").getTotalCount());
       assertEquals(1000, first.get(ExperimentListener.Interval.ALL).getTotalCount());
@@ -135,7 +135,7 @@ class ExperimentListenerTest {
           && p.getParent().getParent().getFileName().toString().equals("run")).toList();
     }
     assertEquals(1, runLogs.size(), runLogs.toString());
-    assertEquals(new LiveHistograms(runLogs).poll().get(ExperimentListener.Interval.ALL).getTotalCount(),
+    assertEquals(LiveHistograms.ofDirs(runLogs).poll().get(ExperimentListener.Interval.ALL).getTotalCount(),
         all.stream().mapToLong(ExperimentListener.Latency::count).sum());
     assertEquals(0, ProcessHandle.current().descendants().filter(ProcessHandle::isAlive).count());
   }
