@@ -423,7 +423,8 @@ public class SshBackend implements ClusterBackend {
         return Map.of();
       }
       try {
-        return SshTail.parse(conn.exec(SshTail.command(wdir + "/" + dir, offsets, maxBytes)).stdout(), offsets);
+        return SshTail.parse(conn.exec(SshTail.command(wdir + "/" + dir, offsets, maxBytes), SshTail.TIMEOUT).stdout(),
+            offsets);
       } catch (SshException e) {
         throw new BackendException("cannot read the files in " + dir + " of client " + spec.name() + " on " + host
             + ": " + e.getMessage(), e);

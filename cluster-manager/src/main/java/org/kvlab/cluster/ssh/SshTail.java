@@ -1,5 +1,6 @@
 package org.kvlab.cluster.ssh;
 
+import java.time.Duration;
 import java.util.Base64;
 import java.util.Map;
 import java.util.TreeMap;
@@ -12,6 +13,12 @@ import org.kvlab.cluster.FileTail;
  * while the command runs are read at the next call, whole.
  */
 final class SshTail {
+  /**
+   * Longest wait for one read: a host that does not answer in time costs the bench's live view one interval (its
+   * lines are read at the next), never the run.
+   */
+  static final Duration TIMEOUT = Duration.ofSeconds(10);
+
   private SshTail() {}
 
   /** The command that prints the files of {@code remoteDir} past {@code offsets}, at most {@code maxBytes} each. */
