@@ -138,5 +138,41 @@ class ExperimentListenerTest {
     assertEquals(LiveHistograms.ofDirs(runLogs).poll().get(ExperimentListener.Interval.ALL).getTotalCount(),
         all.stream().mapToLong(ExperimentListener.Latency::count).sum());
     assertEquals(0, ProcessHandle.current().descendants().filter(ProcessHandle::isAlive).count());
+    // the report records where it ran: this machine's backend, the servers' addresses and the clients on localhost
+    Results.Environment env = Reports.readJson(runner.outputDirectory().resolve("results.json")).environment();
+    assertEquals("local", env.backend());
+    assertEquals(1, env.hosts().size(), env.hosts().toString());
+    assertEquals(List.of("localhost"), env.hosts().get(0).clients());
+    assertEquals(1, env.hosts().get(0).servers().size(), env.hosts().toString());
+    assertTrue(Files.readString(runner.outputDirectory().resolve("report.html")).contains("datacenter 0 hosts"));
+  }
+
+  @Test
+  void when_aClientCannotBeReadForAWhile_then_itsLinesComeAtALaterPollOnce() throws Exception {
+    String line = "1.0,1.0,2.0," + java.util.Base64.getEncoder().encodeToString(encoded(histogram(100, 1000, 50))) + "\n";
+    java.util.concurrent.atomic.AtomicInteger calls = new java.util.concurrent.atomic.AtomicInteger();
+    List<Map<String, Long>> asked = new CopyOnWriteArrayList<>();
+    // a remote client's log: unreachable at the first poll, then its bytes past the offset asked for
+    LiveHistograms live = new LiveHistograms(List.of((offsets, max) -> {
+      asked.add(offsets);
+      if (calls.incrementAndGet() == 1) {
+        throw new org.kvlab.cluster.BackendException("host unreachable");
+      }
+      byte[] all = (line + line.substring(0, 5)).getBytes(StandardCharsets.US_ASCII);
+      long from = offsets.getOrDefault("READ.hdr", 0L);
+      return from >= all.length ? Map.of() : Map.of("READ.hdr", java.util.Arrays.copyOfRange(all, (int) from, all.length),
+          "notes.txt", new byte[] {'x'});
+    }));
+    assertTrue(live.poll().isEmpty(), "unreachable: nothing, no error");
+    assertEquals(50, live.poll().get("READ").getTotalCount());
+    assertTrue(live.poll().isEmpty(), "the complete line is read once; the partial one waits");
+    assertEquals(Map.of(), asked.get(0));
+    assertEquals(Map.of("READ.hdr", (long) line.length(), "notes.txt", 1L), asked.get(2));
+  }
+
+  private static byte[] encoded(Histogram h) {
+    java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(h.getNeededByteBufferCapacity());
+    int n = h.encodeIntoCompressedByteBuffer(b);
+    return java.util.Arrays.copyOf(b.array(), n);
   }
 }
