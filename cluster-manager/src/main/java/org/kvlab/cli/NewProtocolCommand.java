@@ -31,7 +31,7 @@ final class NewProtocolCommand implements Callable<Integer> {
   @Parameters(index = "0", paramLabel = "NAME", description = "lower-case letters and digits, starting with a letter (e.g. cops)")
   String name;
 
-  @Option(names = "--like", defaultValue = "eventual", description = "the protocol to start from: ${COMPLETION-CANDIDATES}")
+  @Option(names = "--like", defaultValue = "eventual", description = "the protocol to start from (default and only template: ${DEFAULT-VALUE})")
   String like;
 
   @Option(names = "--root", description = "the kvlab checkout (default: the nearest parent of the working directory with kvlab's pom.xml)")
