@@ -68,7 +68,7 @@ final class SimCommand implements Callable<Integer> {
   @Option(names = "--distribution", defaultValue = "uniform", description = "key choice: uniform or zipfian (default: ${DEFAULT-VALUE})") String distribution;
   @Option(names = "--rtt", defaultValue = "50ms", description = "round-trip time between datacenters, 0 to 1s (default: ${DEFAULT-VALUE})") String rtt;
   @Option(names = "--durability", defaultValue = "sync", description = "sync or none: what a crash keeps (default: ${DEFAULT-VALUE})") String durability;
-  @Option(names = "--max-skew", defaultValue = "100ms", description = "bound of the clock skew the skew fault draws, 0 to 10s (default: ${DEFAULT-VALUE})") String maxSkew;
+  @Option(names = "--max-skew", defaultValue = "100ms", description = "bound of the clock skew the skew fault draws, 0 to 1s (default: ${DEFAULT-VALUE})") String maxSkew;
   @Option(names = "--param", description = "protocol parameter name=value (repeatable)") Map<String, String> params = new TreeMap<>();
   @Option(names = "--history", paramLabel = "FILE", description = "write the seed's history (JSON lines, what ./kvlab"
       + " check reads) to FILE; needs exactly one seed (--seeds 7)") Path history;
