@@ -9,15 +9,11 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import org.kvlab.api.Client;
-import org.kvlab.api.MessageTypes;
 import org.kvlab.api.OperationException;
 import org.kvlab.api.Protocol;
-import org.kvlab.api.RecordType;
-import org.kvlab.api.Server;
 import org.kvlab.check.Result;
 import org.kvlab.history.History;
-import org.kvlab.testing.Testkit;
-import org.kvlab.testing.kit.KitRecord;
+import org.kvlab.testing.KitVariant;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -32,41 +28,9 @@ class SeedVerdictTest {
 
   /** The test kit, with {@code clients} making its clients, and its servers throwing {@code serverThrows}, if not null. */
   private static Protocol kit(java.util.function.Supplier<Client> clients, RuntimeException serverThrows) {
-    Testkit kit = new Testkit();
-    return new Protocol() {
-      @Override
-      public String name() {
-        return "kit";
-      }
-
-      @Override
-      public String summary() {
-        return "test kit, broken on purpose";
-      }
-
-      @Override
-      public MessageTypes messages() {
-        return kit.messages();
-      }
-
-      @Override
-      public RecordType<KitRecord> record() {
-        return kit.record();
-      }
-
-      @Override
-      public Server<KitRecord> newServer() {
-        if (serverThrows != null) {
-          throw serverThrows;
-        }
-        return kit.newServer();
-      }
-
-      @Override
-      public Client newClient() {
-        return clients != null ? clients.get() : kit.newClient();
-      }
-    };
+    return new KitVariant("kit", serverThrows == null ? null : () -> {
+      throw serverThrows;
+    }, clients, java.util.Map.of());
   }
 
   /** A client whose every operation ends INFO: the protocol says the outcome is unknown. */
