@@ -146,8 +146,16 @@ final class SimCommand implements Callable<Integer> {
     SimSpec sweep = spec.withTrace(false); // fast sweep; failing seeds are replayed with tracing on below
     long[] totals = new long[3]; // deliveries, wall, cpu of the simulations
     SeedReport[] last = new SeedReport[1];
+    Map<String, long[]> noVerdict = new java.util.LinkedHashMap<>(); // checker -> seeds, first such seed
+    Map<String, String> noVerdictWhy = new java.util.HashMap<>();
     try {
       SimRunner.runAll(sweep, p, seedList, checks, jobs, r -> {
+        for (Result c : r.checks()) {
+          if (c.vacuous()) {
+            noVerdict.computeIfAbsent(c.checker(), k -> new long[] {0, r.seed()})[0]++;
+            noVerdictWhy.putIfAbsent(c.checker(), c.note());
+          }
+        }
         totals[0] += r.result().deliveries();
         totals[1] += r.result().wallNanos();
         totals[2] += r.result().cpuNanos();
@@ -175,6 +183,8 @@ final class SimCommand implements Callable<Integer> {
     if (!failed.isEmpty()) {
       System.out.println("failing seeds: " + failed);
     }
+    noVerdict.forEach((checker, n) -> System.out.printf("%s: no verdict on %d seed%s; seed %d: %s%n", checker, n[0],
+        n[0] == 1 ? "" : "s", n[1], noVerdictWhy.get(checker)));
     if (history != null) {
       writeHistory(last[0]);
     }

@@ -118,6 +118,15 @@ class SimCommandTest {
   }
 
   @Test
+  void when_aCheckerHasNoVerdict_then_theSummarySaysWhatTheRunDid_notAdviceToRecordReads() {
+    Run r = sim("--check", "convergence", "--get-ratio", "1");
+    assertEquals(Main.OK, r.code(), "the workload's choice, not a failure: " + r.out() + r.err());
+    assertTrue(r.out().contains("convergence: no verdict on 1 seed; seed 1: nothing to compare: the run wrote no key"
+        + " (no PUT; the workload's get ratio is 1.0)"), r.out());
+    assertTrue(!r.out().contains("Fix: record reads"), r.out());
+  }
+
+  @Test
   void when_historyIsWritten_then_checkReadsItAndGivesTheSameVerdict() throws Exception {
     Path file = dir.resolve("seed1.jsonl");
     Run r = sim("--check", "causal,session,linearizable", "--history", file.toString());

@@ -88,6 +88,11 @@ public final class SimRunner {
     if (r.vacuous() && r.checker().equals(ConvergenceChecker.NAME)) {
       return r.vacuous(noFinalRead(spec, run));
     }
+    if (r.vacuous() && r.checker().equals(org.kvlab.check.TxnChecker.NAME) && spec.workload().txn().ratio() == 0
+        && spec.workload().custom() == null) {
+      return r.vacuous("nothing to check: the workload runs no transactions (its transaction ratio is 0; a test sets"
+          + " one with Workload.withTxn)");
+    }
     return r;
   }
 
