@@ -73,13 +73,13 @@ final class SimCommand implements Callable<Integer> {
   @Option(names = "--history", paramLabel = "FILE", description = "write the seed's history (JSON lines, what ./kvlab"
       + " check reads) to FILE; needs exactly one seed (--seeds 7)") Path history;
   @Option(names = "--trace-rows", defaultValue = "80", description = "rows of message diagram per violation, centred on the violating operations, 1 to 10,000 (default: ${DEFAULT-VALUE})") int traceRows;
-  @Option(names = "--jobs", description = "seeds simulated in parallel, 1 to 256 (default: all cores, ${DEFAULT-VALUE}); the "
+  @Option(names = "--jobs", description = "seeds simulated in parallel, 1 to 1,024 (default: all cores, ${DEFAULT-VALUE}); the "
       + "output and every result are the same as with --jobs 1, in seed order")
-  int jobs = Runtime.getRuntime().availableProcessors();
+  int jobs = Math.min(1_024, Runtime.getRuntime().availableProcessors());
   @Option(names = "--show", defaultValue = "3", description = "failing seeds to explain in full, 0 to 1,000 (default: ${DEFAULT-VALUE})") int show;
 
   static final SimLimits.Whole TRACE_ROWS = new SimLimits.Whole("trace-rows", 1, 10_000);
-  static final SimLimits.Whole JOBS = new SimLimits.Whole("jobs", 1, 256);
+  static final SimLimits.Whole JOBS = new SimLimits.Whole("jobs", 1, 1_024);
   static final SimLimits.Whole SHOW = new SimLimits.Whole("show", 0, 1_000);
 
   @Override

@@ -70,7 +70,7 @@ class SimCommandTest {
       "--partitions  | -2                  | from 1 to 256",
       "--sessions    | 0                   | from 1 to 1,000",
       "--keys        | 0                   | from 1 to 1,000,000",
-      "--jobs        | 0                   | from 1 to 256",
+      "--jobs        | 0                   | from 1 to 1,024",
   })
   void when_anOptionIsOutOfItsRange_then_simRefusesItNamingTheRange_andNoSeedRuns(String option, String value,
       String range) {
