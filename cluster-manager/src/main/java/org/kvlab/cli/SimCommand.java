@@ -123,6 +123,10 @@ final class SimCommand implements Callable<Integer> {
       throw new Main.CliException(Main.USAGE, "--param: protocol " + p.name() + " refuses the parameters: "
           + e.getMessage());
     }
+    if (rotxRatio > 0 && !(p.newClient() instanceof org.kvlab.api.ReadOnlyTransactions)) { // else ignored silently
+      throw new Main.CliException(Main.USAGE, "--rotx-ratio " + rotxRatio + ": protocol " + p.name() + " has no"
+          + " read-only transactions. Fix: drop --rotx-ratio, or use a protocol that offers them (./kvlab protocols)");
+    }
     List<Long> seedList = parseSeeds(seeds);
     if (history != null && seedList.size() != 1) {
       throw new Main.CliException(Main.USAGE, "--history " + history + ": writes one seed's history, but --seeds "

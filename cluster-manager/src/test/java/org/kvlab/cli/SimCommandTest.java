@@ -127,6 +127,21 @@ class SimCommandTest {
   }
 
   @Test
+  void when_rotxIsAskedOfAProtocolWithout_then_simRefusesIt_andTheRotxCheckerHasNoVerdictWithoutRotx() {
+    Run r = sim("--rotx-ratio", "0.5");
+    assertEquals(Main.USAGE, r.code(), r.out() + r.err());
+    assertTrue(r.err().contains("--rotx-ratio 0.5: protocol eventual has no read-only transactions. Fix: "), r.err());
+    Run none = sim("--check", "rotx");
+    assertEquals(Main.OK, none.code(), none.out() + none.err());
+    assertTrue(none.out().contains("rotx: no verdict on 1 seed; seed 1: no read-only transaction completed OK"),
+        none.out());
+    Run rotx = InProcessCli.run("sim", "--protocol", "gentlerain", "--seeds", "1", "--duration", "500ms", "--jobs",
+        "1", "--rotx-ratio", "0.3", "--check", "rotx");
+    assertEquals(Main.OK, rotx.code(), rotx.out() + rotx.err());
+    assertTrue(!rotx.out().contains("no verdict"), rotx.out());
+  }
+
+  @Test
   void when_historyIsWritten_then_checkReadsItAndGivesTheSameVerdict() throws Exception {
     Path file = dir.resolve("seed1.jsonl");
     Run r = sim("--check", "causal,session,linearizable", "--history", file.toString());
