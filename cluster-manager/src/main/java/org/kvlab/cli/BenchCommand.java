@@ -99,14 +99,29 @@ final class BenchCommand implements Callable<Integer> {
       + " public address)")
   String callerCidr;
 
-  @Option(names = "--base-port", defaultValue = "7100", description = "ec2: the servers' first port (default: ${DEFAULT-VALUE})")
+  @Option(names = "--base-port", defaultValue = "7100", description = "ec2: the servers' first port, 1024 to 60,000"
+      + " (default: ${DEFAULT-VALUE})")
   int basePort;
 
   @Option(names = "--dist", paramLabel = "JAR", description = "ssh/ec2: the kvlab jar to upload (default: the one running)")
   Path dist;
 
+  static final List<String> BACKENDS = List.of("local", "ssh", "ec2");
+
+  /** The options' values, before anything is read or started: exit 2 naming the option, its range and the fix. */
+  private void checkOptions() {
+    if (!BACKENDS.contains(backend)) {
+      throw unknownBackend();
+    }
+    if (basePort < 1024 || basePort > 60_000) { // room above it for every server's port
+      throw new Main.CliException(Main.USAGE, "--base-port " + basePort + ": out of range. Fix: give a port from 1024"
+          + " to 60,000 (the servers use the ports from it up)");
+    }
+  }
+
   @Override
   public Integer call() throws Exception {
+    checkOptions();
     if (System.getProperty("org.slf4j.simpleLogger.defaultLogLevel") == null) {
       System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
     }
@@ -170,8 +185,9 @@ final class BenchCommand implements Callable<Integer> {
   }
 
   private Main.CliException unknownBackend() {
-    return new Main.CliException(Main.USAGE, "--backend " + backend + " is not a backend. Fix: write"
-        + " --backend local, --backend ssh --hosts hosts.yaml or --backend ec2 --hosts ec2.yaml");
+    return new Main.CliException(Main.USAGE, "--backend " + backend + " is not a backend. Fix: "
+        + org.kvlab.config.YamlReader.fixWithSuggestion(backend, BACKENDS, "write --backend local, --backend ssh"
+            + " --hosts hosts.yaml or --backend ec2 --hosts ec2.yaml"));
   }
 
   /**

@@ -31,11 +31,18 @@ final class CheckCommand implements Callable<Integer> {
       description = "checkers: causal, session, convergence, rotx, linearizable, txn (default: ${DEFAULT-VALUE})")
   List<String> checks;
 
-  @Option(names = "--show", defaultValue = "5", description = "violations to print per checker (default: ${DEFAULT-VALUE})")
+  @Option(names = "--show", defaultValue = "5", description = "violations to print per checker, 0 to 100,000 (default:"
+      + " ${DEFAULT-VALUE})")
   int show;
+
+  static final int SHOW_MAX = 100_000;
 
   @Override
   public Integer call() {
+    if (show < 0 || show > SHOW_MAX) {
+      throw new Main.CliException(Main.USAGE, "--show " + show + ": out of range. Fix: give a whole number from 0 to"
+          + " 100,000");
+    }
     List<String> names;
     try {
       names = Checkers.validate(checks); // before reading the history or running anything
@@ -54,12 +61,12 @@ final class CheckCommand implements Callable<Integer> {
     } catch (OutOfMemoryError e) {
       throw outOfMemory("reading " + file);
     }
-    System.out.printf("%s: %d operations%n", file, history.size());
+    System.out.printf("%s: %d operations (%s)%n", file, history.size(), history.outcomes());
     List<Result> results = new ArrayList<>();
     for (String name : names) {
       Result r;
       try {
-        r = Checkers.byName(name).check(history);
+        r = Checkers.judged(history, Checkers.byName(name).check(history));
       } catch (OutOfMemoryError e) {
         throw outOfMemory("checking " + history.size() + " operations with " + name);
       }

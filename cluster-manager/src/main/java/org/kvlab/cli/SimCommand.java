@@ -1,7 +1,8 @@
 package org.kvlab.cli;
 
+import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -13,7 +14,12 @@ import org.kvlab.api.Protocols;
 import org.kvlab.check.Checkers;
 import org.kvlab.check.Result;
 import org.kvlab.check.Violation;
+import org.kvlab.config.YamlReader;
+import org.kvlab.history.History;
+import org.kvlab.history.HistoryFiles;
 import org.kvlab.sim.NetworkModel;
+import org.kvlab.sim.SimLimits;
+import org.kvlab.sim.SimResult.StartFailure;
 import org.kvlab.sim.SimRunner;
 import org.kvlab.sim.SimRunner.SeedReport;
 import org.kvlab.sim.SimSpec;
@@ -26,7 +32,9 @@ import picocli.CommandLine.Option;
 @Command(name = "sim", mixinStandardHelpOptions = true, sortOptions = false,
     description = "Run a protocol in the deterministic simulator over many seeds, with faults, and check every "
         + "history. A failing seed prints the command that replays it exactly and the messages around the "
-        + "violating operations. Exit code 0 if every seed passed, 1 if any violated a check.")
+        + "violating operations. Exit code 0 if every seed passed, 1 if any violated a check, completed no "
+        + "operation or its servers failed to start, 2 for bad usage (an option out of its range) or servers that "
+        + "refuse the configuration.")
 final class SimCommand implements Callable<Integer> {
   @Option(names = "--protocol", required = true, description = "protocol name (see ./kvlab protocols)")
   String protocol;
@@ -41,26 +49,38 @@ final class SimCommand implements Callable<Integer> {
       description = "checkers: causal, session, convergence, rotx, linearizable, txn (default: ${DEFAULT-VALUE})")
   List<String> checks;
 
-  @Option(names = "--duration", defaultValue = "10s", description = "simulated time of the workload per seed (default: ${DEFAULT-VALUE})")
+  @Option(names = "--duration", defaultValue = "10s", description = "simulated time of the workload per seed, 1ms to "
+      + "10m (default: ${DEFAULT-VALUE})")
   String duration;
 
-  @Option(names = "--datacenters", defaultValue = "2") int datacenters;
-  @Option(names = "--partitions", defaultValue = "3") int partitions;
-  @Option(names = "--sessions", defaultValue = "2", description = "client sessions per datacenter (default: ${DEFAULT-VALUE})") int sessions;
-  @Option(names = "--keys", defaultValue = "20", description = "key space size (default: ${DEFAULT-VALUE})") int keys;
-  @Option(names = "--get-ratio", defaultValue = "0.5") double getRatio;
-  @Option(names = "--rotx-ratio", defaultValue = "0", description = "fraction of read-only transactions, if the protocol has them") double rotxRatio;
-  @Option(names = "--rotx-keys", defaultValue = "3") int rotxKeys;
-  @Option(names = "--distribution", defaultValue = "uniform", description = "uniform or zipfian") String distribution;
-  @Option(names = "--rtt", defaultValue = "50ms", description = "round-trip time between datacenters (default: ${DEFAULT-VALUE})") String rtt;
+  @Option(names = "--datacenters", description = "datacenters, 1 to 16 (default: the protocol's own, 2 for most;"
+      + " camu: 1)") Integer datacenters;
+  @Option(names = "--partitions", description = "partitions per datacenter, 1 to 256 (default: the protocol's own,"
+      + " 3 for most)") Integer partitions;
+  @Option(names = "--sessions", defaultValue = "2", description = "client sessions per datacenter, 1 to 1,000 (default: ${DEFAULT-VALUE})") int sessions;
+  @Option(names = "--keys", defaultValue = "20", description = "key space size, 1 to 1,000,000 (default: ${DEFAULT-VALUE})") int keys;
+  @Option(names = "--get-ratio", defaultValue = "0.5", description = "fraction of plain operations that are gets (the "
+      + "rest are puts), 0 to 1 (default: ${DEFAULT-VALUE})") double getRatio;
+  @Option(names = "--rotx-ratio", defaultValue = "0", description = "fraction of read-only transactions, if the "
+      + "protocol has them, 0 to 1 (default: ${DEFAULT-VALUE})") double rotxRatio;
+  @Option(names = "--rotx-keys", defaultValue = "3", description = "keys per read-only transaction, 1 to 100"
+      + " (default: ${DEFAULT-VALUE})") int rotxKeys;
+  @Option(names = "--distribution", defaultValue = "uniform", description = "key choice: uniform or zipfian (default: ${DEFAULT-VALUE})") String distribution;
+  @Option(names = "--rtt", defaultValue = "50ms", description = "round-trip time between datacenters, 0 to 1s (default: ${DEFAULT-VALUE})") String rtt;
   @Option(names = "--durability", defaultValue = "sync", description = "sync or none: what a crash keeps (default: ${DEFAULT-VALUE})") String durability;
-  @Option(names = "--max-skew", defaultValue = "100ms", description = "bound of drawn clock skew (default: ${DEFAULT-VALUE})") String maxSkew;
+  @Option(names = "--max-skew", defaultValue = "100ms", description = "bound of the clock skew the skew fault draws, 0 to 1s (default: ${DEFAULT-VALUE})") String maxSkew;
   @Option(names = "--param", description = "protocol parameter name=value (repeatable)") Map<String, String> params = new TreeMap<>();
-  @Option(names = "--trace-rows", defaultValue = "80", description = "rows of message diagram per violation, centred on the violating operations (default: ${DEFAULT-VALUE})") int traceRows;
-  @Option(names = "--jobs", description = "seeds simulated in parallel (default: all cores, ${DEFAULT-VALUE}); the "
+  @Option(names = "--history", paramLabel = "FILE", description = "write the seed's history (JSON lines, what ./kvlab"
+      + " check reads) to FILE; needs exactly one seed (--seeds 7)") Path history;
+  @Option(names = "--trace-rows", defaultValue = "80", description = "rows of message diagram per violation, centred on the violating operations, 1 to 10,000 (default: ${DEFAULT-VALUE})") int traceRows;
+  @Option(names = "--jobs", description = "seeds simulated in parallel, 1 to 1,024 (default: all cores, ${DEFAULT-VALUE}); the "
       + "output and every result are the same as with --jobs 1, in seed order")
-  int jobs = Runtime.getRuntime().availableProcessors();
-  @Option(names = "--show", defaultValue = "3", description = "failing seeds to explain in full (default: ${DEFAULT-VALUE})") int show;
+  int jobs = Math.min(1_024, Runtime.getRuntime().availableProcessors());
+  @Option(names = "--show", defaultValue = "3", description = "failing seeds to explain in full, 0 to 1,000 (default: ${DEFAULT-VALUE})") int show;
+
+  static final SimLimits.Whole TRACE_ROWS = new SimLimits.Whole("trace-rows", 1, 10_000);
+  static final SimLimits.Whole JOBS = new SimLimits.Whole("jobs", 1, 1_024);
+  static final SimLimits.Whole SHOW = new SimLimits.Whole("show", 0, 1_000);
 
   @Override
   public Integer call() {
@@ -75,32 +95,49 @@ final class SimCommand implements Callable<Integer> {
     } catch (IllegalArgumentException e) {
       throw new Main.CliException(Main.USAGE, "--protocol: " + Clusters.notInstalled(protocol));
     }
+    protocol = p.name();
+    if (datacenters == null) { // the protocol's own shape for what the command line leaves out
+      datacenters = p.defaultTopology().datacenters();
+    }
+    if (partitions == null) {
+      partitions = p.defaultTopology().partitions();
+    }
+    SimSpec spec = spec(); // every option in range before the protocol judges its parameters and shape
     for (String name : params.keySet()) { // as a cluster file's params: a misspelt one must not fall back silently
       if (!p.parameters().containsKey(name)) {
+        String near = YamlReader.closest(name, List.copyOf(p.parameters().keySet()));
         throw new Main.CliException(Main.USAGE, "--param " + name + ": not a parameter of protocol " + p.name()
-            + ". Fix: remove it or use one the protocol declares. " + Protocols.describeParameters(p));
+            + ". Fix: " + (near != null ? "did you mean '" + near + "'? " : "remove it or use one the protocol"
+            + " declares. ") + Protocols.describeParameters(p));
       }
     }
-    if (datacenters >= 1 && partitions >= 1) { // spec() refuses the others
-      try { // the values, as the cluster-file loader checks them, before any seed runs
-        p.checkParameters(new Params(params), new org.kvlab.api.Topology(datacenters, partitions));
-      } catch (org.kvlab.api.TopologyException e) {
-        throw new Main.CliException(Main.USAGE, "--" + e.key() + ": protocol " + p.name() + " refuses it: "
-            + e.problem() + ". Fix: " + e.fix().replace(e.key() + ": ", "--" + e.key() + " "));
-      } catch (org.kvlab.api.ParameterException e) {
-        throw new Main.CliException(Main.USAGE, "--param " + e.parameter() + ": " + e.problem() + ". Fix: "
-            + org.kvlab.config.YamlReader.fixWithSuggestion(params.get(e.parameter()), e.choices(), e.fix()));
-      } catch (IllegalArgumentException e) {
-        throw new Main.CliException(Main.USAGE, "--param: protocol " + p.name() + " refuses the parameters: "
-            + e.getMessage());
-      }
+    try { // the values, as the cluster-file loader checks them, before any seed runs
+      p.checkParameters(new Params(params), spec.topology());
+    } catch (org.kvlab.api.TopologyException e) {
+      throw new Main.CliException(Main.USAGE, "--" + e.key() + ": protocol " + p.name() + " refuses it: "
+          + e.problem() + ". Fix: " + e.fix().replace(e.key() + ": ", "--" + e.key() + " "));
+    } catch (org.kvlab.api.ParameterException e) {
+      throw new Main.CliException(Main.USAGE, "--param " + e.parameter() + ": " + e.problem() + ". Fix: "
+          + YamlReader.fixWithSuggestion(params.get(e.parameter()), e.choices(), e.fix()));
+    } catch (IllegalArgumentException e) {
+      throw new Main.CliException(Main.USAGE, "--param: protocol " + p.name() + " refuses the parameters: "
+          + e.getMessage());
     }
-    SimSpec spec = spec();
+    if (rotxRatio > 0 && !(p.newClient() instanceof org.kvlab.api.ReadOnlyTransactions)) { // else ignored silently
+      throw new Main.CliException(Main.USAGE, "--rotx-ratio " + rotxRatio + ": protocol " + p.name() + " has no"
+          + " read-only transactions. Fix: drop --rotx-ratio, or use a protocol that offers them (./kvlab protocols)");
+    }
     List<Long> seedList = parseSeeds(seeds);
+    if (history != null && seedList.size() != 1) {
+      throw new Main.CliException(Main.USAGE, "--history " + history + ": writes one seed's history, but --seeds "
+          + seeds + " names " + seedList.size() + ". Fix: run the seed you want alone, e.g. --seeds "
+          + seedList.get(0) + " --history " + history);
+    }
     System.out.printf("simulating %s: %d datacenters x %d partitions, %d sessions/dc, %s per seed, faults: %s, checks: %s%n",
         p.name(), datacenters, partitions, sessions, duration, faults.isEmpty() ? "none" : String.join(",", faults),
         String.join(",", checks));
-    StringBuilder header = new StringBuilder(String.format("%8s %8s %9s %7s", "SEED", "OPS", "MESSAGES", "WALL"));
+    StringBuilder header = new StringBuilder(String.format("%8s %8s %8s %6s %6s %9s %7s", "SEED", "OPS", "OK", "INFO",
+        "FAIL", "MESSAGES", "WALL"));
     for (String c : checks) {
       header.append(String.format(" %-12s", c.toUpperCase()));
     }
@@ -111,19 +148,29 @@ final class SimCommand implements Callable<Integer> {
     long totalCpu = 0;
     long start = System.nanoTime();
     SimSpec sweep = spec.withTrace(false); // fast sweep; failing seeds are replayed with tracing on below
-    if (jobs < 1) {
-      throw new Main.CliException(Main.USAGE, "--jobs " + jobs + ": run at least 1 seed at a time (e.g. --jobs 1 for a serial run)");
-    }
     long[] totals = new long[3]; // deliveries, wall, cpu of the simulations
+    SeedReport[] last = new SeedReport[1];
+    Map<String, long[]> noVerdict = new java.util.LinkedHashMap<>(); // checker -> seeds, first such seed
+    Map<String, String> noVerdictWhy = new java.util.HashMap<>();
     try {
       SimRunner.runAll(sweep, p, seedList, checks, jobs, r -> {
+        for (Result c : r.checks()) {
+          if (c.vacuous()) {
+            noVerdict.computeIfAbsent(c.checker(), k -> new long[] {0, r.seed()})[0]++;
+            noVerdictWhy.putIfAbsent(c.checker(), c.note());
+          }
+        }
         totals[0] += r.result().deliveries();
         totals[1] += r.result().wallNanos();
         totals[2] += r.result().cpuNanos();
         printRow(r);
+        if (!r.result().startFailures().isEmpty()) {
+          throw notStarted(p, r.result().startFailures());
+        }
         if (!r.ok()) {
           failed.add(r.seed());
         }
+        last[0] = r;
       });
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -140,50 +187,100 @@ final class SimCommand implements Callable<Integer> {
     if (!failed.isEmpty()) {
       System.out.println("failing seeds: " + failed);
     }
+    noVerdict.forEach((checker, n) -> System.out.printf("%s: no verdict on %d seed%s; seed %d: %s%n", checker, n[0],
+        n[0] == 1 ? "" : "s", n[1], noVerdictWhy.get(checker)));
+    if (history != null) {
+      writeHistory(last[0]);
+    }
     for (long seed : failed.subList(0, Math.min(show, failed.size()))) {
-      SeedReport r = SimRunner.run(spec.withTrace(true), p, seed, checks); // same seed, same run, now traced
-      System.out.printf("%n== seed %d failed. Replay: %s%n", r.seed(), replay(r.seed()));
-      r.result().failures().forEach(f -> System.out.println("  " + f));
-      // a violation several checkers found is explained once, naming them all; at most 2 new ones per checker
-      Map<Violation, List<String>> foundBy = new java.util.HashMap<>();
-      for (Checkers.Reported rep : Checkers.distinct(r.checks())) {
-        foundBy.put(rep.violation(), rep.checkers());
-      }
-      java.util.Set<Violation> printed = new java.util.HashSet<>();
-      for (Result c : r.checks()) {
-        int shown = 0;
-        int more = 0;
-        for (Violation v : c.violations()) {
-          if (printed.contains(v)) {
-            continue;
-          }
-          if (shown == 2) {
-            more++;
-            continue;
-          }
-          List<String> by = foundBy.get(v);
-          if (by.size() > 1) {
-            System.out.println("  [found by " + String.join(", ", by) + "]");
-          }
-          System.out.print(SimRunner.explain(r, v, traceRows));
-          printed.add(v);
-          shown++;
-        }
-        if (more > 0) {
-          System.out.printf("  (%d more %s violations)%n", more, c.checker());
-        }
-        if (c.vacuous()) {
-          System.out.printf("  %s: %s%n", c.checker(), c.note());
-        }
-      }
+      explain(SimRunner.run(spec.withTrace(true), p, seed, checks)); // same seed, same run, now traced
     }
     return failed.isEmpty() ? Main.OK : Main.FAILED;
   }
 
+  /** Writes {@code r}'s history to {@link #history}, for {@code kvlab check}. */
+  private void writeHistory(SeedReport r) {
+    try {
+      HistoryFiles.write(r.result().history(), history);
+    } catch (java.io.IOException e) {
+      throw new Main.CliException(Main.FAILED, "--history " + history + ": cannot write it (" + e.getMessage()
+          + "). Fix: give a path in a writable directory");
+    }
+    System.out.printf("history of seed %d: %s (%d operations); check it with ./kvlab check %s --check %s%n",
+        r.seed(), history, r.result().history().size(), history, String.join(",", checks));
+  }
+
+  /**
+   * The error for servers that threw while starting (the first seed's): a configuration they refuse is bad usage,
+   * anything else a failure of the protocol's code; either way no seed checked anything.
+   */
+  static Main.CliException notStarted(Protocol p, List<StartFailure> failures) {
+    StartFailure first = failures.get(0);
+    String which = failures.size() == 1 ? "server " + first.server() : failures.size() + " servers (first: "
+        + first.server() + ")";
+    String late = " (protocol " + p.name() + "'s checkParameters should refuse it before any server starts:"
+        + " docs/writing-a-protocol.md)";
+    if (first.cause() instanceof org.kvlab.api.ParameterException e) {
+      return new Main.CliException(Main.USAGE, "--param " + e.parameter() + ": protocol " + p.name() + ": " + which
+          + " refused to start in the simulator: " + e.problem() + ". Fix: " + e.fix() + late);
+    }
+    if (first.cause() instanceof org.kvlab.api.TopologyException e) {
+      return new Main.CliException(Main.USAGE, "--" + e.key() + ": protocol " + p.name() + ": " + which
+          + " refused to start in the simulator: " + e.problem() + ". Fix: " + e.fix() + late);
+    }
+    if (first.refusedConfiguration()) {
+      return new Main.CliException(Main.USAGE, "protocol " + p.name() + ": " + which + " refused to start in the"
+          + " simulator: " + first.cause().getMessage() + ". Fix: change what it refuses (--param, --datacenters,"
+          + " --partitions)" + late);
+    }
+    return new Main.CliException(Main.FAILED, "protocol " + p.name() + ": " + which + " failed to start in the"
+        + " simulator, so no operation ran: " + first.describe() + ". Fix: the protocol's server threw in its"
+        + " constructor, bind or start; correct it there");
+  }
+
+  /** A failing seed in full: the replay command, the run's failures, each violation with its diagram. */
+  private void explain(SeedReport r) {
+    System.out.printf("%n== seed %d failed. Replay: %s%n", r.seed(), replay(r.seed()));
+    r.result().failures().forEach(f -> System.out.println("  " + f));
+    // a violation several checkers found is explained once, naming them all; at most 2 new ones per checker
+    Map<Violation, List<String>> foundBy = new java.util.HashMap<>();
+    for (Checkers.Reported rep : Checkers.distinct(r.checks())) {
+      foundBy.put(rep.violation(), rep.checkers());
+    }
+    java.util.Set<Violation> printed = new java.util.HashSet<>();
+    for (Result c : r.checks()) {
+      int shown = 0;
+      int more = 0;
+      for (Violation v : c.violations()) {
+        if (printed.contains(v)) {
+          continue;
+        }
+        if (shown == 2) {
+          more++;
+          continue;
+        }
+        List<String> by = foundBy.get(v);
+        if (by.size() > 1) {
+          System.out.println("  [found by " + String.join(", ", by) + "]");
+        }
+        System.out.print(SimRunner.explain(r, v, traceRows));
+        printed.add(v);
+        shown++;
+      }
+      if (more > 0) {
+        System.out.printf("  (%d more %s violations)%n", more, c.checker());
+      }
+      if (c.vacuous()) {
+        System.out.printf("  %s: %s%n", c.checker(), c.note());
+      }
+    }
+  }
+
   /** One row of the sweep's table. WALL is the seed's simulation (real time), not its checks. */
   private void printRow(SeedReport r) {
-    StringBuilder row = new StringBuilder(String.format("%8d %8d %9d %5.0fms", r.seed(), r.result().history().size(),
-        r.result().deliveries(), r.result().wallNanos() / 1e6));
+    History.Outcomes o = r.result().history().outcomes();
+    StringBuilder row = new StringBuilder(String.format("%8d %8d %8d %6d %6d %9d %5.0fms", r.seed(),
+        r.result().history().size(), o.ok(), o.info(), o.fail(), r.result().deliveries(), r.result().wallNanos() / 1e6));
     for (Result c : r.checks()) {
       row.append(String.format(" %-12s", !c.valid() ? c.violations().size() + " violations"
           : c.vacuous() ? "no verdict" : "ok"));
@@ -191,27 +288,55 @@ final class SimCommand implements Callable<Integer> {
     row.append(' ').append(org.kvlab.sim.Fault.summary(r.result().faults()));
     if (r.result().failed()) {
       row.append(" FAILED: ").append(r.result().failures().get(0));
+    } else if (r.checkedNothing()) {
+      row.append(" FAILED: no operation ended OK, nothing was checked");
     }
     System.out.println(row);
   }
 
+  /**
+   * The run the options describe, every value checked against its range first ({@link SimLimits}; exit 2 naming the
+   * option and the range), so no seed runs on a setting that would check nothing or blame the protocol.
+   */
   SimSpec spec() {
-    Durability d;
     try {
-      d = Durability.valueOf(durability.toUpperCase(java.util.Locale.ROOT));
-    } catch (IllegalArgumentException e) {
-      throw new Main.CliException(Main.USAGE, "--durability " + durability + ": use sync or none");
+      SimLimits.DATACENTERS.check(datacenters);
+      SimLimits.PARTITIONS.check(partitions);
+      SimLimits.SESSIONS.check(sessions);
+      SimLimits.KEYS.check(keys);
+      SimLimits.GET_RATIO.check(getRatio);
+      SimLimits.ROTX_RATIO.check(rotxRatio);
+      SimLimits.ROTX_KEYS.check(rotxKeys);
+      TRACE_ROWS.check(traceRows);
+      JOBS.check(jobs);
+      SHOW.check(show);
+      Duration d = SimLimits.DURATION.check(duration);
+      Duration rttTime = SimLimits.RTT.check(rtt);
+      Duration skew = SimLimits.MAX_SKEW.check(maxSkew);
+      SimSpec spec = SimSpec.defaults().withTopology(datacenters, partitions).withParams(new Params(params))
+          .withNetwork(NetworkModel.uniform(datacenters, rttTime.toNanos() / 1e6)).withDurability(durability())
+          .withDuration(d.toNanos() / 1000).withMaxSkewMillis(skew.toMillis());
+      try {
+        spec = spec.withFaultKinds(new LinkedHashSet<>(faults));
+      } catch (IllegalArgumentException e) { // names the fault and the known ones
+        throw new Main.CliException(Main.USAGE, "--faults: " + e.getMessage());
+      }
+      try {
+        return spec.withWorkload(new Workload(sessions, keys, getRatio, rotxRatio, rotxKeys, distribution, 2_000, null));
+      } catch (IllegalArgumentException e) { // the distribution's name: all else is in range
+        throw new Main.CliException(Main.USAGE, "--distribution: " + e.getMessage());
+      }
+    } catch (SimLimits.SettingException e) {
+      throw new Main.CliException(Main.USAGE, "--" + e.getMessage());
     }
+  }
+
+  private Durability durability() {
     try {
-      Workload w = new Workload(sessions, keys, getRatio, rotxRatio, rotxKeys, distribution, 2_000, null);
-      double rttMillis = Params.parseDuration(rtt, "--rtt").toNanos() / 1e6;
-      return SimSpec.defaults().withTopology(datacenters, partitions).withParams(new Params(params))
-          .withNetwork(NetworkModel.uniform(datacenters, rttMillis)).withDurability(d)
-          .withFaultKinds(new LinkedHashSet<>(faults)).withWorkload(w)
-          .withDuration(Params.parseDuration(duration, "--duration").toNanos() / 1000)
-          .withMaxSkewMillis(Params.parseDuration(maxSkew, "--max-skew").toMillis());
+      return Durability.valueOf(durability.trim().toUpperCase(java.util.Locale.ROOT));
     } catch (IllegalArgumentException e) {
-      throw new Main.CliException(Main.USAGE, e.getMessage());
+      throw new Main.CliException(Main.USAGE, "--durability " + durability + ": not a durability. Fix: "
+          + YamlReader.fixWithSuggestion(durability, List.of("sync", "none"), "use sync or none"));
     }
   }
 
@@ -221,7 +346,8 @@ final class SimCommand implements Callable<Integer> {
       cmd.append(" --faults ").append(String.join(",", faults));
     }
     cmd.append(" --check ").append(String.join(",", checks)).append(" --duration ").append(duration);
-    if (datacenters != 2 || partitions != 3) {
+    Protocol p = Protocols.byName(protocol);
+    if (datacenters != p.defaultTopology().datacenters() || partitions != p.defaultTopology().partitions()) {
       cmd.append(" --datacenters ").append(datacenters).append(" --partitions ").append(partitions);
     }
     cmd.append(" --sessions ").append(sessions).append(" --keys ").append(keys).append(" --get-ratio ").append(getRatio);

@@ -8,6 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.api.io.TempDir;
 
 /** {@code kvlab check} and {@code kvlab sim} option validation and verdict printing. */
@@ -31,6 +33,35 @@ class CheckCommandTest {
     assertTrue(r.err().contains("unknown checker 'convergance'") && r.err().contains("known: causal, session,"
         + " convergence, rotx, linearizable, txn"), r.err());
     assertEquals("", r.out(), "nothing ran");
+  }
+
+  @ParameterizedTest(name = "{0} {1}")
+  @CsvSource(delimiter = '|', value = {
+      "--show  | -1           | from 0 to 100,000",
+      "--show  | 1000000      | from 0 to 100,000",
+      "--check | linearisable | did you mean 'linearizable'?",
+      "--check | convergance  | did you mean 'convergence'?",
+  })
+  void when_anOptionIsOutOfRangeOrMisspelt_then_checkRefusesItBeforeReading(String option, String value, String fix)
+      throws Exception {
+    Path file = dir.resolve("h.jsonl");
+    Files.writeString(file, line(0, 1, 0, "\"type\":\"PUT\",\"key\":\"x\",\"value\":\"a\"", 1, 10));
+    Run r = run("check", file.toString(), option, value);
+    assertEquals(Main.USAGE, r.code(), r.out() + r.err());
+    assertTrue(r.err().contains(fix) && r.err().contains("Fix: "), r.err());
+    assertEquals("", r.out(), "nothing checked");
+  }
+
+  @Test
+  void when_noOperationEndedOk_then_checkSaysNoVerdictInsteadOfOk() throws Exception {
+    Path file = dir.resolve("info.jsonl");
+    Files.writeString(file, line(0, 1, 0, "\"type\":\"PUT\",\"key\":\"x\",\"value\":\"a\"", 1, 10)
+        .replace("\"OK\"", "\"INFO\""));
+    Run r = run("check", file.toString(), "--check", "causal,linearizable");
+    assertEquals(Main.OK, r.code(), r.out() + r.err());
+    assertTrue(r.out().contains("1 operations (0 OK, 1 INFO, 0 FAIL)"), r.out());
+    assertTrue(r.out().contains("causal        no verdict: nothing checked: no operation ended OK (0 OK, 1 INFO, 0 FAIL)")
+        && r.out().contains("linearizable  no verdict: nothing checked"), r.out());
   }
 
   @Test

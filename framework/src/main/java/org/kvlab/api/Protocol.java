@@ -38,6 +38,15 @@ public interface Protocol {
   }
 
   /**
+   * The cluster shape this protocol runs on when none is given: {@code kvlab sim} without {@code --datacenters} or
+   * {@code --partitions} starts from it (each option given replaces its part). Declare it when the usual 2
+   * datacenters x 3 partitions is a shape {@link #checkParameters} refuses (CaMu: 1 datacenter).
+   */
+  default Topology defaultTopology() {
+    return new Topology(2, 3);
+  }
+
+  /**
    * Checks the values of the cluster file's {@code params} before anything starts: the cluster-file loader calls it
    * for every cluster file (so {@code kvlab local up}, {@code shell}, the designer... refuse a bad value with the file,
    * line and column of the value), and {@code kvlab bench} for every protocol and every swept value of

@@ -48,6 +48,19 @@ public final class Checkers {
     HistoryModel.release(history);
   }
 
+  /**
+   * {@code r}, vacuous if {@code history} has no operation that ended OK: a checker finds nothing wrong in such a
+   * history (nothing took effect for sure, nothing was read), which says nothing about the system, so front ends must
+   * not print it as "ok". A violation stays a violation.
+   */
+  public static Result judged(org.kvlab.history.History history, Result r) {
+    org.kvlab.history.History.Outcomes o = history.outcomes();
+    if (!r.valid() || o.ok() > 0) {
+      return r;
+    }
+    return r.vacuous("nothing checked: no operation ended OK (" + o + ")");
+  }
+
   /** One new instance of every registered checker. */
   public static List<Checker> all() {
     List<Checker> out = new ArrayList<>();
@@ -91,17 +104,22 @@ public final class Checkers {
   public static List<String> validate(List<String> names) {
     List<String> out = new ArrayList<>();
     List<String> unknown = new ArrayList<>();
+    String suggestions = "";
     for (String n : names == null ? List.<String>of() : names) {
       String c = n == null ? "" : n.trim().toLowerCase(java.util.Locale.ROOT);
       if (!REGISTRY.containsKey(c)) {
         unknown.add("'" + n + "'");
+        String near = org.kvlab.config.YamlReader.closest(c, names());
+        suggestions += near == null ? "" : "did you mean '" + near + "' for '" + n + "'? ";
       } else if (!out.contains(c)) {
         out.add(c);
       }
     }
     if (!unknown.isEmpty()) {
       throw new IllegalArgumentException("unknown checker" + (unknown.size() == 1 ? " " : "s ")
-          + String.join(", ", unknown) + "; known: " + String.join(", ", names()) + ". Fix: --check NAME[,NAME...]");
+          + String.join(", ", unknown) + "; known: " + String.join(", ", names()) + ". Fix: "
+          + (unknown.size() == 1 ? suggestions.replace(" for " + unknown.get(0), "") : suggestions)
+          + "Write --check NAME[,NAME...] with known names");
     }
     if (out.isEmpty()) {
       throw new IllegalArgumentException("no checker named; known: " + String.join(", ", names())

@@ -53,7 +53,10 @@ public final class RotxChecker implements Checker {
     for (int[] cycle : co.cycles()) {
       out.add(CausalChecker.cyclic(m, co, cycle, CYCLIC, "ROTX checks were skipped"));
     }
-    return Result.of(NAME, out);
+    Result r = Result.of(NAME, out);
+    return anyRotx || !r.valid() ? r : r.vacuous("no read-only transaction completed OK: nothing to check. Fix:"
+        + " record read-only transactions against a protocol that offers them (./kvlab shell's rotx command;"
+        + " ./kvlab sim --rotx-ratio 0.2)");
   }
 
   private static void visit(HistoryModel m, CausalOrder co, int op, CausalOrder.Past sessionPast, List<Violation> out) {

@@ -70,8 +70,9 @@ public final class TxnChecker implements Checker {
       }
     }
     if (ok.isEmpty()) {
-      return Result.ok(NAME).vacuous("no transaction completed OK: nothing to check. Fix: run a workload with"
-          + " transactions (e.g. kvlab sim --txn 0.5) against a protocol that offers them");
+      return Result.ok(NAME).vacuous("no transaction completed OK: nothing to check. Fix: record transactions against"
+          + " a protocol that offers them (./kvlab shell's txn command; in a simulation, a workload with"
+          + " Workload.withTxn, as CamuCheckedSimTest)");
     }
     List<Violation> out = new ArrayList<>();
     timestamps(ok, out);

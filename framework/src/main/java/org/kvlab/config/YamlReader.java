@@ -332,8 +332,22 @@ public class YamlReader {
     return fix.isEmpty() ? suggestion : suggestion + " " + Character.toUpperCase(fix.charAt(0)) + fix.substring(1);
   }
 
-  /** The known key nearest to {@code key} in edit distance, if near enough to be a likely typo. */
+  /**
+   * The known key nearest to {@code key} in edit distance, if near enough to be a likely typo, else the one known key
+   * that {@code key} (3 characters or more) begins: {@code zipf} for {@code zipfian}. The one "did you mean" of every
+   * message: cluster and experiment files, protocol, checker, parameter, fault and option values on the command line.
+   */
   public static String closest(String key, List<String> known) {
+    String near = nearest(key, known);
+    if (near != null || key.length() < 3) {
+      return near;
+    }
+    List<String> extended = known.stream()
+        .filter(k -> k.toLowerCase(Locale.ROOT).startsWith(key.toLowerCase(Locale.ROOT))).toList();
+    return extended.size() == 1 ? extended.get(0) : null;
+  }
+
+  private static String nearest(String key, List<String> known) {
     String best = null;
     int bestDistance = Integer.MAX_VALUE;
     for (String k : known) {

@@ -23,6 +23,30 @@ public final class History {
     return operations.size();
   }
 
+  /** How many operations ended OK, INFO (outcome unknown) and FAIL. */
+  public record Outcomes(long ok, long info, long fail) {
+    /** "26741 OK, 12 INFO, 3 FAIL". */
+    @Override
+    public String toString() {
+      return ok + " OK, " + info + " INFO, " + fail + " FAIL";
+    }
+  }
+
+  /** The operations by outcome: a run where none ended OK checked nothing, whatever the checkers say. */
+  public Outcomes outcomes() {
+    long ok = 0;
+    long info = 0;
+    long fail = 0;
+    for (Operation op : operations) {
+      switch (op.outcome()) {
+        case OK -> ok++;
+        case INFO -> info++;
+        case FAIL -> fail++;
+      }
+    }
+    return new Outcomes(ok, info, fail);
+  }
+
   /**
    * The one rule by which the simulator, the real client ({@code Session}) and history files turn the
    * way an operation ended into its outcome: no error is {@code OK}; an

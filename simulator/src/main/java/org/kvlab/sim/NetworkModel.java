@@ -45,6 +45,9 @@ public record NetworkModel(long[][] baseMicros, long[][] jitterMicros, long rece
 
   /** Every datacenter pair {@code wanRttMillis} apart; 0.2 ms ± 0.1 inside a datacenter; 10% jitter. */
   public static NetworkModel uniform(int datacenters, double wanRttMillis) {
+    if (!(wanRttMillis >= 0 && wanRttMillis <= 3_600_000)) { // a negative delay would schedule events in the past
+      throw new IllegalArgumentException("a round-trip time must be from 0 to 1 h, got " + wanRttMillis + " ms");
+    }
     long[][] base = new long[datacenters][datacenters];
     long[][] jitter = new long[datacenters][datacenters];
     for (int a = 0; a < datacenters; a++) {

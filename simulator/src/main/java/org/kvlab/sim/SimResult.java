@@ -18,10 +18,42 @@ import org.kvlab.history.History;
  * @param cpuNanos CPU time of the simulating thread (robust on a shared, noisy machine)
  * @param counters the servers' {@link org.kvlab.api.Metrics}, summed over all servers: {@code count(name)} adds one
  *     to {@code name}; {@code record(name, v)} adds v to {@code name.sum} and one to {@code name.count}
+ * @param startFailures the servers whose first start (at time 0, before any client) threw, each also in
+ *     {@code failures}: the run could not begin, so its history says nothing about the protocol's guarantees
  */
 public record SimResult(long seed, History history, List<Fault> faults, List<String> failures, Trace trace,
     long deliveries, long events, long virtualMicros, long wallNanos, long cpuNanos,
-    java.util.Map<String, Long> counters) {
+    java.util.Map<String, Long> counters, List<StartFailure> startFailures) {
+
+  /**
+   * A server that threw while starting for the first time.
+   *
+   * @param server the server, e.g. {@code 0_1}
+   * @param cause what its {@code bind} or {@code start} threw
+   */
+  public record StartFailure(String server, RuntimeException cause) {
+    /**
+     * Whether the server refused the cluster's parameters or shape ({@link org.kvlab.api.ParameterException},
+     * {@link org.kvlab.api.TopologyException}, or another {@link IllegalArgumentException}): a configuration the
+     * protocol does not run with, rather than a bug in its code.
+     */
+    public boolean refusedConfiguration() {
+      return cause instanceof IllegalArgumentException;
+    }
+
+    /** "server 0_0: java.lang.IllegalStateException: boom (at MyServer.start(MyServer.java:42))". */
+    public String describe() {
+      StackTraceElement[] at = cause.getStackTrace();
+      return "server " + server + ": " + cause + (at.length == 0 ? "" : " (at " + at[0] + ")");
+    }
+  }
+
+  public SimResult(long seed, History history, List<Fault> faults, List<String> failures, Trace trace,
+      long deliveries, long events, long virtualMicros, long wallNanos, long cpuNanos,
+      java.util.Map<String, Long> counters) {
+    this(seed, history, faults, failures, trace, deliveries, events, virtualMicros, wallNanos, cpuNanos, counters,
+        List.of());
+  }
 
   public SimResult(long seed, History history, List<Fault> faults, List<String> failures, Trace trace,
       long deliveries, long events, long virtualMicros, long wallNanos, long cpuNanos) {

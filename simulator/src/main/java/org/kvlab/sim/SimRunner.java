@@ -17,8 +17,17 @@ public final class SimRunner {
 
   /** One seed's outcome: the run and each checker's verdict. */
   public record SeedReport(long seed, SimResult result, List<Result> checks) {
+    /**
+     * Passed: the run did not fail, at least one operation ended OK (a run where none did checked nothing, see
+     * {@link #checkedNothing()}), and no checker found a violation.
+     */
     public boolean ok() {
-      return !result.failed() && checks.stream().allMatch(Result::valid);
+      return !result.failed() && !checkedNothing() && checks.stream().allMatch(Result::valid);
+    }
+
+    /** Whether no operation ended OK: every checker's "no violation" is then empty (each says so, vacuous). */
+    public boolean checkedNothing() {
+      return result.history().outcomes().ok() == 0;
     }
 
     public int violations() {
@@ -56,10 +65,77 @@ public final class SimRunner {
     SimResult result = sim.run();
     List<Result> checks = new ArrayList<>();
     for (Checker c : checkers(spec, checkerNames)) {
-      checks.add(c.check(result.history()));
+      checks.add(inContext(spec, result, c.check(result.history())));
     }
     Checkers.release(result.history()); // the checkers' shared model: not kept while the next seed runs
     return new SeedReport(seed, result, checks);
+  }
+
+  /**
+   * {@code r}, with what the simulator knows about its run when the history left nothing to judge: a checker that
+   * found nothing in a run where no operation ended OK is vacuous, saying why (servers that did not start, servers
+   * that answered nothing); a vacuous convergence verdict says what kept the final reads from comparing anything
+   * instead of the checker's advice to record reads (the simulator makes them itself).
+   */
+  static Result inContext(SimSpec spec, SimResult run, Result r) {
+    if (!r.valid()) {
+      return r;
+    }
+    History.Outcomes outcomes = run.history().outcomes();
+    if (outcomes.ok() == 0) { // Checkers.judged, with what the simulator knows of why
+      return Checkers.judged(run.history(), r).vacuous(nothingCompleted(run, outcomes));
+    }
+    if (r.vacuous() && r.checker().equals(ConvergenceChecker.NAME)) {
+      return r.vacuous(noFinalRead(spec, run));
+    }
+    if (r.vacuous() && r.checker().equals(org.kvlab.check.TxnChecker.NAME) && spec.workload().txn().ratio() == 0
+        && spec.workload().custom() == null) {
+      return r.vacuous("nothing to check: the workload runs no transactions (its transaction ratio is 0; a test sets"
+          + " one with Workload.withTxn)");
+    }
+    return r;
+  }
+
+  /** Why a run with no OK operation checked nothing. */
+  static String nothingCompleted(SimResult run, History.Outcomes outcomes) {
+    if (!run.startFailures().isEmpty()) {
+      return "nothing checked: " + run.startFailures().size() + " server(s) did not start (" + run.startFailures()
+          .get(0).describe() + "), so no operation ran";
+    }
+    if (run.history().size() == 0) {
+      return "nothing checked: no operation ran" + (run.failed() ? " (the run failed: " + run.failures().get(0) + ")"
+          : "");
+    }
+    return "nothing checked: no operation ended OK (" + outcomes + "): the servers answered none"
+        + (outcomes.info() > 0 ? " in time (INFO: no answer within the client's timeout, or the protocol said unknown)"
+            : "");
+  }
+
+  /** Why convergence compared nothing in a run where some operation ended OK. */
+  static String noFinalRead(SimSpec spec, SimResult run) {
+    long from = spec.durationMicros() + spec.settleMicros();
+    long puts = 0;
+    long finalReads = 0;
+    long finalOk = 0;
+    for (Operation op : run.history().operations()) {
+      if (op.type() == Operation.Type.PUT) {
+        puts++;
+      } else if (op.invokeMicros() >= from && op.type() == Operation.Type.GET) {
+        finalReads++;
+        finalOk += op.outcome() == Operation.Outcome.OK ? 1 : 0;
+      }
+    }
+    if (puts == 0) {
+      return "nothing to compare: the run wrote no key (no PUT; the workload's get ratio is "
+          + spec.workload().getRatio() + "), so the final reads had nothing to read";
+    }
+    if (finalReads == 0) {
+      return "nothing to compare: the simulator's final reads (from " + Fault.ms(from) + ") did not run"
+          + (run.failed() ? ": the run failed first (" + run.failures().get(0) + ")"
+              : spec.finalReads() ? "" : ": this run skips them (final reads off)");
+    }
+    return "nothing to compare: none of the simulator's " + finalReads + " final reads (from " + Fault.ms(from)
+        + ") ended OK (" + (finalReads - finalOk) + " INFO or FAIL): the servers did not answer them";
   }
 
   /**

@@ -37,13 +37,16 @@ public record SimSpec(
     boolean finalReads) {
 
   public static final Set<String> FAULT_KINDS = Set.of("partition", "skew", "crash", "slow");
+  /** {@link #FAULT_KINDS} in the order the documentation gives them. */
+  public static final List<String> FAULT_NAMES = List.of("partition", "skew", "crash", "slow");
   public static final long FLUSH_INTERVAL_MICROS = 200_000;
   public static final long CLIENT_TIMEOUT_MICROS = 2_000_000;
 
   public SimSpec {
     for (String kind : faultKinds) {
       if (!FAULT_KINDS.contains(kind)) {
-        throw new IllegalArgumentException("unknown fault '" + kind + "'; known faults: partition, skew, crash, slow");
+        throw new IllegalArgumentException("unknown fault '" + kind + "'. Fix: " + org.kvlab.config.YamlReader
+            .fixWithSuggestion(kind, FAULT_NAMES, "use partition, skew, crash or slow"));
       }
     }
     faults = List.copyOf(faults);

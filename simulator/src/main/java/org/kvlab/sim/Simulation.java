@@ -81,6 +81,7 @@ public final class Simulation {
   private final History.Recorder history = new History.Recorder();
   private final Trace trace;
   private final List<String> failures = new ArrayList<>();
+  private final List<SimResult.StartFailure> startFailures = new ArrayList<>();
   private final TreeSet<String> writtenKeys = new TreeSet<>();
   /** The same keys, for the membership test of every PUT (a hash lookup instead of a walk down the sorted set). */
   private final java.util.HashSet<String> writtenKeySet = new java.util.HashSet<>();
@@ -254,6 +255,9 @@ public final class Simulation {
     }
     for (SimNode node : nodes.values()) {
       node.start();
+      if (node.startFailure != null) {
+        startFailures.add(new SimResult.StartFailure(node.id.toString(), node.startFailure));
+      }
     }
     for (Fault f : faults) {
       if (f instanceof Fault.Crash c) {
@@ -304,7 +308,8 @@ public final class Simulation {
       }
     }
     return new SimResult(seed, history.build(), List.copyOf(faults), List.copyOf(failures), trace, deliveries, events,
-        now, System.nanoTime() - wallStart, mx.getCurrentThreadCpuTime() - cpuStart, new TreeMap<>(counters));
+        now, System.nanoTime() - wallStart, mx.getCurrentThreadCpuTime() - cpuStart, new TreeMap<>(counters),
+        List.copyOf(startFailures));
   }
 
   /** The servers' metrics, summed over servers (see {@link SimResult#counters()}). */
@@ -462,6 +467,8 @@ public final class Simulation {
     double driftPpm;
     int incarnation;
     boolean down;
+    /** What the first start (incarnation 0) threw, if it did. */
+    RuntimeException startFailure;
     Server<?> server;
     Handlers.RequestHandler<?>[] requestHandlers;
     Handlers.MessageHandler<?>[] messageHandlers;
@@ -498,9 +505,9 @@ public final class Simulation {
     void start() {
       requestHandlers = new Handlers.RequestHandler<?>[types.size()];
       messageHandlers = new Handlers.MessageHandler<?>[types.size()];
-      server = protocol.newServer();
       List<Object[]> periodics = new ArrayList<>();
       guarded("start", () -> {
+        server = protocol.newServer();
         server.bind(this, new Handlers() {
           @Override
           public <Q extends Message> void request(Class<Q> type, RequestHandler<Q> handler) {
@@ -574,6 +581,9 @@ public final class Simulation {
 
     /** What {@link #guarded} does when {@code what} threw {@code e}: the run fails, naming it. */
     private void failed(String what, RuntimeException e) {
+      if (what.equals("start") && incarnation == 0 && startFailure == null) {
+        startFailure = e;
+      }
       if (e instanceof InvariantViolation) {
         fail("server " + id + ": invariant violated in " + what + ": " + e.getMessage());
       } else {

@@ -72,7 +72,8 @@ public record Workload(int sessionsPerDc, int keys, double getRatio, double rotx
 
   public Workload {
     if (!distribution.equals("uniform") && !distribution.equals("zipfian")) {
-      throw new IllegalArgumentException("unknown key distribution '" + distribution + "': use uniform or zipfian");
+      throw new IllegalArgumentException("unknown key distribution '" + distribution + "'. Fix: " + org.kvlab.config
+          .YamlReader.fixWithSuggestion(distribution, List.of("uniform", "zipfian"), "use uniform or zipfian"));
     }
     if (!(remoteRatio >= 0 && remoteRatio <= 1)) {
       throw new IllegalArgumentException("remoteRatio must be from 0 to 1, got " + remoteRatio);

@@ -48,6 +48,12 @@ public final class Camu extends BaseProtocol {
     return p;
   }
 
+  /** One datacenter (CaMu's replication is not implemented), 3 partitions. */
+  @Override
+  public Topology defaultTopology() {
+    return new Topology(1, 3);
+  }
+
   static final List<String> MODES = List.of("pb", "tom", "camu");
   static final List<String> MUTANTS = List.of("none", "execute-before-mec-gate");
 
