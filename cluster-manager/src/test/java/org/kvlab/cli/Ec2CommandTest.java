@@ -88,7 +88,7 @@ class Ec2CommandTest {
     Run dry = kvlab(concat(new String[] {"ec2", "up", f, "--dry-run"}, common));
     assertEquals(Main.OK, dry.code(), dry.err());
     assertTrue(dry.out().contains("dry run: nothing is created"), dry.out());
-    assertTrue(dry.out().contains("about USD 0.0218 per hour"), dry.out()); // 0.0104 + 0.0114
+    assertTrue(dry.out().contains("about USD 0.0318 per hour"), dry.out()); // 0.0104 + 0.0114 + 2 x 0.005 (IPv4)
     Run none = kvlab(concat(new String[] {"ec2", "list", f}, common));
     assertEquals(Main.OK, none.code(), none.err());
     assertTrue(none.out().contains("no kvlab instances of cluster cli"), none.out());
@@ -103,7 +103,7 @@ class Ec2CommandTest {
     Run list = kvlab(concat(new String[] {"ec2", "list", f}, common));
     assertEquals(Main.OK, list.code(), list.err());
     assertEquals(2, list.out().lines().filter(l -> l.contains(" cli ") && l.contains(" carol ")).count(), list.out());
-    assertTrue(list.out().contains("2 instance(s); about USD 0.0218 per hour"), list.out());
+    assertTrue(list.out().contains("2 instance(s); about USD 0.0318 per hour"), list.out());
 
     Run wouldDelete = kvlab(concat(new String[] {"ec2", "down", f, "--dry-run"}, common));
     assertEquals(Main.OK, wouldDelete.code(), wouldDelete.err());
