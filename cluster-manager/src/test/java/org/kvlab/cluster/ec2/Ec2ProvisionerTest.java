@@ -420,18 +420,11 @@ class Ec2ProvisionerTest {
         && run.instanceMarketOptions() != null, "InsufficientInstanceCapacity", Integer.MAX_VALUE);
   }
 
-  Ec2Provisioner withoutSpotCapacity(Answer interceptor) {
-    clients.close();
-    clients = new Ec2Clients(StaticCredentialsProvider.create(AwsBasicCredentials.create("testing", "testing")),
-        emulator.endpoint, List.of(interceptor));
-    return provisioner();
-  }
-
   @Test
   void without_spot_capacity_up_retries_until_max_wait_then_starts_on_demand_instances() throws Exception {
     Answer noSpot = noSpotCapacity();
     Cluster c = cluster("fallback", TWO_REGIONS + "  spot: { maxWait: 300ms, then: on-demand }\n");
-    Ec2Cluster up = withoutSpotCapacity(noSpot).up(c.config(), c.spec(), CallerAddress.fixed(CALLER), i -> "127.0.0.1");
+    Ec2Cluster up = answering(noSpot).up(c.config(), c.spec(), CallerAddress.fixed(CALLER), i -> "127.0.0.1");
     assertEquals(4, up.hosts().size());
     assertTrue(up.hosts().stream().noneMatch(h -> h.instance().spot()), up.hosts().toString());
     assertTrue(noSpot.failed.get() >= 4, "retried in both datacenters: " + noSpot.failed.get());
@@ -443,7 +436,7 @@ class Ec2ProvisionerTest {
   void without_spot_capacity_and_then_fail_up_fails_and_deletes_what_it_created() throws Exception {
     Answer noSpot = noSpotCapacity();
     Cluster c = cluster("nospot", TWO_REGIONS + "  spot: { maxWait: 0s, then: fail }\n");
-    Ec2Provisioner p = withoutSpotCapacity(noSpot);
+    Ec2Provisioner p = answering(noSpot);
     Ec2Error e = assertThrows(Ec2Error.class, () -> p.up(c.config(), c.spec(), CallerAddress.fixed(CALLER), i -> "127.0.0.1"));
     assertTrue(e.getMessage().startsWith("no spot t3.small capacity in us-east-1 within 0 ms (InsufficientInstanceCapacity)."
         + " Fix: try again later"), e.getMessage());
