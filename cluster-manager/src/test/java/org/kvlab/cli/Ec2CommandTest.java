@@ -126,6 +126,17 @@ class Ec2CommandTest {
     assertTrue(r.err().contains(file + ":8:16: ec2.expiryHours: 1000 is out of range. Fix: use a number from 1 to 168"), r.err());
   }
 
+  @Test
+  void a_dry_run_refuses_more_instances_than_a_security_group_has_rules_for_and_exits_2() throws Exception {
+    Path file = dir.resolve("huge.yaml");
+    Files.writeString(file, "name: huge\nprotocol: eventual\ndatacenters: 2\npartitions: 1\nlocal: { basePort: 7400 }\n"
+        + "ec2:\n  regions: [us-east-1]\n  instancesPerDatacenter: 30\n");
+    Run r = kvlab("ec2", "up", file.toString(), "--dry-run");
+    assertEquals(Main.USAGE, r.code(), r.out() + r.err());
+    assertTrue(r.err().contains("the cluster's 60 instances need 63 inbound rules"), r.err());
+    assertTrue(r.err().contains("Fix: start at most 57 instances"), r.err());
+  }
+
   /** The SDK's real default chain, in a JVM without any AWS variables or files: a clear error, nothing else. */
   @Test
   void without_credentials_the_cli_names_the_cause_and_the_fix() throws Exception {
