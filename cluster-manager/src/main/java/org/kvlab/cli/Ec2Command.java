@@ -133,7 +133,12 @@ final class Ec2Command {
       common.load();
       Clusters.protocol(common.config);
       if (dryRun) {
-        Ec2Plan plan = common.provisioner(null, Ec2Listener.NONE).plan(common.config, common.spec);
+        Ec2Plan plan;
+        try {
+          plan = common.provisioner(null, Ec2Listener.NONE).plan(common.config, common.spec);
+        } catch (Ec2Error e) {
+          throw new Main.CliException(Main.USAGE, e.getMessage()); // the file asks for what AWS would refuse
+        }
         System.out.println("dry run: nothing is created");
         plan.lines().forEach(System.out::println);
         return Main.OK;

@@ -88,7 +88,7 @@ class Ec2CommandTest {
     Run dry = kvlab(concat(new String[] {"ec2", "up", f, "--dry-run"}, common));
     assertEquals(Main.OK, dry.code(), dry.err());
     assertTrue(dry.out().contains("dry run: nothing is created"), dry.out());
-    assertTrue(dry.out().contains("about USD 0.0218 per hour"), dry.out()); // 0.0104 + 0.0114
+    assertTrue(dry.out().contains("about USD 0.0318 per hour"), dry.out()); // 0.0104 + 0.0114 + 2 x 0.005 (IPv4)
     Run none = kvlab(concat(new String[] {"ec2", "list", f}, common));
     assertEquals(Main.OK, none.code(), none.err());
     assertTrue(none.out().contains("no kvlab instances of cluster cli"), none.out());
@@ -103,7 +103,7 @@ class Ec2CommandTest {
     Run list = kvlab(concat(new String[] {"ec2", "list", f}, common));
     assertEquals(Main.OK, list.code(), list.err());
     assertEquals(2, list.out().lines().filter(l -> l.contains(" cli ") && l.contains(" carol ")).count(), list.out());
-    assertTrue(list.out().contains("2 instance(s); about USD 0.0218 per hour"), list.out());
+    assertTrue(list.out().contains("2 instance(s); about USD 0.0318 per hour"), list.out());
 
     Run wouldDelete = kvlab(concat(new String[] {"ec2", "down", f, "--dry-run"}, common));
     assertEquals(Main.OK, wouldDelete.code(), wouldDelete.err());
@@ -124,6 +124,17 @@ class Ec2CommandTest {
     Run r = kvlab("ec2", "up", file.toString(), "--dry-run");
     assertEquals(Main.USAGE, r.code());
     assertTrue(r.err().contains(file + ":8:16: ec2.expiryHours: 1000 is out of range. Fix: use a number from 1 to 168"), r.err());
+  }
+
+  @Test
+  void a_dry_run_refuses_more_instances_than_a_security_group_has_rules_for_and_exits_2() throws Exception {
+    Path file = dir.resolve("huge.yaml");
+    Files.writeString(file, "name: huge\nprotocol: eventual\ndatacenters: 2\npartitions: 1\nlocal: { basePort: 7400 }\n"
+        + "ec2:\n  regions: [us-east-1]\n  instancesPerDatacenter: 30\n");
+    Run r = kvlab("ec2", "up", file.toString(), "--dry-run");
+    assertEquals(Main.USAGE, r.code(), r.out() + r.err());
+    assertTrue(r.err().contains("the cluster's 60 instances need 63 inbound rules"), r.err());
+    assertTrue(r.err().contains("Fix: start at most 57 instances"), r.err());
   }
 
   /** The SDK's real default chain, in a JVM without any AWS variables or files: a clear error, nothing else. */

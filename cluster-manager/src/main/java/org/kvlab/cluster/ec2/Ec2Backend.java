@@ -105,8 +105,7 @@ public final class Ec2Backend implements ClusterBackend {
     }
     boolean ok = false;
     try {
-      SshSettings settings = SshSettings.withKey(spec.user(), up.keyFile(),
-              stateRoot.resolve(shape.name()).resolve("known_hosts"))
+      SshSettings settings = SshSettings.withKey(spec.user(), up.keyFile(), provisioner.knownHostsFile(shape.name()))
           .withPort(options.sshPort()).withHostKeys(SshSettings.HostKeyPolicy.ACCEPT_NEW)
           .withRemoteDir(options.remoteDir())
           .withTimeouts(Duration.ofSeconds(10), SshSettings.DEFAULT_COMMAND_TIMEOUT)
@@ -149,7 +148,10 @@ public final class Ec2Backend implements ClusterBackend {
     return out;
   }
 
-  /** Waits until every host answers SSH with the cluster's key and runs {@code java -version}. */
+  /**
+   * Waits until every host answers SSH with the cluster's key and its first boot is done ({@link BootCheck}: the
+   * user data's ready mark and Java); fails at once when the boot failed.
+   */
   private void awaitSsh(SshHosts hosts) throws BackendException {
     long deadline = System.nanoTime() + options.sshWait().toNanos();
     KnownHostsFile known;
@@ -165,12 +167,18 @@ public final class Ec2Backend implements ClusterBackend {
       String last = "";
       while (true) {
         try (SshConnection c = SshConnection.open(hosts.settings().sshAddress(host), hosts.settings(), known)) {
-          SshConnection.ExecResult r = c.exec(hosts.settings().java() + " -version 2>&1");
-          if (r.ok()) {
+          SshConnection.ExecResult r = c.exec(BootCheck.command(hosts.settings().java()));
+          BootCheck.Result boot = BootCheck.read(r.ok(), r.stdout());
+          if (boot.state() == BootCheck.State.READY) {
             listener.event(new ClusterEvent("ec2", host, null, ClusterEvent.Kind.CONNECTED, "SSH answers, Java is there"));
             break;
           }
-          last = "no Java yet (the user data installs it): " + r.stdout().strip();
+          if (boot.state() == BootCheck.State.FAILED) {
+            throw new BackendException(host + ": the first boot failed: " + boot.detail() + ". Fix: check that the"
+                + " instances reach the internet (the default VPC's route to its internet gateway) and that the AMI is a"
+                + " Debian, Ubuntu or Amazon Linux image with apt, dnf or yum; then run again");
+          }
+          last = boot.detail();
         } catch (SshException e) {
           last = e.getMessage();
         }

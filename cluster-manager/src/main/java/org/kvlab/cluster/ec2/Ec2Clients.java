@@ -4,6 +4,7 @@ import java.net.URI;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
 import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
 import software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider;
 import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
@@ -19,6 +20,7 @@ public final class Ec2Clients implements AutoCloseable {
   private final AwsCredentialsProvider credentials;
   private final URI endpoint;
   private final List<ExecutionInterceptor> interceptors;
+  private final Function<String, Ec2Client> factory;
   private final Map<String, Ec2Client> byRegion = new ConcurrentHashMap<>();
 
   /**
@@ -34,6 +36,18 @@ public final class Ec2Clients implements AutoCloseable {
     this.credentials = credentials;
     this.endpoint = endpoint;
     this.interceptors = List.copyOf(interceptors);
+    this.factory = null;
+  }
+
+  /**
+   * With the client of each region made by {@code factory}: for tests that fake EC2 answers no emulator gives
+   * (instance states and their reasons, eventual consistency).
+   */
+  public Ec2Clients(AwsCredentialsProvider credentials, Function<String, Ec2Client> factory) {
+    this.credentials = credentials;
+    this.endpoint = null;
+    this.interceptors = List.of();
+    this.factory = factory;
   }
 
   /**
@@ -57,6 +71,9 @@ public final class Ec2Clients implements AutoCloseable {
 
   public Ec2Client region(String region) {
     return byRegion.computeIfAbsent(region, r -> {
+      if (factory != null) {
+        return factory.apply(r);
+      }
       var b = Ec2Client.builder()
           .region(Region.of(r))
           .credentialsProvider(credentials)

@@ -15,7 +15,8 @@ import java.util.Optional;
  * @param owner the owner tag
  * @param regions per region: the key pair, the security group and its rules, the AMI
  * @param datacenters per datacenter: region, instance count, type, market
- * @param usdPerHour total hourly cost estimate (on-demand prices; empty if a type/region is not in the table)
+ * @param usdPerHour total hourly cost estimate (on-demand prices plus each instance's public IPv4 address; empty if a
+ *     type/region is not in the table)
  * @param missingPrices type/region pairs the price table lacks
  * @param expiry how long the instances live at most
  * @param pricesDate the date of the price table
@@ -54,7 +55,8 @@ public record Ec2Plan(String cluster, String owner, List<RegionPlan> regions, Li
 
   /** The cost line. */
   public String cost() {
-    String dated = " (on-demand prices of " + pricesDate + ", " + pricesSource + "; spot costs at most this)";
+    String dated = " (on-demand prices of " + pricesDate + ", " + pricesSource + ", plus USD "
+        + PriceTable.PUBLIC_IPV4_USD_PER_HOUR.toPlainString() + "/h per public IPv4 address; spot costs at most this)";
     if (usdPerHour.isEmpty()) {
       return "cost: unknown, the price table has no price for " + String.join(", ", missingPrices) + dated;
     }

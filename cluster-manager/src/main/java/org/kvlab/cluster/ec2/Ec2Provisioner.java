@@ -26,9 +26,6 @@ import org.kvlab.config.UserText;
 import software.amazon.awssdk.awscore.exception.AwsServiceException;
 import software.amazon.awssdk.core.SdkBytes;
 import software.amazon.awssdk.core.exception.SdkClientException;
-import software.amazon.awssdk.core.retry.backoff.FixedDelayBackoffStrategy;
-import software.amazon.awssdk.core.waiters.WaiterOverrideConfiguration;
-import software.amazon.awssdk.core.waiters.WaiterResponse;
 import software.amazon.awssdk.services.ec2.Ec2Client;
 import software.amazon.awssdk.services.ec2.model.CreateSecurityGroupResponse;
 import software.amazon.awssdk.services.ec2.model.DescribeImagesResponse;
@@ -39,8 +36,8 @@ import software.amazon.awssdk.services.ec2.model.Image;
 import software.amazon.awssdk.services.ec2.model.Instance;
 import software.amazon.awssdk.services.ec2.model.InstanceInterruptionBehavior;
 import software.amazon.awssdk.services.ec2.model.InstanceLifecycleType;
+import software.amazon.awssdk.services.ec2.model.InstanceNetworkInterfaceSpecification;
 import software.amazon.awssdk.services.ec2.model.IpPermission;
-import software.amazon.awssdk.services.ec2.model.IpRange;
 import software.amazon.awssdk.services.ec2.model.KeyPairInfo;
 import software.amazon.awssdk.services.ec2.model.MarketType;
 import software.amazon.awssdk.services.ec2.model.Reservation;
@@ -51,7 +48,6 @@ import software.amazon.awssdk.services.ec2.model.ShutdownBehavior;
 import software.amazon.awssdk.services.ec2.model.SpotInstanceType;
 import software.amazon.awssdk.services.ec2.model.Tag;
 import software.amazon.awssdk.services.ec2.model.TagSpecification;
-import software.amazon.awssdk.services.ec2.model.UserIdGroupPair;
 
 /**
  * Creates, lists and deletes the EC2 resources of a kvlab cluster (docs/ec2.md): per cluster one SSH key
@@ -71,9 +67,17 @@ public final class Ec2Provisioner {
   public static final int SSH_PORT = 22;
   /** The states of an instance that (may) still cost money. */
   static final List<String> LIVE_STATES = List.of("pending", "running", "shutting-down", "stopping", "stopped");
+  /** Spot errors that mean "no capacity now" (retried until spot.maxWait); a quota (MaxSpotInstanceCountExceeded) is not. */
   private static final Set<String> SPOT_CAPACITY_CODES = Set.of("InsufficientInstanceCapacity", "SpotMaxPriceTooLow",
-      "MaxSpotInstanceCountExceeded", "InsufficientCapacity", "CapacityNotAvailable");
-  private static final Pattern ARM_TYPE = Pattern.compile("[a-z]+\\d+g[a-z]*\\..*");
+      "InsufficientCapacity", "CapacityNotAvailable");
+  /** What AWS answers for a resource created a moment ago that has not reached every endpoint yet (retried). */
+  static final Set<String> NOT_FOUND_YET = Set.of("InvalidGroup.NotFound", "InvalidKeyPair.NotFound",
+      "InvalidInstanceID.NotFound");
+  /** How long a just-created resource may stay invisible before its NotFound is believed. */
+  static final Duration CONSISTENCY_WAIT = Duration.ofMinutes(2);
+  /** Burstable types (T2, T3, T3a, T4g): started with standard CPU credits, not in Unlimited mode. */
+  static final Pattern BURSTABLE_TYPE = Pattern.compile("t\\d[a-z]*\\..*");
+  private static final Set<String> NOT_RUNNING = Set.of("shutting-down", "terminated", "stopping", "stopped");
   private static final Pattern IPV4_CIDR = Pattern.compile("(\\d{1,3})\\.(\\d{1,3})\\.(\\d{1,3})\\.(\\d{1,3})(/(\\d{1,2}))?");
 
   /**
@@ -81,8 +85,13 @@ public final class Ec2Provisioner {
    * @param pollInterval how often waiters poll (AWS: 15 s is the SDK's default; an emulator answers at once)
    * @param waitTimeout the longest wait for instances to run or terminate, and for a group to become deletable
    * @param stateRoot where each cluster's private key is kept: {@code <stateRoot>/<cluster>/key.pem}
+   * @param sleeper the time and sleep of every wait ({@link Sleeper#REAL} outside tests)
    */
-  public record Options(Clock clock, Duration pollInterval, Duration waitTimeout, Path stateRoot) {
+  public record Options(Clock clock, Duration pollInterval, Duration waitTimeout, Path stateRoot, Sleeper sleeper) {
+    public Options(Clock clock, Duration pollInterval, Duration waitTimeout, Path stateRoot) {
+      this(clock, pollInterval, waitTimeout, stateRoot, Sleeper.REAL);
+    }
+
     public static Options defaults() {
       return new Options(Clock.systemUTC(), Duration.ofSeconds(5), Duration.ofMinutes(10), Path.of(".kvlab", "ec2"));
     }
@@ -110,6 +119,14 @@ public final class Ec2Provisioner {
     return options.stateRoot().resolve(cluster).resolve("key.pem");
   }
 
+  /**
+   * Where the host keys of the cluster's instances are recorded. {@code up} starts it anew and {@code down} deletes
+   * it: AWS hands public addresses to other instances later, whose host keys differ.
+   */
+  public Path knownHostsFile(String cluster) {
+    return options.stateRoot().resolve(cluster).resolve("known_hosts");
+  }
+
   // ---------------------------------------------------------------------------------------------
   // dry run
 
@@ -117,15 +134,17 @@ public final class Ec2Provisioner {
   public Ec2Plan plan(ClusterConfig config, Ec2Spec spec) {
     String name = resourceName(config.name(), spec.owner());
     int[] ports = portRange(config);
+    int instances = config.topology().datacenters() * spec.instancesPerDatacenter();
+    Ingress.check(instances);
     List<Ec2Plan.RegionPlan> regions = new ArrayList<>();
     for (String region : distinctRegions(spec)) {
       List<String> ingress = new ArrayList<>();
-      ingress.add("all TCP from security group " + name + " (the cluster's own instances in " + region + ")");
-      ingress.add("TCP " + SSH_PORT + " (SSH) from the caller's address");
-      ingress.add("TCP " + ports[0] + "-" + ports[1] + " (the cluster's ports) from the caller's address");
-      if (distinctRegions(spec).size() > 1) {
-        ingress.add("TCP " + ports[0] + "-" + ports[1] + " from each instance of the other regions (its public address /32)");
+      for (Ingress.Rule r : Ingress.base(name, "the caller's address", SSH_PORT, ports)) {
+        ingress.add(r.toString());
       }
+      ingress.add("TCP " + ports[0] + "-" + ports[1] + " from each of the " + instances + " instances' public"
+          + " address /32, once they run (" + Ingress.count(instances) + " of AWS's " + Ingress.MAX_RULES_PER_GROUP
+          + " rules per group)");
       String ami = spec.lookup() == null ? spec.ami().get(region)
           : "newest '" + spec.lookup().name() + "' of owner " + spec.lookup().owner();
       regions.add(new Ec2Plan.RegionPlan(region, name, name, ingress, ami));
@@ -138,7 +157,7 @@ public final class Ec2Provisioner {
             + (spec.spot().fallbackOnDemand() ? "on-demand" : "fail");
     for (int d = 0; d < config.topology().datacenters(); d++) {
       String region = spec.region(d);
-      Optional<BigDecimal> each = prices.usdPerHour(region, spec.instanceType());
+      Optional<BigDecimal> each = prices.usdPerHour(region, spec.instanceType()).map(p -> p.add(PriceTable.PUBLIC_IPV4_USD_PER_HOUR));
       if (each.isPresent()) {
         total = total.add(each.get().multiply(BigDecimal.valueOf(spec.instancesPerDatacenter())));
       } else if (!missing.contains(spec.instanceType() + " in " + region)) {
@@ -164,6 +183,7 @@ public final class Ec2Provisioner {
     String cluster = config.name();
     String owner = spec.owner();
     String callerCidr = callerCidr(caller);
+    Ingress.check(config.topology().datacenters() * spec.instancesPerDatacenter());
     checkCredentials();
     List<String> regions = distinctRegions(spec);
     Map<String, String> amis = new LinkedHashMap<>();
@@ -214,6 +234,7 @@ public final class Ec2Provisioner {
           "make " + options.stateRoot() + " writable, or run from a directory where it is", e);
     }
     listener.created(new Ec2Resource(Ec2Resource.Kind.KEY_FILE, "", keyFile.toString(), "mode 0600"));
+    deleteKnownHosts(cluster, null);
     String publicKey = SshKeys.openSshPublicKey(key, name);
     int[] ports = portRange(config);
     Map<String, String> groups = new LinkedHashMap<>();
@@ -225,22 +246,19 @@ public final class Ec2Provisioner {
       listener.created(new Ec2Resource(Ec2Resource.Kind.KEY_PAIR, region, name, "RSA " + SshKeys.BITS));
       CreateSecurityGroupResponse sg = aws("create the security group", region, () -> ec2.createSecurityGroup(b -> b
           .groupName(name)
-          .description("kvlab cluster " + cluster + " of " + owner + ": only its own instances and its caller")
+          .description(Ingress.description("kvlab cluster " + cluster + " of " + owner + ": only its own instances and its caller"))
           .tagSpecifications(spec(ResourceType.SECURITY_GROUP, tags, name))));
       String groupId = sg.groupId();
       groups.put(region, groupId);
       listener.created(new Ec2Resource(Ec2Resource.Kind.SECURITY_GROUP, region, groupId, name));
-      IpPermission self = IpPermission.builder().ipProtocol("tcp").fromPort(0).toPort(65535)
-          .userIdGroupPairs(UserIdGroupPair.builder().groupId(groupId).description("the cluster's own instances").build())
-          .build();
-      IpPermission ssh = cidrRule(SSH_PORT, SSH_PORT, callerCidr, "kvlab caller (SSH)");
-      IpPermission clusterPorts = cidrRule(ports[0], ports[1], callerCidr, "kvlab caller (cluster ports)");
-      aws("allow the cluster and the caller in", region,
-          () -> ec2.authorizeSecurityGroupIngress(b -> b.groupId(groupId).ipPermissions(self, ssh, clusterPorts)));
+      List<Ingress.Rule> base = Ingress.base(groupId, callerCidr, SSH_PORT, ports);
+      List<IpPermission> permissions = base.stream().map(Ingress.Rule::permission).toList();
+      retryNotFound("allow the cluster and the caller in", region,
+          () -> ec2.authorizeSecurityGroupIngress(b -> b.groupId(groupId).ipPermissions(permissions)));
       listener.created(new Ec2Resource(Ec2Resource.Kind.INGRESS_RULE, region, groupId,
-          "all TCP from " + groupId + "; TCP 22 and " + ports[0] + "-" + ports[1] + " from " + callerCidr));
+          String.join("; ", base.stream().map(Ingress.Rule::toString).toList())));
     }
-    String userData = UserData.encoded(cluster, owner, expires);
+    String userData = UserData.encoded(cluster, owner, spec.expiry(), expires);
     Map<String, List<String>> idsByRegion = new LinkedHashMap<>();
     for (int d = 0; d < config.topology().datacenters(); d++) {
       String region = spec.region(d);
@@ -253,26 +271,25 @@ public final class Ec2Provisioner {
       listener.progress("waiting for " + e.getValue().size() + " instance(s) in " + region + " to run");
       running.put(region, waitUntil(region, e.getValue(), true));
     }
-    if (regions.size() > 1) {
-      for (String region : regions) {
-        List<String> others = new ArrayList<>();
-        running.forEach((r, list) -> {
-          if (!r.equals(region)) {
-            list.stream().map(Instance::publicIpAddress).filter(ip -> ip != null).forEach(ip -> others.add(ip + "/32"));
-          }
-        });
-        if (others.isEmpty()) {
-          continue;
-        }
-        List<IpRange> ranges = others.stream()
-            .map(c -> IpRange.builder().cidrIp(c).description("kvlab cluster instance in another region").build()).toList();
-        String groupId = groups.get(region);
-        aws("allow the other regions' instances in", region, () -> clients.region(region).authorizeSecurityGroupIngress(b -> b
-            .groupId(groupId).ipPermissions(IpPermission.builder().ipProtocol("tcp").fromPort(ports[0]).toPort(ports[1])
-                .ipRanges(ranges).build())));
-        listener.created(new Ec2Resource(Ec2Resource.Kind.INGRESS_RULE, region, groupId,
-            "TCP " + ports[0] + "-" + ports[1] + " from " + String.join(", ", others)));
+    // Every peer, client and this machine dial an instance at its public address; such traffic comes from the
+    // sender's public address, which the group reference does not match (Ingress): admit each one, in every region.
+    List<String> publicIps = new ArrayList<>();
+    running.forEach((region, list) -> list.forEach(i -> {
+      if (i.publicIpAddress() == null) {
+        throw new Ec2Error("instance " + i.instanceId() + " in " + region + " has no public IPv4 address, so neither"
+            + " this machine nor the other regions can reach it", "give the default VPC's subnets in " + region
+            + " an internet gateway (or recreate the default VPC: 'aws ec2 create-default-vpc --region " + region + "')");
       }
+      publicIps.add(i.publicIpAddress());
+    }));
+    List<Ingress.Rule> peers = Ingress.instances(publicIps, ports);
+    List<IpPermission> peerPermissions = peers.stream().map(Ingress.Rule::permission).toList();
+    for (String region : regions) {
+      String groupId = groups.get(region);
+      aws("allow the cluster's instances in by their public addresses", region, () -> clients.region(region)
+          .authorizeSecurityGroupIngress(b -> b.groupId(groupId).ipPermissions(peerPermissions)));
+      listener.created(new Ec2Resource(Ec2Resource.Kind.INGRESS_RULE, region, groupId,
+          "TCP " + ports[0] + "-" + ports[1] + " from " + String.join(", ", publicIps.stream().map(ip -> ip + "/32").toList())));
     }
     List<Ec2Host> hosts = new ArrayList<>();
     BigDecimal total = BigDecimal.ZERO;
@@ -304,11 +321,19 @@ public final class Ec2Provisioner {
         .minCount(spec.instancesPerDatacenter())
         .maxCount(spec.instancesPerDatacenter())
         .keyName(keyName)
-        .securityGroupIds(groupId)
+        // a public address asked for explicitly: a subnet whose default is "none" would otherwise start instances
+        // reachable only at their private address
+        .networkInterfaces(InstanceNetworkInterfaceSpecification.builder().deviceIndex(0).associatePublicIpAddress(true)
+            .groups(groupId).deleteOnTermination(true).build())
         .userData(userData)
         .instanceInitiatedShutdownBehavior(ShutdownBehavior.TERMINATE.toString())
         .tagSpecifications(TagSpecification.builder().resourceType(ResourceType.INSTANCE)
             .tags(withName(instanceTags, keyName + "-dc" + datacenter)).build());
+    if (BURSTABLE_TYPE.matcher(spec.instanceType()).matches()) {
+      // T3/T3a/T4g start in Unlimited mode: a saturating benchmark would pay for surplus credits (several times the
+      // listed price). Standard: the CPU falls back to its baseline once the credits are spent, at the listed price.
+      request.creditSpecification(c -> c.cpuCredits("standard"));
+    }
     String what = "start " + spec.instancesPerDatacenter() + " instance(s) for datacenter " + datacenter;
     List<Instance> started = null;
     boolean spot = spec.spot() != null;
@@ -316,16 +341,23 @@ public final class Ec2Provisioner {
       RunInstancesRequest spotRequest = request.copy().instanceMarketOptions(m -> m.marketType(MarketType.SPOT)
           .spotOptions(s -> s.spotInstanceType(SpotInstanceType.ONE_TIME)
               .instanceInterruptionBehavior(InstanceInterruptionBehavior.TERMINATE))).build();
-      long deadline = System.nanoTime() + spec.spot().maxWait().toNanos();
+      long deadline = options.sleeper().nanoTime() + spec.spot().maxWait().toNanos();
       while (started == null) {
         try {
-          started = clients.region(region).runInstances(spotRequest).instances();
-        } catch (AwsServiceException e) {
-          String code = e.awsErrorDetails() == null ? "" : e.awsErrorDetails().errorCode();
-          if (!SPOT_CAPACITY_CODES.contains(code)) {
-            throw explain(what, region, e);
+          started = retryNotFound(what, region, () -> clients.region(region).runInstances(spotRequest)).instances();
+        } catch (Ec2Error e) {
+          String code = e.getCause() instanceof AwsServiceException a && a.awsErrorDetails() != null
+              ? String.valueOf(a.awsErrorDetails().errorCode()) : "";
+          if (code.equals("MaxSpotInstanceCountExceeded") && spec.spot().fallbackOnDemand()) {
+            listener.progress("the spot quota of " + region + " is used up (MaxSpotInstanceCountExceeded): starting"
+                + " on-demand instances");
+            spot = false;
+            break;
           }
-          if (System.nanoTime() - deadline >= 0) {
+          if (!SPOT_CAPACITY_CODES.contains(code)) {
+            throw e;
+          }
+          if (options.sleeper().nanoTime() - deadline >= 0) {
             if (!spec.spot().fallbackOnDemand()) {
               throw new Ec2Error("no spot " + spec.instanceType() + " capacity in " + region + " within "
                   + human(spec.spot().maxWait()) + " (" + code + ")", "try again later, another instance type or"
@@ -338,14 +370,12 @@ public final class Ec2Provisioner {
           }
           listener.progress("no spot capacity in " + region + " yet (" + code + "); retrying");
           sleep(options.pollInterval());
-        } catch (SdkClientException e) {
-          throw unreachable(what, region, e);
         }
       }
     }
     if (started == null) {
       RunInstancesRequest onDemand = request.build();
-      started = aws(what, region, () -> clients.region(region).runInstances(onDemand)).instances();
+      started = retryNotFound(what, region, () -> clients.region(region).runInstances(onDemand)).instances();
     }
     List<String> ids = new ArrayList<>();
     for (Instance i : started) {
@@ -385,7 +415,7 @@ public final class Ec2Provisioner {
       }
       return id;
     }
-    String arch = ARM_TYPE.matcher(spec.instanceType()).matches() ? "arm64" : "x86_64";
+    String arch = Ec2Spec.ARM_TYPE.matcher(spec.instanceType()).matches() ? "arm64" : "x86_64";
     DescribeImagesResponse r = aws("look up the AMI", region, () -> ec2.describeImages(b -> b
         .owners(spec.lookup().owner())
         .filters(filter("name", spec.lookup().name()), filter("state", "available"), filter("architecture", arch))));
@@ -476,19 +506,34 @@ public final class Ec2Provisioner {
     } catch (IOException e) {
       listener.progress("could not delete " + keyFile + ": " + e.getMessage());
     }
+    deleteKnownHosts(cluster, deleted);
     return deleted;
+  }
+
+  /** Deletes the cluster's known_hosts (its instances' host keys; their addresses go to other instances later). */
+  private void deleteKnownHosts(String cluster, List<Ec2Resource> deleted) {
+    Path file = knownHostsFile(cluster);
+    try {
+      if (Files.deleteIfExists(file) && deleted != null) {
+        Ec2Resource r = new Ec2Resource(Ec2Resource.Kind.KNOWN_HOSTS, "", file.toString(), "");
+        deleted.add(r);
+        listener.deleted(r);
+      }
+    } catch (IOException e) {
+      listener.progress("could not delete " + file + ": " + e.getMessage());
+    }
   }
 
   /** A group can be deleted only once no network interface uses it; terminated instances release theirs late. */
   private void deleteGroup(String region, SecurityGroup g) {
-    long deadline = System.nanoTime() + options.waitTimeout().toNanos();
+    long deadline = options.sleeper().nanoTime() + options.waitTimeout().toNanos();
     while (true) {
       try {
         clients.region(region).deleteSecurityGroup(b -> b.groupId(g.groupId()));
         return;
       } catch (AwsServiceException e) {
         String code = e.awsErrorDetails() == null ? "" : e.awsErrorDetails().errorCode();
-        if (!code.equals("DependencyViolation") || System.nanoTime() - deadline >= 0) {
+        if (!code.equals("DependencyViolation") || options.sleeper().nanoTime() - deadline >= 0) {
           throw explain("delete security group " + g.groupId(), region, e);
         }
         listener.progress("security group " + g.groupId() + " in " + region + " is still in use; retrying");
@@ -581,36 +626,90 @@ public final class Ec2Provisioner {
     return out;
   }
 
-  /** Waits (with the SDK's waiter) until every instance of {@code ids} runs (or is terminated); returns them. */
+  /**
+   * Polls until every instance of {@code ids} runs (returns them) or is terminated (returns nothing). Waiting to
+   * run fails as soon as one is shutting down, stopped or terminated, with EC2's reason (its StateReason); waiting
+   * for termination goes on through pending and running. Instances not visible yet (InvalidInstanceID.NotFound
+   * right after RunInstances) are waited for; when waiting to terminate, an instance EC2 no longer knows is gone.
+   */
   private List<Instance> waitUntil(String region, List<String> ids, boolean running) {
+    long deadline = options.sleeper().nanoTime() + options.waitTimeout().toNanos();
+    String goal = running ? "run" : "terminate";
     DescribeInstancesRequest request = DescribeInstancesRequest.builder().instanceIds(ids).build();
-    WaiterOverrideConfiguration wait = WaiterOverrideConfiguration.builder()
-        .waitTimeout(options.waitTimeout())
-        .maxAttempts((int) Math.max(3, options.waitTimeout().toMillis() / Math.max(1, options.pollInterval().toMillis())))
-        .backoffStrategy(FixedDelayBackoffStrategy.create(options.pollInterval()))
-        .build();
-    String what = "wait for " + ids.size() + " instance(s) to " + (running ? "run" : "terminate");
-    WaiterResponse<DescribeInstancesResponse> r = aws(what, region, () -> running
-        ? clients.region(region).waiter().waitUntilInstanceRunning(request, wait)
-        : clients.region(region).waiter().waitUntilInstanceTerminated(request, wait));
-    if (r.matched().exception().isPresent()) {
-      Throwable t = r.matched().exception().get();
-      throw new Ec2Error("instances " + ids + " in " + region + " did not " + (running ? "run" : "terminate") + ": "
-          + t.getMessage(), running ? "look at them in the EC2 console (capacity, quotas), then run 'kvlab ec2 down'"
-          : "run 'kvlab ec2 down' again, or terminate them in the EC2 console");
-    }
-    if (!running) {
-      return List.of();
-    }
-    // Describe again: the waiter's last response may predate the public addresses.
-    List<Instance> out = new ArrayList<>();
-    aws("describe the instances", region, () -> {
-      for (DescribeInstancesResponse page : clients.region(region).describeInstancesPaginator(request)) {
-        page.reservations().forEach(res -> out.addAll(res.instances()));
+    String last = "";
+    while (true) {
+      List<Instance> now = null;
+      try {
+        List<Instance> seen = new ArrayList<>();
+        for (DescribeInstancesResponse page : clients.region(region).describeInstancesPaginator(request)) {
+          page.reservations().forEach(res -> seen.addAll(res.instances()));
+        }
+        now = seen;
+      } catch (AwsServiceException e) {
+        String code = e.awsErrorDetails() == null ? "" : String.valueOf(e.awsErrorDetails().errorCode());
+        if (!code.equals("InvalidInstanceID.NotFound")) {
+          throw explain("wait for " + ids.size() + " instance(s) to " + goal, region, e);
+        }
+        if (!running) {
+          return List.of();
+        }
+        last = "not visible yet (InvalidInstanceID.NotFound)";
+      } catch (SdkClientException e) {
+        throw unreachable("wait for " + ids.size() + " instance(s) to " + goal, region, e);
       }
-      return null;
-    });
-    return out;
+      if (now != null) {
+        Map<String, Long> states = new java.util.TreeMap<>();
+        now.forEach(i -> states.merge(state(i), 1L, Long::sum));
+        last = states.toString();
+        if (running) {
+          for (Instance i : now) {
+            if (NOT_RUNNING.contains(state(i))) {
+              throw new Ec2Error("instance " + i.instanceId() + " in " + region + " did not run: it is " + state(i)
+                  + reason(i), notRunningFix(i, region));
+            }
+          }
+          if (now.size() == ids.size() && now.stream().allMatch(i -> state(i).equals("running"))) {
+            return now;
+          }
+        } else if (now.stream().allMatch(i -> state(i).equals("terminated"))) {
+          return List.of();
+        }
+      }
+      if (options.sleeper().nanoTime() - deadline >= 0) {
+        throw new Ec2Error("instances " + ids + " in " + region + " did not " + goal + " within "
+            + human(options.waitTimeout()) + " (states: " + last + ")", running
+            ? "look at them in the EC2 console (their state reason), then run 'kvlab ec2 down <cluster.yaml>'"
+            : "run 'kvlab ec2 down <cluster.yaml>' again, or terminate them in the EC2 console");
+      }
+      sleep(options.pollInterval());
+    }
+  }
+
+  private static String state(Instance i) {
+    return i.state() == null ? "unknown" : i.state().nameAsString();
+  }
+
+  private static String reason(Instance i) {
+    if (i.stateReason() == null) {
+      return i.stateTransitionReason() == null || i.stateTransitionReason().isBlank() ? ""
+          : " (" + i.stateTransitionReason() + ")";
+    }
+    return " (" + i.stateReason().code() + ": " + i.stateReason().message() + ")";
+  }
+
+  private static String notRunningFix(Instance i, String region) {
+    String code = i.stateReason() == null ? "" : String.valueOf(i.stateReason().code());
+    if (code.contains("InsufficientInstanceCapacity")) {
+      return "AWS had no capacity for this type there: try again later, or another instance type or region";
+    }
+    if (code.contains("VolumeLimitExceeded") || code.contains("InstanceLimitExceeded")) {
+      return "ask for a higher EC2 quota in " + region + " (Service Quotas console), or start fewer instances";
+    }
+    if (code.contains("InternalError") || code.contains("InvalidSnapshot")) {
+      return "the AMI's root volume could not be made (an encrypted snapshot without kms permissions?): pick another"
+          + " AMI, or grant the KMS key";
+    }
+    return "see EC2's reason above; 'kvlab ec2 down <cluster.yaml>' deletes what is left";
   }
 
   private Ec2Instance describe(String region, Instance i) {
@@ -632,7 +731,8 @@ public final class Ec2Provisioner {
     return new Ec2Instance(region, i.instanceId(), tags.getOrDefault(TAG_CLUSTER, ""), tags.getOrDefault(TAG_OWNER, ""), dc,
         type, i.state() == null ? "unknown" : i.state().nameAsString(),
         i.instanceLifecycle() == InstanceLifecycleType.SPOT, i.launchTime(), expires, i.publicIpAddress(),
-        i.privateIpAddress(), prices.usdPerHour(region, type));
+        i.privateIpAddress(), prices.usdPerHour(region, type)
+            .map(p -> i.publicIpAddress() == null ? p : p.add(PriceTable.PUBLIC_IPV4_USD_PER_HOUR)));
   }
 
   static String human(Duration d) {
@@ -649,11 +749,6 @@ public final class Ec2Provisioner {
     return new int[] {lo, hi};
   }
 
-  private static IpPermission cidrRule(int from, int to, String cidr, String description) {
-    return IpPermission.builder().ipProtocol("tcp").fromPort(from).toPort(to)
-        .ipRanges(IpRange.builder().cidrIp(cidr).description(description).build()).build();
-  }
-
   private static TagSpecification spec(ResourceType type, List<Tag> tags, String name) {
     return TagSpecification.builder().resourceType(type).tags(withName(tags, name)).build();
   }
@@ -668,10 +763,34 @@ public final class Ec2Provisioner {
 
   private void sleep(Duration d) {
     try {
-      Thread.sleep(d.toMillis());
+      options.sleeper().sleep(d);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new Ec2Error("interrupted", "run 'kvlab ec2 list' to see what was created and 'kvlab ec2 down' to delete it");
+    }
+  }
+
+  /**
+   * {@link #aws}, retried while AWS answers with a NotFound for a resource created moments ago (EC2 is eventually
+   * consistent: a new group or key pair may not be visible to the next call yet), for up to {@link #CONSISTENCY_WAIT}.
+   */
+  private <T> T retryNotFound(String what, String region, Supplier<T> call) {
+    long deadline = options.sleeper().nanoTime() + CONSISTENCY_WAIT.toNanos();
+    Duration pause = options.pollInterval();
+    while (true) {
+      try {
+        return call.get();
+      } catch (AwsServiceException e) {
+        String code = e.awsErrorDetails() == null ? "" : String.valueOf(e.awsErrorDetails().errorCode());
+        if (!NOT_FOUND_YET.contains(code) || options.sleeper().nanoTime() - deadline >= 0) {
+          throw explain(what, region, e);
+        }
+        listener.progress("cannot " + what + " in " + region + " yet (" + code + ": just created); retrying");
+        sleep(pause);
+        pause = pause.multipliedBy(2).compareTo(Duration.ofSeconds(20)) > 0 ? Duration.ofSeconds(20) : pause.multipliedBy(2);
+      } catch (SdkClientException e) {
+        throw unreachable(what, region, e);
+      }
     }
   }
 
@@ -711,8 +830,16 @@ public final class Ec2Provisioner {
       case "OptInRequired" -> "enable region " + region + " for your account (AWS console, Account, AWS Regions), or pick another";
       case "VPCIdNotSpecified", "VPCResourceNotSpecified", "InvalidVpcID.NotFound" ->
           "the region has no default VPC: create one with 'aws ec2 create-default-vpc --region " + region + "'";
-      case "InstanceLimitExceeded", "VcpuLimitExceeded", "MaxSpotInstanceCountExceeded" ->
-          "ask for a higher EC2 quota in " + region + " (Service Quotas console), or start fewer or smaller instances";
+      case "InstanceLimitExceeded", "VcpuLimitExceeded" ->
+          "ask for a higher 'Running On-Demand Standard instances' vCPU quota in " + region + " (Service Quotas console,"
+              + " Amazon EC2; new accounts start low, docs/ec2.md), or start fewer or smaller instances";
+      case "MaxSpotInstanceCountExceeded" ->
+          "ask for a higher 'All Standard Spot Instance Requests' vCPU quota in " + region + " (Service Quotas console,"
+              + " Amazon EC2), start fewer instances, or use 'spot: { then: on-demand }'";
+      case "AuthFailure.ServiceLinkedRoleCreationNotPermitted" ->
+          "the first spot instance of an account needs the service-linked role AWSServiceRoleForEC2Spot: create it once"
+              + " with 'aws iam create-service-linked-role --aws-service-name spot.amazonaws.com', or give the credentials"
+              + " iam:CreateServiceLinkedRole (docs/ec2.md lists the permissions), or drop 'spot:'";
       case "Unsupported", "InvalidInstanceType" ->
           "this instance type is not offered there: pick another ec2.instanceType or region";
       case "InsufficientInstanceCapacity" -> "AWS has no capacity for this type there right now: try again later, or"

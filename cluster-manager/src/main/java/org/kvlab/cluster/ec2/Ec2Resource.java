@@ -1,7 +1,7 @@
 package org.kvlab.cluster.ec2;
 
 /**
- * One thing kvlab created in EC2 (or on this machine, for the private key file).
+ * One thing kvlab created in EC2 (or on this machine: the private key file, the instances' known_hosts).
  *
  * @param kind what it is
  * @param region its region ("" for the local key file)
@@ -9,7 +9,7 @@ package org.kvlab.cluster.ec2;
  * @param detail a short description, e.g. "datacenter 0, t3.small, spot"
  */
 public record Ec2Resource(Kind kind, String region, String id, String detail) {
-  public enum Kind { KEY_PAIR, SECURITY_GROUP, INGRESS_RULE, INSTANCE, KEY_FILE }
+  public enum Kind { KEY_PAIR, SECURITY_GROUP, INGRESS_RULE, INSTANCE, KEY_FILE, KNOWN_HOSTS }
 
   @Override
   public String toString() {

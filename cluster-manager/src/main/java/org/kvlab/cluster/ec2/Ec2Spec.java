@@ -36,6 +36,10 @@ public record Ec2Spec(String instanceType, List<String> regions, boolean regionP
 
   /** Debian 12 (bookworm) amd64, published by Debian's AWS account; its SSH user is {@code admin}. */
   public static final AmiLookup DEFAULT_LOOKUP = new AmiLookup("136693071363", "debian-12-amd64-*");
+  /** The same for Graviton (arm64) instance types. */
+  public static final AmiLookup DEFAULT_LOOKUP_ARM = new AmiLookup("136693071363", "debian-12-arm64-*");
+  /** Graviton instance types (t4g, m7g, c6gn, ...): arm64 images. */
+  static final Pattern ARM_TYPE = Pattern.compile("[a-z]+\\d+g[a-z]*\\..*");
   public static final String DEFAULT_USER = "admin";
   public static final String DEFAULT_INSTANCE_TYPE = "t3.small";
   public static final int EXPIRY_HOURS_DEFAULT = 4;
@@ -166,7 +170,7 @@ public record Ec2Spec(String instanceType, List<String> regions, boolean regionP
         lookup = new AmiLookup(text(require(lookupNode, "owner"), "owner: \"136693071363\""),
             text(require(lookupNode, "name"), "name: debian-12-amd64-*"));
       } else {
-        lookup = DEFAULT_LOOKUP;
+        lookup = ARM_TYPE.matcher(type).matches() ? DEFAULT_LOOKUP_ARM : DEFAULT_LOOKUP;
       }
       int perDatacenter = config.topology().partitions() * config.topology().replicas();
       YamlNode n = ec2.get("instancesPerDatacenter");

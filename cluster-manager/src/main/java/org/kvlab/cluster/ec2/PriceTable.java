@@ -19,6 +19,8 @@ import java.util.Optional;
  */
 public final class PriceTable {
   public static final String RESOURCE = "/org/kvlab/cluster/ec2/prices.txt";
+  /** What AWS charges per hour for each public IPv4 address (in use or not), since 2024-02-01; one per instance. */
+  public static final BigDecimal PUBLIC_IPV4_USD_PER_HOUR = new BigDecimal("0.005");
 
   private final LocalDate date;
   private final String source;

@@ -19,10 +19,11 @@ import java.util.Base64;
 /**
  * The cluster's SSH key: an RSA key generated here, whose public half is imported into every region as the
  * cluster's key pair, and whose private half is written only to a file of mode 0600 under the cluster's state
- * directory (never logged, never sent anywhere). RSA because JSch reads and writes it everywhere.
+ * directory (never logged, never sent anywhere). RSA because JSch reads and writes it everywhere; 4096 bits because
+ * ImportKeyPair documents RSA lengths 1024, 2048 and 4096 only.
  */
 final class SshKeys {
-  static final int BITS = 3072;
+  static final int BITS = 4096;
 
   private SshKeys() {}
 

@@ -194,9 +194,9 @@ class Ec2ProvisionerTest {
         String userData = new String(Base64.getDecoder().decode(sdk(region).describeInstanceAttribute(b -> b
             .instanceId(i.instanceId()).attribute("userData")).userData().value()), StandardCharsets.UTF_8);
         assertTrue(userData.startsWith("#!/bin/bash\n"), userData);
-        assertTrue(userData.contains("EXPIRES='" + expires + "'"), userData);
-        assertTrue(userData.contains("OnCalendar=2026-11-24 15:00:00 UTC"), userData);
-        assertTrue(userData.contains("shutdown -h +\"$minutes\""), userData);
+        assertTrue(userData.contains("LIFETIME_MINUTES=180\n"), userData);
+        assertTrue(userData.contains("OnCalendar=$EXPIRES"), userData);
+        assertTrue(userData.contains("shutdown -h +\"$LIFETIME_MINUTES\""), userData);
         assertTrue(userData.contains("openjdk-17-jdk-headless"), userData);
         assertTrue(userData.indexOf("shutdown -h") < userData.indexOf("openjdk-17"), "the expiry is armed before the JDK install");
       }
@@ -204,9 +204,8 @@ class Ec2ProvisionerTest {
       assertEquals(List.of("kvlab-wan-alice"), keys.stream().map(k -> k.keyName()).toList(), region);
       assertEquals("alice", tags(keys.get(0).tags()).get("kvlab:owner"));
     }
-    // Security groups: only the cluster's own group, the caller, and the other region's instances may come in.
+    // Security groups: only the cluster's own group, the caller, and the cluster's instances' public addresses.
     for (String region : List.of("us-east-1", "eu-west-1")) {
-      String other = region.equals("us-east-1") ? "eu-west-1" : "us-east-1";
       List<SecurityGroup> groups = sdk(region).describeSecurityGroups(b -> b.filters(
           Filter.builder().name("tag:kvlab:cluster").values("wan").build())).securityGroups();
       assertEquals(1, groups.size(), region);
@@ -217,6 +216,8 @@ class Ec2ProvisionerTest {
       boolean self = false;
       for (IpPermission p : g.ipPermissions()) {
         p.ipRanges().stream().map(IpRange::cidrIp).forEach(cidrs::add);
+        p.ipRanges().forEach(r -> assertTrue(Ingress.DESCRIPTION.matcher(r.description()).matches(), r.toString()));
+        p.userIdGroupPairs().forEach(r -> assertTrue(Ingress.DESCRIPTION.matcher(r.description()).matches(), r.toString()));
         self |= p.userIdGroupPairs().stream().anyMatch(pair -> g.groupId().equals(pair.groupId()));
         if (p.ipRanges().stream().anyMatch(r -> r.cidrIp().equals(CALLER))) {
           assertTrue((p.fromPort() == 22 && p.toPort() == 22) || (p.fromPort() == 7300 && p.toPort() == 7303), p.toString());
@@ -224,8 +225,8 @@ class Ec2ProvisionerTest {
       }
       assertTrue(self, "the cluster's own group may come in: " + g.ipPermissions());
       Set<String> expected = new HashSet<>(Set.of(CALLER));
-      publicIps.get(other).forEach(ip -> expected.add(ip + "/32"));
-      assertEquals(expected, cidrs, "ingress only from the caller and the other region's instances in " + region);
+      publicIps.values().forEach(ips -> ips.forEach(ip -> expected.add(ip + "/32")));
+      assertEquals(expected, cidrs, "ingress only from the caller and the cluster's instances in " + region);
     }
     assertTrue(events.stream().anyMatch(e -> e.startsWith("created instance") && e.contains("us-east-1")), events.toString());
     assertTrue(events.stream().anyMatch(e -> e.startsWith("created security group") && e.contains("eu-west-1")), events.toString());
@@ -246,11 +247,12 @@ class Ec2ProvisionerTest {
       assertTrue(i.launched() != null, "since when it runs");
       assertEquals(NOW.plus(Duration.ofHours(3)), i.expires());
       BigDecimal price = i.usdPerHour().orElseThrow();
-      assertEquals(new BigDecimal(i.region().equals("us-east-1") ? "0.0208" : "0.0228"), price, "t3.small in " + i.region());
+      assertEquals(new BigDecimal(i.region().equals("us-east-1") ? "0.0258" : "0.0278"), price,
+          "t3.small in " + i.region() + " and its public IPv4 address");
       total = total.add(price);
     }
-    assertEquals(0, new BigDecimal("0.0872").compareTo(total));
-    assertEquals(0, new BigDecimal("0.0872").compareTo(up.usdPerHour().orElseThrow()));
+    assertEquals(0, new BigDecimal("0.1072").compareTo(total));
+    assertEquals(0, new BigDecimal("0.1072").compareTo(up.usdPerHour().orElseThrow()));
     assertTrue(p.list(c.spec().regions(), Optional.of("other")).isEmpty());
   }
 
@@ -307,11 +309,14 @@ class Ec2ProvisionerTest {
     Cluster c = cluster("wan", TWO_REGIONS);
     Ec2Plan plan = provisioner().plan(c.config(), c.spec());
     assertEquals(4, plan.instances());
-    assertEquals(0, new BigDecimal("0.0872").compareTo(plan.usdPerHour().orElseThrow()));
+    // 2 x 0.0208 (us-east-1) + 2 x 0.0228 (eu-west-1) + 4 public IPv4 addresses x 0.005
+    assertEquals(0, new BigDecimal("0.1072").compareTo(plan.usdPerHour().orElseThrow()), plan.usdPerHour().toString());
     String text = String.join("\n", plan.lines());
     assertTrue(text.contains("us-east-1: key pair kvlab-wan-alice, security group kvlab-wan-alice"), text);
     assertTrue(text.contains("datacenter 1: 2 x t3.small (on-demand) in eu-west-1"), text);
-    assertTrue(text.contains("about USD 0.0872 per hour, at most USD 0.26 until the expiry"), text);
+    assertTrue(text.contains("about USD 0.1072 per hour, at most USD 0.32 until the expiry"), text);
+    assertTrue(text.contains("plus USD 0.005/h per public IPv4 address"), text);
+    assertTrue(text.contains("7 of AWS's 60 rules per group"), text);
     assertTrue(text.contains("prices of " + PriceTable.bundled().date()), text);
     for (String region : List.of("us-east-1", "eu-west-1")) {
       assertTrue(instances(region).isEmpty(), region);
@@ -410,53 +415,288 @@ class Ec2ProvisionerTest {
   }
 
   /** Makes every spot RunInstances fail as AWS does without spot capacity; counts the attempts. */
-  static final class NoSpotCapacity implements software.amazon.awssdk.core.interceptor.ExecutionInterceptor {
-    final java.util.concurrent.atomic.AtomicInteger attempts = new java.util.concurrent.atomic.AtomicInteger();
-
-    @Override
-    public void beforeExecution(software.amazon.awssdk.core.interceptor.Context.BeforeExecution context,
-        software.amazon.awssdk.core.interceptor.ExecutionAttributes attributes) {
-      if (context.request() instanceof software.amazon.awssdk.services.ec2.model.RunInstancesRequest r
-          && r.instanceMarketOptions() != null) {
-        attempts.incrementAndGet();
-        throw software.amazon.awssdk.services.ec2.model.Ec2Exception.builder().statusCode(500)
-            .awsErrorDetails(software.amazon.awssdk.awscore.exception.AwsErrorDetails.builder()
-                .errorCode("InsufficientInstanceCapacity").errorMessage("no spot capacity (test)").build())
-            .build();
-      }
-    }
-  }
-
-  Ec2Provisioner withoutSpotCapacity(NoSpotCapacity interceptor) {
-    clients.close();
-    clients = new Ec2Clients(StaticCredentialsProvider.create(AwsBasicCredentials.create("testing", "testing")),
-        emulator.endpoint, List.of(interceptor));
-    return provisioner();
+  static Answer noSpotCapacity() {
+    return new Answer(r -> r instanceof software.amazon.awssdk.services.ec2.model.RunInstancesRequest run
+        && run.instanceMarketOptions() != null, "InsufficientInstanceCapacity", Integer.MAX_VALUE);
   }
 
   @Test
   void without_spot_capacity_up_retries_until_max_wait_then_starts_on_demand_instances() throws Exception {
-    NoSpotCapacity noSpot = new NoSpotCapacity();
+    Answer noSpot = noSpotCapacity();
     Cluster c = cluster("fallback", TWO_REGIONS + "  spot: { maxWait: 300ms, then: on-demand }\n");
-    Ec2Cluster up = withoutSpotCapacity(noSpot).up(c.config(), c.spec(), CallerAddress.fixed(CALLER), i -> "127.0.0.1");
+    Ec2Cluster up = answering(noSpot).up(c.config(), c.spec(), CallerAddress.fixed(CALLER), i -> "127.0.0.1");
     assertEquals(4, up.hosts().size());
     assertTrue(up.hosts().stream().noneMatch(h -> h.instance().spot()), up.hosts().toString());
-    assertTrue(noSpot.attempts.get() >= 4, "retried in both datacenters: " + noSpot.attempts.get());
+    assertTrue(noSpot.failed.get() >= 4, "retried in both datacenters: " + noSpot.failed.get());
     assertTrue(events.stream().anyMatch(e -> e.contains("no spot capacity in eu-west-1 after 300 ms (InsufficientInstanceCapacity):"
         + " starting on-demand instances")), events.toString());
   }
 
   @Test
   void without_spot_capacity_and_then_fail_up_fails_and_deletes_what_it_created() throws Exception {
-    NoSpotCapacity noSpot = new NoSpotCapacity();
+    Answer noSpot = noSpotCapacity();
     Cluster c = cluster("nospot", TWO_REGIONS + "  spot: { maxWait: 0s, then: fail }\n");
-    Ec2Provisioner p = withoutSpotCapacity(noSpot);
+    Ec2Provisioner p = answering(noSpot);
     Ec2Error e = assertThrows(Ec2Error.class, () -> p.up(c.config(), c.spec(), CallerAddress.fixed(CALLER), i -> "127.0.0.1"));
     assertTrue(e.getMessage().startsWith("no spot t3.small capacity in us-east-1 within 0 ms (InsufficientInstanceCapacity)."
         + " Fix: try again later"), e.getMessage());
-    assertEquals(1, noSpot.attempts.get());
+    assertEquals(1, noSpot.failed.get());
     assertTrue(p.tagged("nospot", "alice", c.spec().regions()).isEmpty(), "the key pairs and groups up created are deleted");
     assertTrue(events.stream().anyMatch(x -> x.startsWith("deleted security group")), events.toString());
     assertFalse(Files.exists(p.keyFile("nospot")));
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // AWS's documented rules the emulator does not enforce
+
+  static final String ONE_REGION = TWO_REGIONS.replace("regions: [us-east-1, eu-west-1]\n  regionPerDatacenter: true\n",
+      "regions: [us-east-1]\n");
+
+  /**
+   * Whether AWS lets a TCP connection from {@code sender} to {@code dialed}:{@code port} into {@code group}, as the
+   * VPC guide documents it: a rule naming a security group matches traffic from the private address of an instance
+   * in that group, i.e. traffic to the receiver's private address; traffic to a public address arrives from the
+   * sender's public address, which only an address range can match.
+   */
+  static boolean admitted(SecurityGroup group, Instance receiver, String dialed, String senderPublic, String senderPrivate,
+      Set<String> senderGroups, int port) {
+    boolean toPrivate = dialed.equals(receiver.privateIpAddress());
+    String source = toPrivate ? senderPrivate : senderPublic;
+    for (IpPermission p : group.ipPermissions()) {
+      boolean tcp = p.ipProtocol().equals("tcp") || p.ipProtocol().equals("-1");
+      if (!tcp || port < p.fromPort() || port > p.toPort()) {
+        continue;
+      }
+      if (source != null && p.ipRanges().stream().anyMatch(r -> contains(r.cidrIp(), source))) {
+        return true;
+      }
+      if (toPrivate && p.userIdGroupPairs().stream().anyMatch(g -> senderGroups.contains(g.groupId()))) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  static boolean contains(String cidr, String ip) {
+    String[] parts = cidr.split("/");
+    int bits = Integer.parseInt(parts[1]);
+    long mask = bits == 0 ? 0 : (0xFFFFFFFFL << (32 - bits)) & 0xFFFFFFFFL;
+    return (toLong(parts[0]) & mask) == (toLong(ip) & mask);
+  }
+
+  static long toLong(String ip) {
+    long v = 0;
+    for (String o : ip.split("\\.")) {
+      v = (v << 8) | Integer.parseInt(o);
+    }
+    return v;
+  }
+
+  /** The groups of an instance (of its network interfaces: RunInstances names the group on its interface). */
+  static Set<String> groupsOf(Instance i) {
+    Set<String> out = new HashSet<>();
+    i.securityGroups().forEach(g -> out.add(g.groupId()));
+    i.networkInterfaces().forEach(n -> n.groups().forEach(g -> out.add(g.groupId())));
+    return out;
+  }
+
+  void everyDialIsAdmitted(String name, String ec2) throws Exception {
+    Cluster c = cluster(name, ec2);
+    Ec2Cluster up = provisioner().up(c.config(), c.spec(), CallerAddress.fixed(CALLER), AddressMapper.PUBLIC);
+    Map<String, Instance> byId = new java.util.HashMap<>();
+    Map<String, SecurityGroup> groupById = new java.util.HashMap<>();
+    for (String region : c.spec().regions()) {
+      instances(region, Filter.builder().name("tag:kvlab:cluster").values(name).build(), live())
+          .forEach(i -> byId.put(i.instanceId(), i));
+      sdk(region).describeSecurityGroups(b -> b.filters(Filter.builder().name("tag:kvlab:cluster").values(name).build()))
+          .securityGroups().forEach(g -> groupById.put(g.groupId(), g));
+    }
+    int checked = 0;
+    for (Ec2Host receiver : up.hosts()) {
+      Instance r = byId.get(receiver.instance().id());
+      assertEquals(1, groupsOf(r).size(), r.toString());
+      SecurityGroup group = groupById.get(groupsOf(r).iterator().next());
+      for (int port = 7300; port <= 7303; port++) {
+        // every server and client of the cluster dials every server at its host in the cluster file
+        for (Ec2Host sender : up.hosts()) {
+          Instance s = byId.get(sender.instance().id());
+          Set<String> senderGroups = groupsOf(s);
+          assertTrue(admitted(group, r, receiver.host(), s.publicIpAddress(), s.privateIpAddress(), senderGroups, port),
+              sender.instance().id() + " (" + sender.instance().region() + ") -> " + receiver.host() + ":" + port
+                  + " is not admitted by " + group.ipPermissions());
+          checked++;
+        }
+        // and this machine (status, control) dials it from the caller's address
+        assertTrue(admitted(group, r, receiver.host(), CALLER.replace("/32", ""), null, Set.of(), port));
+      }
+      assertTrue(admitted(group, r, receiver.host(), CALLER.replace("/32", ""), null, Set.of(), 22), "SSH from the caller");
+      assertFalse(admitted(group, r, receiver.host(), "198.51.100.9", null, Set.of(), 7300), "nobody else");
+    }
+    assertEquals(up.hosts().size() * up.hosts().size() * 4, checked);
+  }
+
+  @Test
+  void in_one_region_every_address_a_server_or_client_dials_is_admitted_by_the_rules_aws_applies() throws Exception {
+    everyDialIsAdmitted("lan", ONE_REGION);
+  }
+
+  @Test
+  void across_regions_every_address_a_server_or_client_dials_is_admitted_by_the_rules_aws_applies() throws Exception {
+    everyDialIsAdmitted("wan", TWO_REGIONS);
+  }
+
+  @Test
+  void the_rule_quota_is_checked_in_the_dry_run_and_before_anything_is_created() throws Exception {
+    Cluster ok = cluster("big", TWO_REGIONS + "  instancesPerDatacenter: 28\n");
+    assertTrue(String.join("\n", provisioner().plan(ok.config(), ok.spec()).lines()).contains("59 of AWS's 60 rules"));
+    Cluster c = cluster("huge", TWO_REGIONS + "  instancesPerDatacenter: 29\n");
+    Ec2Error e = assertThrows(Ec2Error.class, () -> provisioner().plan(c.config(), c.spec()));
+    assertTrue(e.getMessage().startsWith("the cluster's 58 instances need 61 inbound rules in each region's security"
+        + " group"), e.getMessage());
+    assertTrue(e.getMessage().contains("Fix: start at most 57 instances"), e.getMessage());
+    assertThrows(Ec2Error.class, () -> provisioner().up(c.config(), c.spec(), CallerAddress.fixed(CALLER), i -> "127.0.0.1"));
+    for (String region : c.spec().regions()) {
+      assertTrue(instances(region).isEmpty(), region);
+      assertTrue(sdk(region).describeKeyPairs().keyPairs().isEmpty(), region);
+    }
+    assertFalse(Files.exists(state.resolve("huge")));
+  }
+
+  /** Fails the first {@code times} matching requests with an AWS error code; records every request. */
+  static final class Answer implements software.amazon.awssdk.core.interceptor.ExecutionInterceptor {
+    final java.util.function.Predicate<software.amazon.awssdk.core.SdkRequest> which;
+    final String code;
+    final java.util.concurrent.atomic.AtomicInteger left;
+    final java.util.concurrent.atomic.AtomicInteger failed = new java.util.concurrent.atomic.AtomicInteger();
+    final List<software.amazon.awssdk.core.SdkRequest> requests = java.util.Collections.synchronizedList(new ArrayList<>());
+
+    Answer(Class<?> type, String code, int times) {
+      this(type::isInstance, code, times);
+    }
+
+    Answer(java.util.function.Predicate<software.amazon.awssdk.core.SdkRequest> which, String code, int times) {
+      this.which = which;
+      this.code = code;
+      this.left = new java.util.concurrent.atomic.AtomicInteger(times);
+    }
+
+    @Override
+    public void beforeExecution(software.amazon.awssdk.core.interceptor.Context.BeforeExecution context,
+        software.amazon.awssdk.core.interceptor.ExecutionAttributes attributes) {
+      requests.add(context.request());
+      if (which.test(context.request()) && left.getAndDecrement() > 0) {
+        failed.incrementAndGet();
+        throw software.amazon.awssdk.services.ec2.model.Ec2Exception.builder().statusCode(400)
+            .awsErrorDetails(software.amazon.awssdk.awscore.exception.AwsErrorDetails.builder()
+                .errorCode(code).errorMessage(code + " (test)").build())
+            .build();
+      }
+    }
+  }
+
+  Ec2Provisioner answering(software.amazon.awssdk.core.interceptor.ExecutionInterceptor... interceptors) {
+    clients.close();
+    clients = new Ec2Clients(StaticCredentialsProvider.create(AwsBasicCredentials.create("testing", "testing")),
+        emulator.endpoint, List.of(interceptors));
+    return provisioner();
+  }
+
+  @Test
+  void run_instances_asks_for_a_public_address_and_standard_cpu_credits() throws Exception {
+    Answer record = new Answer(Void.class, "", 0);
+    Cluster c = cluster("credits", ONE_REGION);
+    answering(record).up(c.config(), c.spec(), CallerAddress.fixed(CALLER), i -> "127.0.0.1");
+    List<software.amazon.awssdk.services.ec2.model.RunInstancesRequest> runs = record.requests.stream()
+        .filter(r -> r instanceof software.amazon.awssdk.services.ec2.model.RunInstancesRequest)
+        .map(r -> (software.amazon.awssdk.services.ec2.model.RunInstancesRequest) r).toList();
+    assertEquals(2, runs.size(), "one per datacenter");
+    for (var r : runs) {
+      assertEquals(1, r.networkInterfaces().size(), r.toString());
+      assertEquals(Boolean.TRUE, r.networkInterfaces().get(0).associatePublicIpAddress(), "a public address, asked for");
+      assertEquals(1, r.networkInterfaces().get(0).groups().size());
+      assertEquals("standard", r.creditSpecification().cpuCredits(), "T3 must not start in Unlimited mode");
+    }
+    Cluster m5 = cluster("steady", ONE_REGION.replace("t3.small", "m5.large"));
+    Answer record2 = new Answer(Void.class, "", 0);
+    answering(record2).up(m5.config(), m5.spec(), CallerAddress.fixed(CALLER), i -> "127.0.0.1");
+    assertTrue(record2.requests.stream().filter(r -> r instanceof software.amazon.awssdk.services.ec2.model.RunInstancesRequest)
+        .allMatch(r -> ((software.amazon.awssdk.services.ec2.model.RunInstancesRequest) r).creditSpecification() == null),
+        "no credit specification for a type without credits (AWS rejects it)");
+  }
+
+  @Test
+  void a_not_found_right_after_creating_the_group_or_key_pair_is_retried() throws Exception {
+    Answer group = new Answer(software.amazon.awssdk.services.ec2.model.AuthorizeSecurityGroupIngressRequest.class,
+        "InvalidGroup.NotFound", 2);
+    Answer key = new Answer(software.amazon.awssdk.services.ec2.model.RunInstancesRequest.class, "InvalidKeyPair.NotFound", 1);
+    Cluster c = cluster("fresh", TWO_REGIONS);
+    Ec2Cluster up = answering(group, key).up(c.config(), c.spec(), CallerAddress.fixed(CALLER), i -> "127.0.0.1");
+    assertEquals(4, up.hosts().size());
+    assertTrue(events.stream().anyMatch(e -> e.contains("yet (InvalidGroup.NotFound: just created); retrying")), events.toString());
+    assertTrue(events.stream().anyMatch(e -> e.contains("yet (InvalidKeyPair.NotFound: just created); retrying")), events.toString());
+  }
+
+  @Test
+  void a_not_found_that_persists_is_an_error_after_the_consistency_wait() throws Exception {
+    Answer group = new Answer(software.amazon.awssdk.services.ec2.model.AuthorizeSecurityGroupIngressRequest.class,
+        "InvalidGroup.NotFound", Integer.MAX_VALUE);
+    Cluster c = cluster("gone", ONE_REGION);
+    clients.close();
+    clients = new Ec2Clients(StaticCredentialsProvider.create(AwsBasicCredentials.create("testing", "testing")),
+        emulator.endpoint, List.of(group));
+    FakeSleeper time = new FakeSleeper();
+    Ec2Provisioner p = new Ec2Provisioner(clients, PriceTable.bundled(), recorder, new Ec2Provisioner.Options(
+        Clock.fixed(NOW, ZoneOffset.UTC), Duration.ofSeconds(5), Duration.ofSeconds(60), state, time));
+    Ec2Error e = assertThrows(Ec2Error.class, () -> p.up(c.config(), c.spec(), CallerAddress.fixed(CALLER), i -> "127.0.0.1"));
+    assertTrue(e.getMessage().startsWith("cannot allow the cluster and the caller in in us-east-1: InvalidGroup.NotFound"),
+        e.getMessage());
+    assertTrue(time.slept.compareTo(Ec2Provisioner.CONSISTENCY_WAIT) >= 0, "waited the consistency wait: " + time.slept);
+    assertTrue(p.tagged("gone", "alice", c.spec().regions()).isEmpty(), "what up created is deleted");
+  }
+
+  @Test
+  void spot_without_its_service_linked_role_names_the_role_and_the_permission() throws Exception {
+    Answer noRole = new Answer(software.amazon.awssdk.services.ec2.model.RunInstancesRequest.class,
+        "AuthFailure.ServiceLinkedRoleCreationNotPermitted", 1);
+    Cluster c = cluster("slr", ONE_REGION + "  spot: { maxWait: 1m, then: fail }\n");
+    Ec2Error e = assertThrows(Ec2Error.class,
+        () -> answering(noRole).up(c.config(), c.spec(), CallerAddress.fixed(CALLER), i -> "127.0.0.1"));
+    assertTrue(e.getMessage().contains("aws iam create-service-linked-role --aws-service-name spot.amazonaws.com"), e.getMessage());
+    assertTrue(e.getMessage().contains("iam:CreateServiceLinkedRole"), e.getMessage());
+  }
+
+  @Test
+  void the_spot_quota_is_not_retried_as_missing_capacity() throws Exception {
+    Answer quota = new Answer(software.amazon.awssdk.services.ec2.model.RunInstancesRequest.class,
+        "MaxSpotInstanceCountExceeded", Integer.MAX_VALUE);
+    Cluster c = cluster("quota", ONE_REGION + "  spot: { maxWait: 1h, then: fail }\n");
+    Ec2Error e = assertThrows(Ec2Error.class,
+        () -> answering(quota).up(c.config(), c.spec(), CallerAddress.fixed(CALLER), i -> "127.0.0.1"));
+    assertTrue(e.getMessage().contains("MaxSpotInstanceCountExceeded"), e.getMessage());
+    assertTrue(e.getMessage().contains("'All Standard Spot Instance Requests' vCPU quota"), e.getMessage());
+    assertEquals(1, quota.requests.stream().filter(r -> r instanceof software.amazon.awssdk.services.ec2.model.RunInstancesRequest)
+        .count(), "asked once, not retried for an hour");
+
+    Answer quota2 = new Answer(r -> r instanceof software.amazon.awssdk.services.ec2.model.RunInstancesRequest run
+        && run.instanceMarketOptions() != null, "MaxSpotInstanceCountExceeded", Integer.MAX_VALUE);
+    Cluster fallback = cluster("quota2", ONE_REGION + "  spot: { maxWait: 1h, then: on-demand }\n");
+    Ec2Cluster up = answering(quota2).up(fallback.config(), fallback.spec(), CallerAddress.fixed(CALLER), i -> "127.0.0.1");
+    assertTrue(up.hosts().stream().noneMatch(h -> h.instance().spot()));
+    assertTrue(events.stream().anyMatch(x -> x.contains("spot quota of us-east-1 is used up")), events.toString());
+    assertEquals(2, quota2.failed.get(), "one spot request per datacenter, none retried");
+  }
+
+  @Test
+  void down_deletes_the_clusters_known_hosts_and_up_starts_it_anew() throws Exception {
+    Cluster c = cluster("hk", ONE_REGION);
+    Ec2Provisioner p = provisioner();
+    Files.createDirectories(p.knownHostsFile("hk").getParent());
+    Files.writeString(p.knownHostsFile("hk"), "54.1.2.3 ssh-ed25519 AAAAold\n");
+    p.up(c.config(), c.spec(), CallerAddress.fixed(CALLER), i -> "127.0.0.1");
+    assertFalse(Files.exists(p.knownHostsFile("hk")), "a stale known_hosts of an earlier cluster is gone at up");
+    Files.writeString(p.knownHostsFile("hk"), "54.1.2.3 ssh-ed25519 AAAAnew\n");
+    List<Ec2Resource> deleted = p.down("hk", "alice", c.spec().regions());
+    assertFalse(Files.exists(p.knownHostsFile("hk")), "a reused public address must not fail host-key checking later");
+    assertTrue(deleted.stream().anyMatch(r -> r.kind() == Ec2Resource.Kind.KNOWN_HOSTS), deleted.toString());
   }
 }

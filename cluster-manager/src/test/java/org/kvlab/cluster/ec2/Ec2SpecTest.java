@@ -1,6 +1,7 @@
 package org.kvlab.cluster.ec2;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -108,13 +109,77 @@ class Ec2SpecTest {
   }
 
   @Test
-  void the_user_data_arms_the_expiry_before_installing_the_jdk() {
-    String s = UserData.script("wan", "alice", Instant.parse("2026-11-24T15:00:00Z"));
+  void the_user_data_arms_the_expiry_from_the_instances_own_clock_before_installing_the_jdk() {
+    String s = UserData.script("wan", "alice", Duration.ofHours(3), Instant.parse("2026-11-24T15:00:00Z"));
     assertTrue(s.startsWith("#!/bin/bash\n"));
-    assertTrue(s.contains("OnCalendar=2026-11-24 15:00:00 UTC"), s);
-    assertTrue(s.contains("EXPIRES='2026-11-24T15:00:00Z'"), s);
-    assertTrue(s.contains("date -d \"$EXPIRES\" +%s"), s);
-    assertTrue(s.indexOf("shutdown -h +") < s.indexOf("apt-get install"), s);
+    // a relative lifetime: the expiry is computed on the instance, not from the clock of the machine that ran up
+    assertTrue(s.contains("LIFETIME_MINUTES=180\n"), s);
+    assertTrue(s.contains("EXPIRES=$(date -u -d \"+$LIFETIME_MINUTES minutes\""), s);
+    assertTrue(s.contains("OnCalendar=$EXPIRES"), s);
+    assertTrue(s.contains("shutdown -h +\"$LIFETIME_MINUTES\""), s);
+    assertFalse(s.contains("2026-11-24 15:00:00"), "no absolute time from the caller's clock drives the expiry");
+    assertTrue(s.indexOf("shutdown -h +") < s.indexOf("apt-get"), s);
+  }
+
+  @Test
+  void the_user_data_waits_for_the_dpkg_lock_retries_and_marks_success_or_failure() {
+    String s = UserData.script("wan", "alice", Duration.ofHours(4), Instant.parse("2026-11-24T16:00:00Z"));
+    // Debian cloud images run unattended-upgrades at first boot: apt-get must wait for the lock, not fail at once
+    assertTrue(s.contains("apt-get -o DPkg::Lock::Timeout=" + UserData.APT_LOCK_TIMEOUT_S), s);
+    assertTrue(UserData.APT_LOCK_TIMEOUT_S >= 300, "unattended-upgrades may hold the lock for minutes");
+    assertTrue(s.contains("retry $APT update -qq && retry $APT install -y -qq openjdk-17-jdk-headless"), s);
+    assertTrue(s.contains("for try in $(seq 1 " + UserData.APT_TRIES + ")"), s);
+    assertTrue(s.contains("exec >>" + UserData.LOG + " 2>&1"), s);
+    assertTrue(s.contains("touch " + UserData.READY + "\n"), s);
+    assertTrue(s.contains("touch " + UserData.FAILED + "\n"), s);
+    assertTrue(s.indexOf("touch " + UserData.READY) < s.indexOf("touch " + UserData.FAILED));
+  }
+
+  @Test
+  void the_boot_check_reads_ready_failed_and_booting_without_waiting_out_a_failed_install() {
+    assertTrue(BootCheck.command("java").contains("[ -f /var/lib/kvlab-ready ]"), BootCheck.command("java"));
+    assertTrue(BootCheck.command("java").contains("cloud-init status"), BootCheck.command("java"));
+    assertEquals(BootCheck.State.READY, BootCheck.read(true, "kvlab-ready\nopenjdk version \"17.0.9\"").state());
+    BootCheck.Result failed = BootCheck.read(true, "kvlab-failed\nE: Could not get lock /var/lib/dpkg/lock-frontend");
+    assertEquals(BootCheck.State.FAILED, failed.state());
+    assertTrue(failed.detail().contains("Could not get lock"), failed.detail());
+    assertEquals(BootCheck.State.FAILED, BootCheck.read(true, "kvlab-booting error").state(),
+        "cloud-init ended in error without the ready mark: fail now, not after the whole wait");
+    assertEquals(BootCheck.State.FAILED, BootCheck.read(true, "kvlab-booting done").state());
+    assertEquals(BootCheck.State.BOOTING, BootCheck.read(true, "kvlab-booting running").state());
+    assertEquals(BootCheck.State.BOOTING, BootCheck.read(true, "kvlab-booting ").state());
+    assertEquals(BootCheck.State.FAILED, BootCheck.read(false, "kvlab-ready\njava: not found").state());
+  }
+
+  @Test
+  void graviton_types_look_up_arm64_debian_by_default() throws ConfigException {
+    Ec2Spec arm = parse("ec2:\n  instanceType: t4g.small\n  regions: [eu-central-1]\n");
+    assertEquals(Ec2Spec.DEFAULT_LOOKUP_ARM, arm.lookup());
+    assertEquals("debian-12-arm64-*", arm.lookup().name());
+    assertEquals(Ec2Spec.DEFAULT_LOOKUP, parse("ec2:\n  instanceType: c5.large\n  regions: [eu-central-1]\n").lookup());
+    assertEquals(Ec2Spec.DEFAULT_LOOKUP_ARM, parse("ec2:\n  instanceType: m7g.large\n  regions: [eu-central-1]\n").lookup());
+  }
+
+  @Test
+  void rule_descriptions_are_checked_against_the_characters_aws_allows() {
+    // AWS: a-z, A-Z, 0-9, spaces and ._-:/()#,@[]+=;{}!$* (a group reference's description has no &)
+    for (String ok : List.of("kvlab caller (SSH)", "a-z A-Z 0-9 ._-:/()#,@[]+=;{}!$*")) {
+      assertEquals(ok, Ingress.description(ok));
+    }
+    for (String bad : List.of("the cluster's own instances", "caf\u00e9", "a&b", "x\"y", "a".repeat(256))) {
+      assertThrows(IllegalArgumentException.class, () -> Ingress.description(bad), bad);
+    }
+    int[] ports = {7100, 7105};
+    List<Ingress.Rule> all = new java.util.ArrayList<>(Ingress.base("sg-1", "203.0.113.7/32", 22, ports));
+    all.addAll(Ingress.instances(List.of("54.1.2.3", "3.4.5.6"), ports));
+    for (Ingress.Rule r : all) {
+      assertTrue(Ingress.DESCRIPTION.matcher(r.description()).matches(), r.toString());
+    }
+  }
+
+  @Test
+  void the_ssh_key_has_a_length_importkeypair_documents() {
+    assertTrue(List.of(2048, 4096).contains(SshKeys.BITS), "EC2's ImportKeyPair lists RSA 1024, 2048 and 4096");
   }
 
   @Test
