@@ -299,7 +299,7 @@ final class BenchCommand implements Callable<Integer> {
           throw new Main.CliException(Main.USAGE, hostsFile + ": " + ex.getMessage());
         }
       }
-      case "ec2" -> ec2Spec(requireHosts(), clusters.get(0));
+      case "ec2" -> ec2Spec(requireHosts(), ec2Shape(e, clusters));
       default -> throw unknownBackend();
     }
     if (dryRun) {
@@ -332,7 +332,7 @@ final class BenchCommand implements Callable<Integer> {
     try {
       b = switch (backend) {
         case "ssh" -> sshBackend(progress);
-        case "ec2" -> ec2Backend(clusters.get(0), progress);
+        case "ec2" -> ec2Backend(ec2Shape(e, clusters), progress);
         default -> new org.kvlab.cluster.local.LocalBackend(null, null);
       };
       org.kvlab.openloop.OpenLoopBench.Report report;
@@ -365,6 +365,13 @@ final class BenchCommand implements Callable<Integer> {
         }
       }
     }
+  }
+
+  /** The cluster EC2 instances are made for in an open-loop sweep: the one with the most datacenters, as run remotely. */
+  private static ClusterConfig ec2Shape(org.kvlab.openloop.OpenLoopExperiment e, List<ClusterConfig> clusters) {
+    ClusterConfig widest = clusters.stream().max(java.util.Comparator.comparingInt(c -> c.topology().datacenters()))
+        .orElseThrow();
+    return org.kvlab.openloop.OpenLoopBench.onRemoteHosts(e, widest);
   }
 
   /** What {@link #execute} did: the exit code for the CLI, the results and where they were written. */

@@ -175,7 +175,7 @@ public final class OpenLoopBench {
       Protocol protocol = Protocols.byName(config.protocol());
       ClusterRef cluster;
       try {
-        ClusterConfig placed = backend.place(config, dir.resolve("data-" + config.name()));
+        ClusterConfig placed = backend.place(local ? config : onRemoteHosts(e, config), dir.resolve("data-" + config.name()));
         Path clusterFile = file;
         if (!local) {
           clusterFile = dir.resolve("cluster-" + config.name() + ".yaml");
@@ -209,7 +209,7 @@ public final class OpenLoopBench {
         if (caller.isInterrupted()) {
           throw new InterruptedException("stopped while the cluster came up");
         }
-        generate(e, backend, cluster, protocol, dir, logOptions == null ? null : gcLogs, hosts, points, progress,
+        generate(e, backend, cluster, config.name(), protocol, dir, logOptions == null ? null : gcLogs, hosts, points, progress,
             pointDone);
       } catch (BackendException ex) {
         if (ex.cancelled() || caller.isInterrupted()) {
@@ -218,19 +218,29 @@ public final class OpenLoopBench {
         throw new IOException("cluster " + config.name() + " did not come up: " + ex.getMessage(), ex);
       } finally {
         if (started) {
-          stopCluster(backend, cluster, dir, local, progress);
+          stopCluster(backend, cluster, dir.resolve("logs-" + config.name()), local, progress);
         }
       }
     }
   }
 
+  /**
+   * {@code c} as a remote backend runs it: named {@code bench-<experiment>} like a YCSB experiment's runs, for every
+   * cluster of the sweep in turn (one remote directory on the hosts; EC2 instances are made for one cluster name).
+   * The points keep the cluster file's name.
+   */
+  public static ClusterConfig onRemoteHosts(OpenLoopExperiment e, ClusterConfig c) {
+    return new ClusterConfig(c.source(), org.kvlab.experiment.RunPlan.clusterName(e.name()), c.protocol(), c.params(),
+        c.topology(), c.servers(), c.storage(), c.emulation(), c.limits(), c.security());
+  }
+
   /** Stops the cluster (its logs fetched first; remote backends: its data deleted); failures are progress lines. */
-  private static void stopCluster(ClusterBackend backend, ClusterRef cluster, Path dir, boolean local,
+  private static void stopCluster(ClusterBackend backend, ClusterRef cluster, Path logs, boolean local,
       Consumer<String> progress) {
     boolean interrupted = Thread.interrupted(); // stopping must not be cut short by the interrupt that ends the sweep
     try {
       try {
-        backend.fetchLogs(cluster, dir.resolve("logs-" + cluster.config().name()));
+        backend.fetchLogs(cluster, logs);
       } catch (BackendException ex) {
         progress.accept("warning: server logs not copied: " + ex.getMessage());
       }
@@ -253,11 +263,10 @@ public final class OpenLoopBench {
    * Runs the load generator of one cluster to its end: its points are passed on as they arrive (with the servers'
    * pauses in their windows, from {@code gcLogs} if not null), its progress lines too.
    */
-  private static void generate(OpenLoopExperiment e, ClusterBackend backend, ClusterRef cluster, Protocol protocol,
-      Path dir, Path gcLogs, Map<String, String> hosts, List<Point> points, Consumer<String> progress,
+  private static void generate(OpenLoopExperiment e, ClusterBackend backend, ClusterRef cluster, String name,
+      Protocol protocol, Path dir, Path gcLogs, Map<String, String> hosts, List<Point> points, Consumer<String> progress,
       Consumer<Point> pointDone) throws IOException, InterruptedException, BackendException {
     boolean local = backend.name().equals("local");
-    String name = cluster.config().name();
     List<Long> serverPids = new ArrayList<>();
     if (e.collect()) {
       if (local) {
