@@ -201,25 +201,21 @@ public final class OpenLoopBench {
         Files.createDirectories(gcLogs);
       }
       Thread caller = Thread.currentThread();
-      boolean started = false;
       try {
-        started = true;
         backend.start(cluster, new StartOptions(CLUSTER_WAIT, false,
             logOptions == null ? e.serverJvm() : e.serverJvm() + " " + logOptions, caller::isInterrupted));
-        if (caller.isInterrupted()) {
+        if (Thread.interrupted()) {
           throw new InterruptedException("stopped while the cluster came up");
         }
         generate(e, backend, cluster, config.name(), protocol, dir, logOptions == null ? null : gcLogs, hosts, points, progress,
             pointDone);
       } catch (BackendException ex) {
-        if (ex.cancelled() || caller.isInterrupted()) {
+        if (Thread.interrupted() || ex.cancelled()) {
           throw new InterruptedException("stopped while the cluster came up");
         }
         throw new IOException("cluster " + config.name() + " did not come up: " + ex.getMessage(), ex);
-      } finally {
-        if (started) {
-          stopCluster(backend, cluster, dir.resolve("logs-" + config.name()), local, progress);
-        }
+      } finally { // also after a failed start: the backend stopped what it started, this fetches their logs
+        stopCluster(backend, cluster, dir.resolve("logs-" + config.name()), local, progress);
       }
     }
   }

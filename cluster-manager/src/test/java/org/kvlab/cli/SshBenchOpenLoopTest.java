@@ -42,15 +42,18 @@ class SshBenchOpenLoopTest {
     }
   }
 
-  @Test
-  void an_open_loop_sweep_runs_on_ssh_hosts_with_the_load_generator_on_the_client_host() throws Exception {
-    String server = hosts.hosts.get(0).address();
-    String client = hosts.hosts.get(1).address();
+  /** The hosts file: datacenter 0's server on the first host, its clients on the second. */
+  private static Path hostsFile() throws Exception {
     Path hostsFile = tmp.resolve("hosts.yaml");
     Files.writeString(hostsFile, hosts.sshSection(tmp.resolve("remote"))
         + "basePort: " + org.kvlab.runtime.LoopbackPorts.freeBlock(1) + "\n"
         + "datacenters:\n"
-        + "  - { servers: [" + server + "], clients: [" + client + "] }\n");
+        + "  - { servers: [" + hosts.hosts.get(0).address() + "], clients: [" + hosts.hosts.get(1).address() + "] }\n");
+    return hostsFile;
+  }
+
+  /** The open-loop experiment: one Eventual server, two low rates of 1 s. */
+  private static Path experiment() throws Exception {
     Files.writeString(tmp.resolve("ol-ssh-eventual-1.yaml"), "name: ol-ssh-eventual-1\nprotocol: eventual\n"
         + "datacenters: 1\npartitions: 1\n"
         + "servers:\n  - { id: 0_0, host: 127.0.0.1, port: " + org.kvlab.runtime.LoopbackPorts.freeBlock(1) + " }\n"
@@ -69,6 +72,30 @@ class SshBenchOpenLoopTest {
         sessions: 2
         records: 20
         """);
+    return file;
+  }
+
+  @Test
+  void the_backend_options_of_an_open_loop_experiment_are_checked_before_anything_starts() throws Exception {
+    Path file = experiment();
+    InProcessCli.Run dry = InProcessCli.run("bench", file.toString(), "--backend", "ssh", "--hosts",
+        hostsFile().toString(), "--dry-run");
+    assertEquals(Main.OK, dry.code(), dry.out() + dry.err());
+    assertTrue(dry.out().contains("offered 100 ops/s for PT1S after PT0S (ssh)"), dry.out());
+    InProcessCli.Run noHosts = InProcessCli.run("bench", file.toString(), "--backend", "ssh", "--dry-run");
+    assertEquals(Main.USAGE, noHosts.code());
+    assertTrue(noHosts.err().contains("--backend ssh needs --hosts FILE. Fix:"), noHosts.err());
+    InProcessCli.Run unknown = InProcessCli.run("bench", file.toString(), "--backend", "ftp");
+    assertEquals(Main.USAGE, unknown.code());
+    assertTrue(unknown.err().contains("--backend ftp is not a backend. Fix:"), unknown.err());
+  }
+
+  @Test
+  void an_open_loop_sweep_runs_on_ssh_hosts_with_the_load_generator_on_the_client_host() throws Exception {
+    String server = hosts.hosts.get(0).address();
+    String client = hosts.hosts.get(1).address();
+    Path file = experiment();
+    Path hostsFile = hostsFile();
     InProcessCli.Run run = InProcessCli.run("bench", file.toString(), "--backend", "ssh", "--hosts",
         hostsFile.toString(), "--output", tmp.resolve("results").toString());
     assertEquals(Main.OK, run.code(), run.out() + run.err());
