@@ -155,12 +155,19 @@ public final class OpenLoopBench {
     return new Report(List.copyOf(points), knee, dir);
   }
 
+  /** System property with the load generator's JVM options on one line (instead of this JVM's). */
+  public static final String GENERATOR_JVM_PROPERTY = "kvlab.openloop.generatorJvm";
+
   /**
-   * The load generator's JVM options: this JVM's {@code -X...} options (those {@code KVLAB_JAVA_OPTS} gives
-   * {@code ./kvlab}, sized for the generator as docs/bench.md shows), so that the generator runs as it did inside
-   * the bench JVM; agents and properties are not passed on.
+   * The load generator's JVM options: those of {@link #GENERATOR_JVM_PROPERTY} if set, else this JVM's {@code -X...}
+   * options (those {@code KVLAB_JAVA_OPTS} gives {@code ./kvlab}, sized for the generator as docs/bench.md shows),
+   * so that the generator runs as it did inside the bench JVM; agents and properties are not passed on.
    */
   static List<String> generatorJvm() {
+    String given = System.getProperty(GENERATOR_JVM_PROPERTY);
+    if (given != null && !given.isBlank()) {
+      return List.of(given.strip().split("\\s+"));
+    }
     return java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
         .filter(a -> a.startsWith("-X")).toList();
   }

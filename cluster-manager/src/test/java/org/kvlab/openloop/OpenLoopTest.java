@@ -150,6 +150,19 @@ class OpenLoopTest {
     assertEquals(config.servers(), raised.servers());
   }
 
+  @Test
+  void when_theGeneratorsOptionsAreGiven_then_theyReplaceTheBenchJvmsOwn() {
+    List<String> own = OpenLoopBench.generatorJvm();
+    assertTrue(own.stream().allMatch(o -> o.startsWith("-X")), "only the bench JVM's -X options go on: " + own);
+    System.setProperty(OpenLoopBench.GENERATOR_JVM_PROPERTY, " -Xms2g -Xmx2g  -XX:+UseSerialGC ");
+    try {
+      assertEquals(List.of("-Xms2g", "-Xmx2g", "-XX:+UseSerialGC"), OpenLoopBench.generatorJvm());
+    } finally {
+      System.clearProperty(OpenLoopBench.GENERATOR_JVM_PROPERTY);
+    }
+    assertEquals(own, OpenLoopBench.generatorJvm());
+  }
+
   private static OpenLoopBench.Point point(String protocol, double rate, double p99Micros, long errors) {
     return new OpenLoopBench.Point(protocol, "c", rate, rate, 100, errors, false, p99Micros / 2, p99Micros, p99Micros,
         p99Micros, p99Micros, new long[0], null);
