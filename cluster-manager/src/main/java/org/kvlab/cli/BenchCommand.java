@@ -179,7 +179,7 @@ final class BenchCommand implements Callable<Integer> {
     return switch (backend) {
       case "local" -> execute(exp, options).exitCode();
       case "ssh" -> execute(exp, options, (progress, stop) -> sshBackend(progress)).exitCode();
-      case "ec2" -> execute(exp, options, (progress, stop) -> ec2Backend(exp, progress, stop)).exitCode();
+      case "ec2" -> execute(exp, options, (progress, stop) -> ec2Backend(RunPlan.shape(exp, basePort), progress)).exitCode();
       default -> throw unknownBackend();
     };
   }
@@ -246,8 +246,8 @@ final class BenchCommand implements Callable<Integer> {
     }
   }
 
-  private ClusterBackend ec2Backend(Experiment experiment, Progress progress, java.util.function.BooleanSupplier stop) {
-    ClusterConfig shape = RunPlan.shape(experiment, basePort);
+  /** The EC2 backend with instances up for clusters of {@code shape}'s datacenters and servers. */
+  private ClusterBackend ec2Backend(ClusterConfig shape, Progress progress) {
     Ec2Spec spec = ec2Spec(requireHosts(), shape);
     Ec2Command.Common common = new Ec2Command.Common();
     common.endpoint = endpoint;
@@ -296,23 +296,98 @@ final class BenchCommand implements Callable<Integer> {
 
   /** {@code mode: open-loop}: the offered-rate sweep of docs/bench.md, "Open-loop latency-throughput curves". */
   private int openLoop(org.kvlab.openloop.OpenLoopExperiment e) throws Exception {
-    if (dryRun) {
-      for (Path c : e.clusters()) {
-        for (double rate : e.rates()) {
-          System.out.printf("%s: offered %,.0f ops/s for %s after %s%n", c, rate, e.duration(), e.warmup());
-        }
-      }
-      return Main.OK;
-    }
     if (useRunning != null || db != null || workload != null || redraw != null) {
       throw new Main.CliException(Main.USAGE, "--use-running, --db, --workload and --redraw do not apply to an open-loop "
           + "experiment. Fix: drop them (the experiment's clusters are started by bench)");
     }
-    var report = org.kvlab.openloop.OpenLoopBench.run(e, output, line -> System.out.println("open loop: " + line));
-    System.out.printf("%nknee (highest offered rate with p99 <= %d us and no errors):%n", e.p99Bound().toNanos() / 1000);
-    report.knee().forEach((protocol, rate) -> System.out.printf("  %-16s %,.0f ops/s%n", protocol, rate));
-    System.out.println("results: " + report.directory());
-    return Main.OK; // rates past the knee fail by design: that is what the sweep looks for
+    List<ClusterConfig> clusters = new java.util.ArrayList<>();
+    for (Path c : e.clusters()) {
+      clusters.add(Clusters.load(c));
+    }
+    switch (backend) { // what the backend reads first, so that a dry run fails where the sweep would
+      case "local" -> { }
+      case "ssh" -> {
+        try {
+          for (ClusterConfig c : clusters) {
+            SshBackend.checkCovers(c.topology().datacenters(), sshHosts());
+          }
+        } catch (BackendException ex) {
+          throw new Main.CliException(Main.USAGE, hostsFile + ": " + ex.getMessage());
+        }
+      }
+      case "ec2" -> ec2Spec(requireHosts(), ec2Shape(e, clusters));
+      default -> throw unknownBackend();
+    }
+    if (dryRun) {
+      for (Path c : e.clusters()) {
+        for (double rate : e.rates()) {
+          System.out.printf("%s: offered %,.0f ops/s for %s after %s%s%n", c, rate, e.duration(), e.warmup(),
+              backend.equals("local") ? "" : " (" + backend + ")");
+        }
+      }
+      return Main.OK;
+    }
+    Progress progress = new Progress(System.out, System.err, false);
+    java.util.concurrent.atomic.AtomicBoolean interrupted = new java.util.concurrent.atomic.AtomicBoolean();
+    Thread sweeping = Thread.currentThread();
+    CountDownLatch reported = new CountDownLatch(1);
+    Thread hook = new Thread(() -> {
+      System.err.println("kvlab: interrupted: stopping the load generator and the cluster, writing the measured points"
+          + (backend.equals("local") ? "" : ", releasing the hosts") + "...");
+      interrupted.set(true);
+      sweeping.interrupt();
+      try {
+        reported.await(backend.equals("local") ? 90 : 900, TimeUnit.SECONDS);
+      } catch (InterruptedException ex) {
+        Thread.currentThread().interrupt();
+      }
+    }, "kvlab-bench-stop");
+    Runtime.getRuntime().addShutdownHook(hook);
+    exitOnInterrupt();
+    ClusterBackend b = null;
+    try {
+      b = switch (backend) {
+        case "ssh" -> sshBackend(progress);
+        case "ec2" -> ec2Backend(ec2Shape(e, clusters), progress);
+        default -> new org.kvlab.cluster.local.LocalBackend(null, null);
+      };
+      org.kvlab.openloop.OpenLoopBench.Report report;
+      try {
+        report = org.kvlab.openloop.OpenLoopBench.run(e, b, output, line -> System.out.println("open loop: " + line),
+            p -> { });
+      } catch (org.kvlab.openloop.OpenLoopBench.Stopped stopped) {
+        System.out.println(stopped.partial() == null ? "stopped before the first point"
+            : "stopped; the points measured are in " + stopped.partial().directory());
+        return INTERRUPTED;
+      }
+      System.out.printf("%nknee (highest offered rate with p99 <= %d us and no errors):%n", e.p99Bound().toNanos() / 1000);
+      report.knee().forEach((protocol, rate) -> System.out.printf("  %-16s %,.0f ops/s%n", protocol, rate));
+      System.out.println("results: " + report.directory());
+      return interrupted.get() ? INTERRUPTED : Main.OK; // rates past the knee fail by design: that is what the sweep looks for
+    } finally {
+      if (b != null) {
+        try {
+          b.close();
+        } catch (BackendException ex) {
+          System.err.println("kvlab: " + ex.getMessage());
+        }
+      }
+      reported.countDown();
+      if (!interrupted.get()) {
+        try {
+          Runtime.getRuntime().removeShutdownHook(hook);
+        } catch (IllegalStateException shuttingDown) {
+          // the hook runs anyway
+        }
+      }
+    }
+  }
+
+  /** The cluster EC2 instances are made for in an open-loop sweep: the one with the most datacenters, as run remotely. */
+  private static ClusterConfig ec2Shape(org.kvlab.openloop.OpenLoopExperiment e, List<ClusterConfig> clusters) {
+    ClusterConfig widest = clusters.stream().max(java.util.Comparator.comparingInt(c -> c.topology().datacenters()))
+        .orElseThrow();
+    return org.kvlab.openloop.OpenLoopBench.onRemoteHosts(e, widest);
   }
 
   /** What {@link #execute} did: the exit code for the CLI, the results and where they were written. */

@@ -191,7 +191,12 @@ public record RunPlan(Experiment.Run run, ClusterConfig cluster, int clientsPerD
 
   /** The cluster name of an experiment's runs: {@code bench-<experiment>} (at most 64 characters). */
   public static String clusterName(Experiment e) {
-    String n = "bench-" + e.name();
+    return clusterName(e.name());
+  }
+
+  /** {@code bench-<experiment>} (at most 64 characters) for the experiment named {@code experiment}. */
+  public static String clusterName(String experiment) {
+    String n = "bench-" + experiment;
     return n.length() > 64 ? n.substring(0, 64) : n;
   }
 

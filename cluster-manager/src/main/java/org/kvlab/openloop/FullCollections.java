@@ -16,20 +16,23 @@ import org.kvlab.cluster.local.LocalClusterProcesses;
  * sweep fell in measured windows and copied what each JVM had allocated since its start (the store, the loaded
  * records, start-up objects: 37–65 ms pauses, and a knee ending at 80,000/s in one round of 2026-11-28).
  * The servers' collection is asked for with {@code jcmd <pid> GC.run} (the JDK's tool beside this JVM's java,
- * local attach, same user), this JVM's with {@link System#gc()}.
+ * local attach, same user), this JVM's with {@link System#gc()}. This JVM is the load generator
+ * ({@link OpenLoopClient}); it collects the servers only when they run on its machine (the local backend).
  */
 final class FullCollections {
   private FullCollections() {}
 
   /**
-   * Collects every process in {@code servers} and this JVM; returns a description of what failed (empty if
-   * nothing did). A failure does not stop the sweep: the rate is then measured as without collections.
+   * Collects every process of {@code serverPids} (on this machine) and this JVM; returns a description of what
+   * failed (empty if nothing did). A failure does not stop the sweep: the rate is then measured as without
+   * collections.
    */
-  static List<String> collect(List<Process> servers, Duration timeout) throws InterruptedException {
+  static List<String> collect(List<Long> serverPids, Duration timeout) throws InterruptedException {
     List<String> failures = new ArrayList<>();
     Path jcmd = jcmd();
-    for (Process p : servers) {
-      if (!p.isAlive()) {
+    for (long pid : serverPids) {
+      ProcessHandle p = ProcessHandle.of(pid).orElse(null);
+      if (p == null || !p.isAlive()) {
         continue;
       }
       if (jcmd == null) {

@@ -43,6 +43,8 @@ public final class JvmPauses {
   }
 
   static final String SERVER_LOG_OPTIONS = "-Xlog:async -Xlog:gc,safepoint:file=%s/gc-server-%%p.log:timemillis,uptime,tags";
+  /** As {@link #SERVER_LOG_OPTIONS}, into the server's standard output (its log, which remote backends fetch). */
+  static final String SERVER_STDOUT_LOG_OPTIONS = "-Xlog:async -Xlog:gc,safepoint:stdout:timemillis,uptime,tags";
   static final String SERVER_LOG_GLOB = "gc-server-*.log";
 
   /** The timemillis decoration, "[1795598940720ms]" (after the uptime one: the JVM writes decorations in its order). */
@@ -63,6 +65,14 @@ public final class JvmPauses {
     try (Stream<Path> s = Files.list(dir)) {
       logs = s.filter(p -> p.getFileName().toString().matches("gc-server-\\d+\\.log")).sorted().toList();
     }
+    return logs(logs, fromMillis, toMillis, requestsPerSecond);
+  }
+
+  /**
+   * As {@link #servers}, for the given log files (e.g. servers' output logs fetched from their hosts, with the
+   * pause lines of {@link #SERVER_STDOUT_LOG_OPTIONS} among their other lines). Null if there is none.
+   */
+  static Pauses logs(List<Path> logs, long fromMillis, long toMillis, double requestsPerSecond) throws IOException {
     if (logs.isEmpty()) {
       return null;
     }

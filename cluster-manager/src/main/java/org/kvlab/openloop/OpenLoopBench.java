@@ -21,18 +21,30 @@ import org.knowm.xchart.XYSeries;
 import org.knowm.xchart.style.markers.SeriesMarkers;
 import org.kvlab.api.Protocol;
 import org.kvlab.api.Protocols;
-import org.kvlab.api.Session;
 import org.kvlab.config.ClusterConfig;
 import org.kvlab.config.ConfigException;
-import org.kvlab.cluster.local.LocalClusterProcesses;
-import org.kvlab.runtime.ClientRuntime;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import org.kvlab.cluster.BackendException;
+import org.kvlab.cluster.ClientHandle;
+import org.kvlab.cluster.ClientSpec;
+import org.kvlab.cluster.ClusterBackend;
+import org.kvlab.cluster.ClusterRef;
+import org.kvlab.cluster.NodeState;
+import org.kvlab.cluster.StartOptions;
+import org.kvlab.cluster.local.LocalBackend;
+import org.kvlab.experiment.ClusterFiles;
 
 /**
- * Runs an {@link OpenLoopExperiment}: per cluster, starts it (one JVM per server), loads the records, offers
- * each rate in increasing order (a warm-up then the measured window, the same cluster throughout), stops it;
- * then writes {@code openloop.json}, {@code openloop.csv}, the latency-throughput chart and the
- * throughput-over-time chart, and names the knee: the highest offered rate whose p99 stays within the
- * experiment's bound with no errors. Progress goes to a callback (the CLI prints it).
+ * Runs an {@link OpenLoopExperiment} through a {@link ClusterBackend} (this machine, SSH hosts or EC2 instances):
+ * per cluster, starts it (one JVM per server), runs the load generator ({@link OpenLoopClient}) as a client process
+ * in datacenter 0, which loads the records and offers each rate in increasing order (a warm-up then the measured
+ * window, the same cluster and generator throughout), stops it; then writes {@code openloop.json},
+ * {@code openloop.csv}, the latency-throughput chart and the throughput-over-time chart, and names the knee: the
+ * highest offered rate whose p99 stays within the experiment's bound with no errors. Progress goes to a callback
+ * (the CLI prints it).
  */
 public final class OpenLoopBench {
   /**
@@ -79,127 +91,287 @@ public final class OpenLoopBench {
 
   private OpenLoopBench() {}
 
+  /** How long a cluster may take to come up (a dead server fails at once; slow starts are waited for). */
+  private static final Duration CLUSTER_WAIT = Duration.ofSeconds(300);
+
   public static Report run(OpenLoopExperiment e, Path outputRoot, Consumer<String> progress)
       throws IOException, InterruptedException, ConfigException {
     return run(e, outputRoot, progress, p -> { });
   }
 
   /**
-   * As {@link #run(OpenLoopExperiment, Path, Consumer)}, and {@code pointDone} gets each rate's point as soon as
-   * it is measured (a front end draws the curves while the sweep goes on; the designer's Benchmark tab does).
-   * An interrupt of the calling thread ends the sweep: the cluster is stopped, the points measured so far are
-   * written, and {@link Stopped} is thrown. A sweep that fails writes the points measured before it, too
-   * ({@code "status": "failed: <why>"}), and throws what failed.
+   * As {@link #run(OpenLoopExperiment, ClusterBackend, Path, Consumer, Consumer)} on this machine (a
+   * {@link LocalBackend} with this JVM's class path, closed at the end).
    */
   public static Report run(OpenLoopExperiment e, Path outputRoot, Consumer<String> progress, Consumer<Point> pointDone)
       throws IOException, InterruptedException, ConfigException {
+    LocalBackend local = new LocalBackend(null, null);
+    try {
+      return run(e, local, outputRoot, progress, pointDone);
+    } finally {
+      local.close();
+    }
+  }
+
+  /**
+   * Runs the sweep on {@code backend} (local, SSH hosts, EC2 instances; not closed here): per cluster, places,
+   * deploys and starts it there, runs the load generator ({@link OpenLoopClient}) as a client process in datacenter
+   * 0 (remote backends: on that datacenter's client host), stops the cluster. {@code pointDone} gets each rate's
+   * point as soon as it is measured (a front end draws the curves while the sweep goes on; the designer's Benchmark
+   * tab does); it and {@code progress} are called on the calling thread. An interrupt of the calling thread ends
+   * the sweep: the generator and the cluster are stopped, the points measured so far are written, and
+   * {@link Stopped} is thrown. A sweep that fails writes the points measured before it, too
+   * ({@code "status": "failed: <why>"}), and throws what failed.
+   */
+  public static Report run(OpenLoopExperiment e, ClusterBackend backend, Path outputRoot, Consumer<String> progress,
+      Consumer<Point> pointDone) throws IOException, InterruptedException, ConfigException {
     Path dir = outputRoot.resolve(e.name()).resolve(LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
     Files.createDirectories(dir);
     Files.copy(e.source(), dir.resolve("experiment.yaml"));
     List<Point> points = new ArrayList<>();
+    Map<String, Object> where = new LinkedHashMap<>();
+    where.put("backend", backend.name());
+    Map<String, String> hosts = new LinkedHashMap<>();
+    where.put("generatorHosts", hosts);
+    where.put("generatorJvm", String.join(" ", generatorJvm()));
     try {
-      sweep(e, dir, points, progress, pointDone);
+      sweep(e, backend, dir, points, hosts, progress, pointDone);
     } catch (InterruptedException ex) {
-      throw new Stopped(points.isEmpty() ? null : written(e, points, dir, "stopped"));
+      throw new Stopped(points.isEmpty() ? null : written(e, points, dir, "stopped", where));
     } catch (IOException | RuntimeException ex) {
       if (!points.isEmpty()) {
-        written(e, points, dir, "failed: " + (ex.getMessage() == null ? ex.toString() : ex.getMessage()));
+        written(e, points, dir, "failed: " + (ex.getMessage() == null ? ex.toString() : ex.getMessage()), where);
       }
       throw ex;
     }
-    return written(e, points, dir, "ok");
+    return written(e, points, dir, "ok", where);
   }
 
   /** Writes the sweep's files; its report. */
-  private static Report written(OpenLoopExperiment e, List<Point> points, Path dir, String status) throws IOException {
+  private static Report written(OpenLoopExperiment e, List<Point> points, Path dir, String status,
+      Map<String, Object> where) throws IOException {
     Map<String, Double> knee = knee(points, e.p99Bound().toNanos() / 1000.0);
-    write(e, points, knee, dir, status);
+    write(e, points, knee, dir, status, where);
     return new Report(List.copyOf(points), knee, dir);
   }
 
+  /** System property with the load generator's JVM options on one line (instead of this JVM's). */
+  public static final String GENERATOR_JVM_PROPERTY = "kvlab.openloop.generatorJvm";
+
+  /**
+   * The load generator's JVM options: those of {@link #GENERATOR_JVM_PROPERTY} if set, else this JVM's {@code -X...}
+   * options (those {@code KVLAB_JAVA_OPTS} gives {@code ./kvlab}, sized for the generator as docs/bench.md shows),
+   * so that the generator runs as it did inside the bench JVM; agents and properties are not passed on.
+   */
+  static List<String> generatorJvm() {
+    String given = System.getProperty(GENERATOR_JVM_PROPERTY);
+    if (given != null && !given.isBlank()) {
+      return List.of(given.strip().split("\\s+"));
+    }
+    return java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
+        .filter(a -> a.startsWith("-X")).toList();
+  }
+
   /** Every cluster of the sweep in turn, each point added to {@code points} as it is measured; logs under {@code dir}. */
-  private static void sweep(OpenLoopExperiment e, Path dir, List<Point> points, Consumer<String> progress,
-      Consumer<Point> pointDone) throws IOException, InterruptedException, ConfigException {
+  private static void sweep(OpenLoopExperiment e, ClusterBackend backend, Path dir, List<Point> points,
+      Map<String, String> hosts, Consumer<String> progress, Consumer<Point> pointDone)
+      throws IOException, InterruptedException, ConfigException {
+    boolean local = backend.name().equals("local");
     for (Path file : e.clusters()) {
       ClusterConfig config = ClusterConfig.load(file);
       Protocol protocol = Protocols.byName(config.protocol());
-      progress.accept("starting " + config.name() + " (" + protocol.name() + ", " + config.servers().size() + " servers)");
-      LocalClusterProcesses cluster = null;
-      // Each server JVM logs its safepoints and collections into the results directory, so that every rate's
-      // pauses can be told apart from its queueing (unless the experiment's jvm options set up logging themselves).
-      Path gcLogs = dir.resolve("gc-" + config.name());
-      String logOptions = e.serverJvm().contains("-Xlog") ? null : JvmPauses.serverLogOptions(gcLogs);
-      if (logOptions != null) {
+      ClusterRef cluster;
+      try {
+        ClusterConfig placed = backend.place(local ? config : onRemoteHosts(e, config), dir.resolve("data-" + config.name()));
+        Path clusterFile = file;
+        if (!local) {
+          clusterFile = dir.resolve("cluster-" + config.name() + ".yaml");
+          Files.writeString(clusterFile, ClusterFiles.toYaml(placed));
+        }
+        cluster = new ClusterRef(clusterFile, placed);
+        if (!local) {
+          progress.accept("deploying " + config.name() + " to " + backend.name());
+        }
+        backend.deploy(cluster);
+      } catch (BackendException ex) {
+        throw new IOException("cluster " + config.name() + ": " + ex.getMessage(), ex);
+      }
+      progress.accept("starting " + config.name() + " (" + protocol.name() + ", " + config.servers().size() + " servers"
+          + (local ? "" : ", " + backend.name()) + ")");
+      // Each server JVM logs its safepoints and collections, so that every rate's pauses can be told apart from its
+      // queueing (unless the experiment's jvm options set up logging themselves): here into the results directory,
+      // on remote hosts into its output (its log, fetched after each rate).
+      Path gcLogs = local ? dir.resolve("gc-" + config.name()) : dir.resolve("logs-" + config.name());
+      String logOptions = e.serverJvm().contains("-Xlog") ? null
+          : local ? JvmPauses.serverLogOptions(gcLogs) : JvmPauses.SERVER_STDOUT_LOG_OPTIONS;
+      if (logOptions != null && local) {
         Files.createDirectories(gcLogs);
       }
+      Thread caller = Thread.currentThread();
       try {
-        cluster = LocalClusterProcesses.start(file, config, false,
-            logOptions == null ? e.serverJvm() : e.serverJvm() + " " + logOptions);
-        cluster.awaitConnected(Duration.ofSeconds(300)); // a dead server fails at once; slow starts are waited for
-      } catch (LocalClusterProcesses.LaunchException ex) {
-        LocalClusterProcesses.stop(config, Duration.ofSeconds(10));
+        backend.start(cluster, new StartOptions(CLUSTER_WAIT, false,
+            logOptions == null ? e.serverJvm() : e.serverJvm() + " " + logOptions, caller::isInterrupted));
+        if (Thread.interrupted()) {
+          throw new InterruptedException("stopped while the cluster came up");
+        }
+        generate(e, backend, cluster, config.name(), protocol, dir, logOptions == null ? null : gcLogs, hosts, points, progress,
+            pointDone);
+      } catch (BackendException ex) {
+        if (Thread.interrupted() || ex.cancelled()) {
+          throw new InterruptedException("stopped while the cluster came up");
+        }
         throw new IOException("cluster " + config.name() + " did not come up: " + ex.getMessage(), ex);
-      } catch (InterruptedException | IOException | RuntimeException ex) { // stopped (or failed) while it comes up
-        LocalClusterProcesses.stop(config, Duration.ofSeconds(10));
-        if (cluster != null) {
-          cluster.destroyForcibly();
-        }
-        throw ex;
-      }
-      try (ClientRuntime rt = new ClientRuntime(forLoadGenerator(config), protocol, e.clientThreads())) {
-        List<Session> sessions = new ArrayList<>();
-        for (int i = 0; i < e.sessions(); i++) {
-          sessions.add(rt.openSession(0));
-        }
-        OpenLoopLoad.load(sessions, e.workload());
-        if (!e.prime().isZero()) {
-          // JIT warm-up of the fresh server and client JVMs, at the lowest rate, not measured: otherwise the
-          // first rate of the sweep measures the compilers
-          double lowest = e.rates().stream().mapToDouble(Double::doubleValue).min().orElseThrow();
-          progress.accept(String.format("priming %s at %,.0f/s for %s (not measured)", protocol.name(), lowest, e.prime()));
-          OpenLoopLoad.run(sessions, e.workload(), lowest, 0, e.prime().toNanos(), Duration.ofSeconds(15).toNanos());
-        }
-        for (double rate : e.rates()) {
-          if (e.collect()) {
-            for (String failure : FullCollections.collect(cluster.processes(), Duration.ofSeconds(30))) {
-              progress.accept("warning: " + failure);
-            }
-          }
-          OpenLoopLoad.Outcome o = OpenLoopLoad.run(sessions, e.workload(), rate, e.warmup().toNanos(),
-              e.duration().toNanos(), Duration.ofSeconds(15).toNanos());
-          var h = o.latency();
-          boolean any = h.getTotalCount() > 0;
-          Point p = new Point(protocol.name(), config.name(), rate, o.achievedOpsPerSec(), o.measured(), o.errors(),
-              o.abandoned(), any ? h.getValueAtPercentile(50) : Double.NaN, any ? h.getValueAtPercentile(90) : Double.NaN,
-              any ? h.getValueAtPercentile(99) : Double.NaN, any ? h.getValueAtPercentile(99.9) : Double.NaN,
-              any ? h.getMaxValue() : Double.NaN, o.perSecond(), o.firstError(),
-              logOptions == null ? null : serverPauses(gcLogs, o), o.generator());
-          points.add(p);
-          pointDone.accept(p);
-          progress.accept(String.format("%s offered %,.0f/s: achieved %,.0f/s, p50 %.2f ms, p99 %.2f ms, p99.9 %.2f ms%s%s%s",
-              protocol.name(), rate, p.achievedOpsPerSec(), p.p50() / 1000, p.p99() / 1000, p.p999() / 1000,
-              p.errors() > 0 ? ", " + p.errors() + " errors (" + p.firstError() + ")" : "",
-              p.abandoned() ? ", abandoned: " + OpenLoopLoad.IN_FLIGHT_MAX + " requests in flight" : "",
-              pauses(p)));
-        }
-      } finally {
-        LocalClusterProcesses.stop(config, Duration.ofSeconds(10));
-        cluster.destroyForcibly();
+      } finally { // also after a failed start: the backend stopped what it started, this fetches their logs
+        stopCluster(backend, cluster, dir.resolve("logs-" + config.name()), local, progress);
       }
     }
   }
 
   /**
-   * The servers' pauses in the run's measured window, from their logs; the log thread writes asynchronously, so
-   * this waits a moment for the window's last lines. Null if the logs cannot be read.
+   * {@code c} as a remote backend runs it: named {@code bench-<experiment>} like a YCSB experiment's runs, for every
+   * cluster of the sweep in turn (one remote directory on the hosts; EC2 instances are made for one cluster name).
+   * The points keep the cluster file's name.
    */
-  private static JvmPauses.Pauses serverPauses(Path gcLogs, OpenLoopLoad.Outcome o) throws InterruptedException {
-    Thread.sleep(200);
+  public static ClusterConfig onRemoteHosts(OpenLoopExperiment e, ClusterConfig c) {
+    return new ClusterConfig(c.source(), org.kvlab.experiment.RunPlan.clusterName(e.name()), c.protocol(), c.params(),
+        c.topology(), c.servers(), c.storage(), c.emulation(), c.limits(), c.security());
+  }
+
+  /** Stops the cluster (its logs fetched first; remote backends: its data deleted); failures are progress lines. */
+  private static void stopCluster(ClusterBackend backend, ClusterRef cluster, Path logs, boolean local,
+      Consumer<String> progress) {
+    boolean interrupted = Thread.interrupted(); // stopping must not be cut short by the interrupt that ends the sweep
     try {
-      return JvmPauses.servers(gcLogs, o.windowFromMillis(), o.windowToMillis(), o.achievedOpsPerSec());
-    } catch (IOException ex) {
-      return null;
+      try {
+        backend.fetchLogs(cluster, logs);
+      } catch (BackendException ex) {
+        progress.accept("warning: server logs not copied: " + ex.getMessage());
+      }
+      try {
+        backend.stop(cluster, Duration.ofSeconds(10));
+      } catch (BackendException ex) {
+        progress.accept("warning: " + ex.getMessage());
+      }
+      if (!local) {
+        backend.deleteData(cluster);
+      }
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
     }
+  }
+
+  /**
+   * Runs the load generator of one cluster to its end: its points are passed on as they arrive (with the servers'
+   * pauses in their windows, from {@code gcLogs} if not null), its progress lines too.
+   */
+  private static void generate(OpenLoopExperiment e, ClusterBackend backend, ClusterRef cluster, String name,
+      Protocol protocol, Path dir, Path gcLogs, Map<String, String> hosts, List<Point> points, Consumer<String> progress,
+      Consumer<Point> pointDone) throws IOException, InterruptedException, BackendException {
+    boolean local = backend.name().equals("local");
+    List<Long> serverPids = new ArrayList<>();
+    if (e.collect()) {
+      if (local) {
+        for (NodeState n : backend.status(cluster)) {
+          if (n.pid() > 0) {
+            serverPids.add(n.pid());
+          }
+        }
+      } else {
+        progress.accept("warning: the servers on the " + backend.name() + " backend's hosts are not collected before"
+            + " each rate (jcmd attaches on the server's own host only); the load generator is");
+      }
+    }
+    Path genDir = dir.resolve("generator-" + name);
+    Files.createDirectories(genDir);
+    Path plan = genDir.resolve("plan.json");
+    OpenLoopClient.JSON.writeValue(plan.toFile(), new OpenLoopClient.Plan(name, e.workload(), e.rates(),
+        e.prime().toNanos(), e.warmup().toNanos(), e.duration().toNanos(), e.sessions(), e.clientThreads(), e.collect(),
+        serverPids));
+    BlockingQueue<String> lines = new LinkedBlockingQueue<>();
+    ClientHandle handle = backend.startClient(cluster, new ClientSpec("openloop/" + name, 0, generatorJvm(),
+        OpenLoopClient.class.getName(), List.of(ClientSpec.CLUSTER_FILE, "plan.json"), Map.of("plan.json", plan),
+        List.of(), genDir, lines::add));
+    hosts.put(name, handle.host());
+    progress.accept("load generator for " + name + " on " + handle.host());
+    Deque<String> other = new ArrayDeque<>();
+    int measured = 0;
+    boolean ended = false;
+    try {
+      while (!ended) {
+        ended = handle.waitFor(200);
+        for (String line = lines.poll(); line != null; line = lines.poll()) {
+          if (line.startsWith(OpenLoopClient.POINT)) {
+            Point p = withServerPauses(OpenLoopClient.JSON.readValue(line.substring(OpenLoopClient.POINT.length()),
+                OpenLoopClient.Measured.class), backend, cluster, gcLogs);
+            measured++;
+            points.add(p);
+            pointDone.accept(p);
+            progress.accept(String.format("%s offered %,.0f/s: achieved %,.0f/s, p50 %.2f ms, p99 %.2f ms, p99.9 %.2f ms%s%s%s",
+                protocol.name(), p.targetRate(), p.achievedOpsPerSec(), p.p50() / 1000, p.p99() / 1000, p.p999() / 1000,
+                p.errors() > 0 ? ", " + p.errors() + " errors (" + p.firstError() + ")" : "",
+                p.abandoned() ? ", abandoned: " + OpenLoopLoad.IN_FLIGHT_MAX + " requests in flight" : "",
+                pauses(p)));
+          } else if (line.startsWith(OpenLoopClient.PROGRESS)) {
+            progress.accept(line.substring(OpenLoopClient.PROGRESS.length()));
+          } else if (!line.isBlank()) {
+            other.addLast(line);
+            while (other.size() > 6) {
+              other.removeFirst();
+            }
+          }
+        }
+      }
+    } finally {
+      if (!ended) {
+        handle.kill();
+      }
+      try {
+        handle.collect(); // remote: its files (points.jsonl, rate-<k>.hdr, host.txt, stderr.txt) back to genDir
+      } catch (BackendException ex) {
+        progress.accept("warning: " + ex.getMessage());
+      }
+    }
+    if (handle.exitCode() != 0 || measured < e.rates().size()) {
+      throw new IOException("the load generator of " + name + " on " + handle.host() + " exited with code "
+          + handle.exitCode() + " after " + measured + " of " + e.rates().size() + " rates: "
+          + String.join(" | ", other) + " (see " + genDir.resolve("stderr.txt") + ")");
+    }
+  }
+
+  /**
+   * {@code m}'s point with the servers' pauses in its window: from the local logs in {@code gcLogs}, or from the
+   * servers' logs fetched into it now (remote backends); null pauses if there are no logs. The log thread writes
+   * asynchronously, so this waits a moment for the window's last lines.
+   */
+  private static Point withServerPauses(OpenLoopClient.Measured m, ClusterBackend backend, ClusterRef cluster,
+      Path gcLogs) throws InterruptedException {
+    Point p = m.point();
+    JvmPauses.Pauses pauses = null;
+    if (gcLogs != null) {
+      Thread.sleep(200);
+      try {
+        if (backend.name().equals("local")) {
+          pauses = JvmPauses.servers(gcLogs, m.windowFromMillis(), m.windowToMillis(), p.achievedOpsPerSec());
+        } else {
+          backend.fetchLogs(cluster, gcLogs);
+          List<Path> logs = new ArrayList<>();
+          for (var s : cluster.config().servers()) {
+            Path log = gcLogs.resolve(s.id() + ".log");
+            if (Files.isRegularFile(log)) {
+              logs.add(log);
+            }
+          }
+          pauses = JvmPauses.logs(logs, m.windowFromMillis(), m.windowToMillis(), p.achievedOpsPerSec());
+        }
+      } catch (IOException | BackendException ex) {
+        pauses = null;
+      }
+    }
+    return new Point(p.protocol(), p.cluster(), p.targetRate(), p.achievedOpsPerSec(), p.measured(), p.errors(),
+        p.abandoned(), p.p50(), p.p90(), p.p99(), p.p999(), p.max(), p.perSecond(), p.firstError(), pauses,
+        p.generatorGc());
   }
 
   /** The pause figures of a point for the progress line: "; server: ..., generator: ..." (empty if none). */
@@ -262,8 +434,8 @@ public final class OpenLoopBench {
     return out;
   }
 
-  private static void write(OpenLoopExperiment e, List<Point> points, Map<String, Double> knee, Path dir, String status)
-      throws IOException {
+  private static void write(OpenLoopExperiment e, List<Point> points, Map<String, Double> knee, Path dir, String status,
+      Map<String, Object> where) throws IOException {
     Map<String, Object> json = new LinkedHashMap<>();
     json.put("name", e.name());
     json.put("status", status);
@@ -277,7 +449,7 @@ public final class OpenLoopBench {
     json.put("clientThreads", e.clientThreads());
     json.put("workload", e.workload());
     json.put("serverJvm", e.serverJvm());
-    json.put("generatorJvm", String.join(" ", java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments()));
+    json.putAll(where); // backend, generatorHosts (cluster: host), generatorJvm
     json.put("loadAverage", Files.readString(Path.of("/proc/loadavg")).strip());
     json.put("cores", Runtime.getRuntime().availableProcessors());
     json.put("knee", knee);

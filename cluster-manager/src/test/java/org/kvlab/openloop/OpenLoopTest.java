@@ -127,6 +127,17 @@ class OpenLoopTest {
     assertTrue(progress.stream().anyMatch(l -> l.contains("; server: ") && l.contains("; generator: ")), progress.toString());
     String csv = Files.readString(r.directory().resolve("openloop.csv"));
     assertTrue(csv.lines().findFirst().orElseThrow().endsWith("generator_bytes_per_req"), csv);
+    // The generator ran as a client process of the local backend: its files are in generator-<cluster>/, and
+    // openloop.json names the backend and where the generator ran.
+    assertTrue(progress.contains("load generator for ol-pauses-eventual-1 on localhost"), progress.toString());
+    Path gen = r.directory().resolve("generator-ol-pauses-eventual-1");
+    assertEquals(1, Files.readAllLines(gen.resolve("points.jsonl")).size());
+    assertTrue(Files.size(gen.resolve("rate-0.hdr")) > 0 && Files.readString(gen.resolve("host.txt")).startsWith("host "));
+    assertTrue(Files.readString(gen.resolve("command.txt")).contains(OpenLoopClient.class.getName()));
+    var json = new com.fasterxml.jackson.databind.ObjectMapper().readTree(r.directory().resolve("openloop.json").toFile());
+    assertEquals("local", json.path("backend").asText());
+    assertEquals("localhost", json.path("generatorHosts").path("ol-pauses-eventual-1").asText(), json.toString());
+    assertEquals(1, json.path("points").size());
   }
 
   @Test
@@ -137,6 +148,19 @@ class OpenLoopTest {
     assertEquals(OpenLoopLoad.IN_FLIGHT_MAX + OpenLoopLoad.BATCH_MAX, raised.limits().clientRequestsInFlightMax());
     assertEquals(config.limits().frameBytesMax(), raised.limits().frameBytesMax(), "only the in-flight limit changes");
     assertEquals(config.servers(), raised.servers());
+  }
+
+  @Test
+  void when_theGeneratorsOptionsAreGiven_then_theyReplaceTheBenchJvmsOwn() {
+    List<String> own = OpenLoopBench.generatorJvm();
+    assertTrue(own.stream().allMatch(o -> o.startsWith("-X")), "only the bench JVM's -X options go on: " + own);
+    System.setProperty(OpenLoopBench.GENERATOR_JVM_PROPERTY, " -Xms2g -Xmx2g  -XX:+UseSerialGC ");
+    try {
+      assertEquals(List.of("-Xms2g", "-Xmx2g", "-XX:+UseSerialGC"), OpenLoopBench.generatorJvm());
+    } finally {
+      System.clearProperty(OpenLoopBench.GENERATOR_JVM_PROPERTY);
+    }
+    assertEquals(own, OpenLoopBench.generatorJvm());
   }
 
   private static OpenLoopBench.Point point(String protocol, double rate, double p99Micros, long errors) {

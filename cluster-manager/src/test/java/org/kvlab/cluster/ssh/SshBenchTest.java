@@ -74,13 +74,7 @@ class SshBenchTest {
     String h2 = hosts.hosts.get(1).address();
     String h3 = hosts.hosts.get(2).address();
     Path f = tmp.resolve("hosts.yaml");
-    Files.writeString(f, "ssh:\n"
-        + "  user: " + hosts.user + "\n"
-        + "  keyFile: " + hosts.key + "\n"
-        + "  knownHosts: " + hosts.knownHosts + "\n"
-        + "  port: " + hosts.hosts.get(0).port() + "\n"
-        + "  dir: " + tmp.resolve("remote") + "/{host}\n"
-        + "  connectTimeout: 5s\n"
+    Files.writeString(f, hosts.sshSection(tmp.resolve("remote"))
         + "basePort: " + org.kvlab.runtime.LoopbackPorts.freeBlock(6) + "\n"
         + "datacenters:\n"
         + "  - { servers: [" + h1 + "] }\n"

@@ -87,6 +87,17 @@ public final class SshTestHosts implements AutoCloseable {
     return new SshTestHosts(dir, hosts, mode, user, key, known, delay, hook);
   }
 
+  /** The {@code ssh:} section of a hosts file for these hosts, each with its remote directory under {@code remote}. */
+  public String sshSection(Path remote) {
+    return "ssh:\n"
+        + "  user: " + user + "\n"
+        + "  keyFile: " + key + "\n"
+        + "  knownHosts: " + knownHosts + "\n"
+        + "  port: " + hosts.get(0).port() + "\n"
+        + "  dir: " + remote + "/{host}\n"
+        + "  connectTimeout: 5s\n";
+  }
+
   public SshSettings settings() {
     return SshSettings.withKey(user, key, knownHosts).withPort(hosts.get(0).port());
   }
