@@ -462,6 +462,8 @@ public final class ExperimentRunner {
       throw new RunFailure("stopped (Ctrl-C) before the " + phase + " phase", true);
     }
     int n = plan.clientCount();
+    options.progress().accept(label + ": " + (load ? "loading " + e.recordCount() + " records" : "running the workload")
+        + " with " + n + " client" + (n == 1 ? "" : "s") + (backend.name().equals("local") ? "" : " on " + backend.name()));
     List<ClientProcess> clients = new ArrayList<>();
     try {
       for (int dc : plan.clientDatacenters()) {

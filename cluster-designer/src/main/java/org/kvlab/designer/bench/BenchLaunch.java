@@ -201,7 +201,7 @@ final class BenchLaunch {
     }
     thread = Thread.currentThread();
     try {
-      ui.status("creating the EC2 instances of " + shape.name());
+      stage("creating the EC2 instances of " + shape.name());
       provisioning = true;
       try {
         if (stopping) {
@@ -231,7 +231,7 @@ final class BenchLaunch {
   private void release(Ec2Backend backend, BackendChoice.Ec2Setup setup, String cluster,
       BackendChoice.Removed removed) {
     Ec2Cluster up = backend.cluster();
-    ui.status("tearing down: " + (setup.options().keep() && up != null ? "keeping" : "deleting")
+    stage("tearing down: " + (setup.options().keep() && up != null ? "keeping" : "deleting")
         + " the EC2 resources of " + cluster);
     String problem = null;
     try {
@@ -264,7 +264,7 @@ final class BenchLaunch {
   private void runThenClose(Experiment e, ExperimentRunner.Options options, ExperimentListener live,
       ClusterBackend toClose) {
     execute(e, options, live, toClose == null ? null : () -> {
-      ui.status("releasing the hosts (closing the SSH connections)");
+      stage("releasing the hosts (closing the SSH connections)");
       try {
         toClose.close();
       } catch (BackendException ex) {
@@ -296,6 +296,12 @@ final class BenchLaunch {
       ui.finished(r, result, failure);
       done.countDown();
     }
+  }
+
+  /** A stage of the launch: in the status line and the log. */
+  private void stage(String line) {
+    ui.status(line);
+    ui.log(line);
   }
 
   private void notRun(String why) {

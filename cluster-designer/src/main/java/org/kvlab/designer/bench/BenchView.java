@@ -554,7 +554,12 @@ public final class BenchView implements DesignerView {
     lastResult = null;
     ExperimentRunner.Options options = ExperimentRunner.Options.defaults()
         .withOutputRoot(results.resultsRoot())
-        .withProgress(line -> Platform.runLater(() -> status.setText(line)))
+        .withProgress(line -> {
+          Platform.runLater(() -> status.setText(line));
+          if (!line.contains(" ops/s (sum of ")) { // a stage (deploying, loading, collecting...), not the ticker
+            logLine(line);
+          }
+        })
         .withLog(new PrintStream(new LineStream(this::logLine), true, StandardCharsets.UTF_8))
         .withCommand("kvlab designer: benchmark " + display(file));
     ExperimentListener live = new ExperimentListener() {
