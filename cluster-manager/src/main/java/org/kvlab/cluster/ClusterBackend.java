@@ -59,6 +59,14 @@ public interface ClusterBackend extends AutoCloseable {
    */
   ClientHandle startClient(ClusterRef cluster, ClientSpec spec) throws BackendException;
 
+  /**
+   * Per host this backend runs servers or clients on, what it knows of it beyond its name, for the bench report's
+   * environment section (EC2: {@code t3.small in us-east-1, i-0abc...}); empty if nothing (local, SSH).
+   */
+  default java.util.Map<String, String> hostDetails() {
+    return java.util.Map.of();
+  }
+
   /** Kills, at once, every server and client process this backend started and has not stopped (any thread). */
   void destroyStarted();
 

@@ -33,8 +33,9 @@ public interface ExperimentListener {
    * @param opsPerSecond the clients' current throughput, summed (YCSB's "current ops/sec")
    * @param latencies per operation ({@code READ}, {@code UPDATE}, ...) and {@link #ALL} (every operation), the
    *     latencies of the interval histograms written since the previous interval, merged over clients (an
-   *     operation none of which completed in them is left out); empty when the clients' histogram logs are not on
-   *     this machine while they run (clients on SSH/EC2 hosts)
+   *     operation none of which completed in them is left out). Clients on SSH/EC2 hosts are followed over the
+   *     backend's connection ({@link org.kvlab.cluster.ClientHandle#readNew}); an interval in which a host could not
+   *     be read leaves that client's latencies for the next one
    */
   record Interval(Experiment.Run run, int runs, String phase, long seconds, boolean warmup, double opsPerSecond,
       Map<String, Latency> latencies) {

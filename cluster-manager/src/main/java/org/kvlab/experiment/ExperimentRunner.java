@@ -141,6 +141,8 @@ public final class ExperimentRunner {
   private final CountDownLatch finished = new CountDownLatch(1);
   private volatile Path outputDirectory;
   private final List<ExperimentListener> listeners = new java.util.concurrent.CopyOnWriteArrayList<>();
+  /** Where the runs' servers and clients ran, for the report. */
+  private final HostsSeen hostsSeen = new HostsSeen();
 
   public ExperimentRunner(Options options) {
     this.options = options;
@@ -297,9 +299,15 @@ public final class ExperimentRunner {
     } else {
       status = done.size() == planned ? Results.OK : "running";
     }
+    Map<String, String> details;
+    try {
+      details = backend.hostDetails();
+    } catch (RuntimeException ex) {
+      details = Map.of();
+    }
     return new Results.ExperimentResult(e.name(), e.source(), status, startedAt,
         finishedNow ? Instant.now().toString() : null, out.toAbsolutePath().toString(), e.xAxis(), e.protocols(),
-        planned, env, settings(e), List.copyOf(done));
+        planned, env.with(backend.name(), hostsSeen.list(), details), settings(e), List.copyOf(done));
   }
 
   private static Map<String, Object> settings(Experiment e) {
@@ -366,6 +374,7 @@ public final class ExperimentRunner {
       if (running == null) {
         ClusterConfig placed = backend.place(plan.cluster(), runDir.resolve("data"));
         plan = plan.withCluster(placed);
+        hostsSeen.servers(placed);
         Path clusterFile = runDir.resolve("cluster.yaml");
         Files.writeString(clusterFile, ClusterFiles.toYaml(placed));
         cluster = new ClusterRef(clusterFile, placed);
@@ -377,6 +386,7 @@ public final class ExperimentRunner {
             () -> stopRequested));
       } else {
         cluster = new ClusterRef(options.useRunning().toAbsolutePath(), running);
+        hostsSeen.servers(running);
       }
       if (e.load()) {
         phase(e, plan, cluster, runDir, true, label);
@@ -479,7 +489,8 @@ public final class ExperimentRunner {
           currentClients = List.copyOf(clients);
           cp.started(backend.startClient(cluster, new ClientSpec(phase + "/" + name, dc,
               clientJvmOptions(e), "site.ycsb.Client", clientArgs(e, dc, load),
-              Map.of("workload.properties", props), List.of("hdr"), dir, cp::onErrorLine)));
+              Map.of("workload.properties", props), List.of(LiveHistograms.DIR), dir, cp::onErrorLine)));
+          hostsSeen.client(dc, cp.handle().host());
           if (stopRequested) {
             throw new RunFailure("stopped (Ctrl-C) in the " + phase + " phase", true);
           }
@@ -556,7 +567,7 @@ public final class ExperimentRunner {
     long limit = e.timeout().toNanos();
     long lastProgress = 0;
     LiveHistograms live = listeners.isEmpty() ? null
-        : new LiveHistograms(clients.stream().map(c -> c.dir.resolve("hdr")).toList());
+        : LiveHistograms.of(clients.stream().map(ClientProcess::handle).toList());
     while (true) {
       boolean all = true;
       for (ClientProcess c : clients) {

@@ -130,6 +130,13 @@ final class Html {
     row(h, "OS", env.os());
     row(h, "cores", String.valueOf(env.cores()));
     row(h, "memory", env.memoryMb() + " MiB");
+    if (env.backend() != null) {
+      row(h, "backend", env.backend());
+    }
+    for (Results.DatacenterHosts d : env.hosts()) {
+      row(h, "datacenter " + d.datacenter() + " hosts", "servers: " + hostList(d.servers(), env) + "; clients: "
+          + hostList(d.clients(), env));
+    }
     for (Map.Entry<String, Object> s : r.settings().entrySet()) {
       row(h, s.getKey(), String.valueOf(s.getValue()));
     }
@@ -139,6 +146,15 @@ final class Html {
         .append(" <code>results.json</code> and <code>results.csv</code>.</p>\n");
     h.append("</body></html>\n");
     return h.toString();
+  }
+
+  /** The hosts, each with what the backend knows of it (EC2: its instance type and region). */
+  private static String hostList(List<String> hosts, Results.Environment env) {
+    if (hosts.isEmpty()) {
+      return "none";
+    }
+    return hosts.stream().map(x -> env.hostDetails().containsKey(x) ? x + " (" + env.hostDetails().get(x) + ")" : x)
+        .collect(java.util.stream.Collectors.joining(", "));
   }
 
   private static void row(StringBuilder h, String k, String v) {

@@ -1,51 +1,79 @@
 package org.kvlab.experiment;
 
-import java.io.IOException;
-import java.io.RandomAccessFile;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.stream.Stream;
 import org.HdrHistogram.Histogram;
+import org.kvlab.cluster.BackendException;
+import org.kvlab.cluster.ClientHandle;
+import org.kvlab.cluster.FileTail;
 
 /**
  * Follows the HdrHistogram interval logs ({@code hdr/<OP>.hdr}) that YCSB clients write while they run (one
  * line per operation per status interval, written unbuffered), for {@link ExperimentListener.Interval}'s
  * live latencies: {@link #poll} returns the intervals written since the previous poll, merged per operation
- * over clients. Only complete lines are read; a log that cannot be read is skipped (the final results read
- * the logs again, whole).
+ * over clients. The logs are read through each client's {@link ClientHandle#readNew} (on this machine or over
+ * the backend's connection to the client's host), so local and remote clients are parsed by this one class. Only
+ * complete lines are taken; a log that cannot be read now is read at a later poll (the final results read the
+ * logs again, whole, once collected).
  */
 final class LiveHistograms {
-  private final List<Path> hdrDirs;
-  private final Map<Path, Long> offsets = new HashMap<>();
+  /** The directory of a client's working directory that holds its logs. */
+  static final String DIR = "hdr";
+  /** Most bytes of one log read per poll (a second of one operation's histogram is a few hundred). */
+  static final int MAX_BYTES = 4 << 20;
 
-  LiveHistograms(List<Path> hdrDirs) {
-    this.hdrDirs = List.copyOf(hdrDirs);
+  /** Where one client's logs are read from: {@link ClientHandle#readNew} of {@link #DIR}. */
+  interface Source {
+    Map<String, byte[]> readNew(Map<String, Long> offsets, int maxBytes) throws BackendException;
+  }
+
+  private final List<Source> sources;
+  private final List<Map<String, Long>> offsets;
+
+  LiveHistograms(List<Source> sources) {
+    this.sources = List.copyOf(sources);
+    this.offsets = sources.stream().map(s -> (Map<String, Long>) new HashMap<String, Long>()).toList();
+  }
+
+  /** The logs of these clients, through their backend. */
+  static LiveHistograms of(List<ClientHandle> clients) {
+    return new LiveHistograms(clients.stream().map(c -> (Source) (off, max) -> c.readNew(DIR, off, max)).toList());
+  }
+
+  /** The logs in these directories of this machine. */
+  static LiveHistograms ofDirs(List<Path> hdrDirs) {
+    return new LiveHistograms(hdrDirs.stream().map(d -> (Source) (off, max) -> FileTail.readNew(d, off, max)).toList());
   }
 
   /** Per operation (and {@link ExperimentListener.Interval#ALL}), the histogram of the new intervals. */
   Map<String, Histogram> poll() {
     Map<String, Histogram> merged = new TreeMap<>();
-    for (Path dir : hdrDirs) {
-      if (!Files.isDirectory(dir)) {
-        continue;
+    for (int i = 0; i < sources.size(); i++) {
+      Map<String, Long> at = offsets.get(i);
+      Map<String, byte[]> fresh;
+      try {
+        fresh = sources.get(i).readNew(Map.copyOf(at), MAX_BYTES);
+      } catch (BackendException e) {
+        continue; // not reachable now: its lines are read at a later poll
       }
-      List<Path> logs;
-      try (Stream<Path> files = Files.list(dir)) {
-        logs = files.filter(p -> p.getFileName().toString().endsWith(".hdr")).sorted().toList();
-      } catch (IOException e) {
-        continue;
-      }
-      for (Path log : logs) {
-        String op = log.getFileName().toString().replaceFirst("\\.hdr$", "");
-        if (Aggregation.NOT_OPERATIONS.contains(op)) {
+      for (Map.Entry<String, byte[]> log : new TreeMap<>(fresh).entrySet()) {
+        String file = log.getKey();
+        byte[] bytes = log.getValue();
+        String op = file.replaceFirst("\\.hdr$", "");
+        if (op.equals(file) || Aggregation.NOT_OPERATIONS.contains(op)) {
+          at.merge(file, (long) bytes.length, Long::sum); // not a latency log: skipped, not read again
           continue;
         }
-        for (String line : newLines(log)) {
+        int end = bytes.length;
+        while (end > 0 && bytes[end - 1] != '\n') {
+          end--;
+        }
+        at.merge(file, (long) end, Long::sum);
+        for (String line : new String(bytes, 0, end, StandardCharsets.US_ASCII).lines().toList()) {
           Histogram h = parse(line);
           if (h != null) {
             merged.computeIfAbsent(op, k -> new Histogram(3)).add(h);
@@ -57,27 +85,6 @@ final class LiveHistograms {
       }
     }
     return merged;
-  }
-
-  private List<String> newLines(Path log) {
-    long from = offsets.getOrDefault(log, 0L);
-    try (RandomAccessFile f = new RandomAccessFile(log.toFile(), "r")) {
-      long length = f.length();
-      if (length <= from) {
-        return List.of();
-      }
-      byte[] bytes = new byte[(int) Math.min(length - from, 16 << 20)];
-      f.seek(from);
-      f.readFully(bytes);
-      int end = bytes.length;
-      while (end > 0 && bytes[end - 1] != '\n') {
-        end--;
-      }
-      offsets.put(log, from + end);
-      return new String(bytes, 0, end, StandardCharsets.US_ASCII).lines().toList();
-    } catch (IOException e) {
-      return List.of();
-    }
   }
 
   /** One data line of a histogram log ({@code [Tag=T,]start,length,max,base64}); null for headers and comments. */

@@ -78,9 +78,42 @@ public final class Results {
     }
   }
 
-  /** Where and how the experiment ran. */
+  /**
+   * Where and how the experiment ran: this machine (the bench's JVM, OS, cores, memory) and where its clusters and
+   * clients ran.
+   *
+   * @param backend {@code local}, {@code ssh} or {@code ec2} (null in results written before it was recorded)
+   * @param hosts per datacenter, the hosts its servers and its clients ran on, over all runs so far
+   * @param hostDetails per host, what the backend knows of it beyond its name (EC2: instance type, region, id)
+   */
   public record Environment(String command, String workingDirectory, String java, String jvmVendor, String os,
-      int cores, long memoryMb, String gitCommit, String kvlabVersion) {}
+      int cores, long memoryMb, String gitCommit, String kvlabVersion, String backend, List<DatacenterHosts> hosts,
+      Map<String, String> hostDetails) {
+    public Environment(String command, String workingDirectory, String java, String jvmVendor, String os, int cores,
+        long memoryMb, String gitCommit, String kvlabVersion) {
+      this(command, workingDirectory, java, jvmVendor, os, cores, memoryMb, gitCommit, kvlabVersion, null, List.of(),
+          Map.of());
+    }
+
+    public Environment {
+      hosts = hosts == null ? List.of() : List.copyOf(hosts);
+      hostDetails = hostDetails == null ? Map.of() : new java.util.TreeMap<>(hostDetails);
+    }
+
+    /** This environment with the backend and where it ran. */
+    public Environment with(String backendName, List<DatacenterHosts> where, Map<String, String> details) {
+      return new Environment(command, workingDirectory, java, jvmVendor, os, cores, memoryMb, gitCommit,
+          kvlabVersion, backendName, where, details);
+    }
+  }
+
+  /** The hosts datacenter {@code datacenter}'s servers and clients ran on (in the order first used). */
+  public record DatacenterHosts(int datacenter, List<String> servers, List<String> clients) {
+    public DatacenterHosts {
+      servers = List.copyOf(servers);
+      clients = List.copyOf(clients);
+    }
+  }
 
   /**
    * The whole experiment.

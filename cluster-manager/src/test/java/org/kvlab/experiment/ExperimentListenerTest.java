@@ -43,7 +43,7 @@ class ExperimentListenerTest {
       w.outputLegend();
       w.outputIntervalHistogram(histogram(100, 1000, 1000)); // p50 100 us, p99 1 ms
       out.flush();
-      LiveHistograms live = new LiveHistograms(List.of(hdr, dir.resolve("missing")));
+      LiveHistograms live = LiveHistograms.ofDirs(List.of(hdr, dir.resolve("missing")));
       Map<String, Histogram> first = live.poll();
       assertEquals(1000, first.get("READ").getTotalCount());
       assertEquals(1000, first.get(ExperimentListener.Interval.ALL).getTotalCount());
@@ -135,8 +135,44 @@ class ExperimentListenerTest {
           && p.getParent().getParent().getFileName().toString().equals("run")).toList();
     }
     assertEquals(1, runLogs.size(), runLogs.toString());
-    assertEquals(new LiveHistograms(runLogs).poll().get(ExperimentListener.Interval.ALL).getTotalCount(),
+    assertEquals(LiveHistograms.ofDirs(runLogs).poll().get(ExperimentListener.Interval.ALL).getTotalCount(),
         all.stream().mapToLong(ExperimentListener.Latency::count).sum());
     assertEquals(0, ProcessHandle.current().descendants().filter(ProcessHandle::isAlive).count());
+    // the report records where it ran: this machine's backend, the servers' addresses and the clients on localhost
+    Results.Environment env = Reports.readJson(runner.outputDirectory().resolve("results.json")).environment();
+    assertEquals("local", env.backend());
+    assertEquals(1, env.hosts().size(), env.hosts().toString());
+    assertEquals(List.of("localhost"), env.hosts().get(0).clients());
+    assertEquals(1, env.hosts().get(0).servers().size(), env.hosts().toString());
+    assertTrue(Files.readString(runner.outputDirectory().resolve("report.html")).contains("datacenter 0 hosts"));
+  }
+
+  @Test
+  void when_aClientCannotBeReadForAWhile_then_itsLinesComeAtALaterPollOnce() throws Exception {
+    String line = "1.0,1.0,2.0," + java.util.Base64.getEncoder().encodeToString(encoded(histogram(100, 1000, 50))) + "\n";
+    java.util.concurrent.atomic.AtomicInteger calls = new java.util.concurrent.atomic.AtomicInteger();
+    List<Map<String, Long>> asked = new CopyOnWriteArrayList<>();
+    // a remote client's log: unreachable at the first poll, then its bytes past the offset asked for
+    LiveHistograms live = new LiveHistograms(List.of((offsets, max) -> {
+      asked.add(offsets);
+      if (calls.incrementAndGet() == 1) {
+        throw new org.kvlab.cluster.BackendException("host unreachable");
+      }
+      byte[] all = (line + line.substring(0, 5)).getBytes(StandardCharsets.US_ASCII);
+      long from = offsets.getOrDefault("READ.hdr", 0L);
+      return from >= all.length ? Map.of() : Map.of("READ.hdr", java.util.Arrays.copyOfRange(all, (int) from, all.length),
+          "notes.txt", new byte[] {'x'});
+    }));
+    assertTrue(live.poll().isEmpty(), "unreachable: nothing, no error");
+    assertEquals(50, live.poll().get("READ").getTotalCount());
+    assertTrue(live.poll().isEmpty(), "the complete line is read once; the partial one waits");
+    assertEquals(Map.of(), asked.get(0));
+    assertEquals(Map.of("READ.hdr", (long) line.length(), "notes.txt", 1L), asked.get(2));
+  }
+
+  private static byte[] encoded(Histogram h) {
+    java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(h.getNeededByteBufferCapacity());
+    int n = h.encodeIntoCompressedByteBuffer(b);
+    return java.util.Arrays.copyOf(b.array(), n);
   }
 }

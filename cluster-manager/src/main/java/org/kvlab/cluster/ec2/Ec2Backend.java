@@ -4,6 +4,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import org.kvlab.cluster.BackendException;
 import org.kvlab.cluster.ClientHandle;
 import org.kvlab.cluster.ClientSpec;
@@ -251,6 +253,20 @@ public final class Ec2Backend implements ClusterBackend {
   @Override
   public ClientHandle startClient(ClusterRef cluster, ClientSpec spec) throws BackendException {
     return ssh().startClient(cluster, spec);
+  }
+
+  /** Per instance's host: its type, region, id and market (spot or on-demand). */
+  @Override
+  public Map<String, String> hostDetails() {
+    Ec2Cluster c = up;
+    Map<String, String> out = new TreeMap<>();
+    if (c != null) {
+      for (Ec2Host h : c.hosts()) {
+        Ec2Instance i = h.instance();
+        out.put(h.host(), i.type() + " in " + i.region() + ", " + i.id() + (i.spot() ? ", spot" : ", on-demand"));
+      }
+    }
+    return out;
   }
 
   @Override

@@ -23,6 +23,7 @@ import org.kvlab.cluster.ClusterBackend;
 import org.kvlab.cluster.ClusterEvent;
 import org.kvlab.cluster.ClusterListener;
 import org.kvlab.cluster.ClusterRef;
+import org.kvlab.cluster.FileTail;
 import org.kvlab.cluster.NodeState;
 import org.kvlab.cluster.StartOptions;
 import org.kvlab.config.ClusterConfig;
@@ -275,6 +276,11 @@ public final class LocalBackend implements ClusterBackend {
     public void kill() {
       process.descendants().forEach(ProcessHandle::destroyForcibly);
       process.destroyForcibly();
+    }
+
+    @Override
+    public Map<String, byte[]> readNew(String dir, Map<String, Long> offsets, int maxBytes) {
+      return FileTail.readNew(spec.localDir().resolve(dir), offsets, maxBytes);
     }
 
     @Override

@@ -417,6 +417,21 @@ public class SshBackend implements ClusterBackend {
     }
 
     @Override
+    public synchronized Map<String, byte[]> readNew(String dir, Map<String, Long> offsets, int maxBytes)
+        throws BackendException {
+      if (closed) {
+        return Map.of();
+      }
+      try {
+        return SshTail.parse(conn.exec(SshTail.command(wdir + "/" + dir, offsets, maxBytes), SshTail.TIMEOUT).stdout(),
+            offsets);
+      } catch (SshException e) {
+        throw new BackendException("cannot read the files in " + dir + " of client " + spec.name() + " on " + host
+            + ": " + e.getMessage(), e);
+      }
+    }
+
+    @Override
     public synchronized void collect() throws BackendException {
       if (closed) {
         return;

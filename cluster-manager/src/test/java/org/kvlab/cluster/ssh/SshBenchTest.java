@@ -35,6 +35,8 @@ import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import org.kvlab.experiment.Experiment;
 import org.kvlab.experiment.ExperimentLoader;
 import org.kvlab.experiment.ExperimentRunner;
+import org.kvlab.experiment.LiveRecorder;
+import org.kvlab.experiment.Reports;
 import org.kvlab.experiment.Results;
 
 /**
@@ -100,7 +102,7 @@ class SshBenchTest {
         workload: { fieldcount: 1, fieldlength: 16 }
         clients: { processes: 1, threads: 2, jvm: -Xmx128m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 }
         recordcount: 200
-        duration: 2s
+        duration: 3s
         warmup: 1s
         """);
     Experiment e = ExperimentLoader.load(file, Protocols.all().stream().map(Protocol::name).toList());
@@ -115,9 +117,11 @@ class SshBenchTest {
     ByteArrayOutputStream log = new ByteArrayOutputStream();
     Results.ExperimentResult r;
     ExperimentRunner runner;
+    LiveRecorder live = new LiveRecorder();
     try (SshBackend backend = new SshBackend(h, dist, listener)) {
       runner = new ExperimentRunner(ExperimentRunner.Options.defaults().withOutputRoot(tmp.resolve("results"))
           .withLog(new PrintStream(log, true)).withBackend(backend));
+      runner.addListener(live);
       r = runner.run(e);
     }
     assertEquals(Results.OK, r.status(), log + "\n" + events);
@@ -169,6 +173,18 @@ class SshBenchTest {
     }
     assertTrue(Files.readString(runDir.resolve("cluster.yaml")).contains("host: " + h2));
 
+    // Drawn live from the hosts: throughput (YCSB's status lines) and latencies (its histogram logs, read over SSH)
+    // arrived while the clients ran, not only from the files collected after.
+    live.assertLiveDuringEachRun();
+    // The report says where it ran: the backend and, per datacenter, the servers' and the clients' hosts.
+    Results.Environment env = Reports.readJson(out.resolve("results.json")).environment();
+    assertEquals("ssh", env.backend());
+    assertEquals(List.of(new Results.DatacenterHosts(0, List.of(h1), List.of(h1)),
+        new Results.DatacenterHosts(1, List.of(h2), List.of(h3))), env.hosts());
+    String report = Files.readString(out.resolve("report.html"));
+    assertTrue(report.contains("<th class=\"l\">backend</th><td class=\"l\">ssh</td>"), report);
+    assertTrue(report.contains("servers: " + h2 + "; clients: " + h3), report);
+
     // Nothing left running: every server and client PID reported is gone, and the hosts' namespaces hold only sshd.
     List<Long> pids = new ArrayList<>();
     for (ClusterEvent x : snapshot) {
@@ -209,7 +225,7 @@ class SshBenchTest {
         workload: { fieldcount: 1, fieldlength: 16 }
         clients: { processes: 1, threads: 2, jvm: -Xmx128m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 }
         recordcount: 200
-        duration: 2s
+        duration: 3s
         warmup: 1s
         """);
     Experiment e = ExperimentLoader.load(file, Protocols.all().stream().map(Protocol::name).toList());
@@ -251,6 +267,7 @@ class SshBenchTest {
       Ec2Backend backend = new Ec2Backend(provisioner, state, dist, listener, new Ec2Backend.Options(false,
           java.time.Duration.ofSeconds(60), hosts.hosts.get(0).port(), basePort, tmp.resolve("remote-ec2") + "/{host}", null));
       List<String> mapped = Collections.synchronizedList(new ArrayList<>());
+      LiveRecorder live = new LiveRecorder();
       Results.ExperimentResult r;
       ExperimentRunner runner;
       try {
@@ -262,6 +279,7 @@ class SshBenchTest {
         assertEquals(2, backend.cluster().hosts().size(), backend.cluster().toString());
         runner = new ExperimentRunner(ExperimentRunner.Options.defaults().withOutputRoot(tmp.resolve("results-ec2"))
             .withLog(new PrintStream(new ByteArrayOutputStream(), true)).withBackend(backend));
+        runner.addListener(live);
         r = runner.run(e);
       } finally {
         backend.close();
@@ -274,6 +292,16 @@ class SshBenchTest {
       Results.RunResult run = r.runs().get(0);
       assertTrue(run.throughput() > 0 && run.op("READ").count() > 0, run.toString());
       assertTrue(Files.size(runner.outputDirectory().resolve("report.html")) > 0);
+      // live charts from the instances' clients, and the report names the backend, hosts, instance types and regions
+      live.assertLiveDuringEachRun();
+      Results.Environment env = Reports.readJson(runner.outputDirectory().resolve("results.json")).environment();
+      assertEquals("ec2", env.backend());
+      assertEquals(List.of(new Results.DatacenterHosts(0, List.of(h1), List.of(h1)),
+          new Results.DatacenterHosts(1, List.of(h2), List.of(h2))), env.hosts());
+      assertTrue(env.hostDetails().get(h1).startsWith("t3.small in us-east-1, i-"), env.hostDetails().toString());
+      assertTrue(env.hostDetails().get(h2).startsWith("t3.small in eu-west-1, i-"), env.hostDetails().toString());
+      String report = Files.readString(runner.outputDirectory().resolve("report.html"));
+      assertTrue(report.contains("servers: " + h2 + " (t3.small in eu-west-1, i-"), report);
       assertEquals(2, mapped.size(), mapped.toString());
       // The hosts were reached with the key up wrote (PKCS#8 PEM, read by JSch), their keys recorded as new.
       assertEquals(2, snapshot.stream().filter(x -> x.kind() == ClusterEvent.Kind.NEW_HOST_KEY).count(), snapshot.toString());
