@@ -12,7 +12,6 @@ import javafx.collections.FXCollections;
 import javafx.collections.ObservableList;
 import org.kvlab.cluster.BackendException;
 import org.kvlab.cluster.ClusterBackend;
-import org.kvlab.cluster.ClusterEvent;
 import org.kvlab.cluster.ClusterListener;
 import org.kvlab.cluster.ec2.Ec2Backend;
 import org.kvlab.cluster.ec2.Ec2Cluster;

@@ -55,8 +55,9 @@ import org.kvlab.designer.deploy.BackendChoice;
 
 /**
  * The "Benchmark" tab: edit an experiment file (YAML, checked live by kvlab's experiment loader, with the
- * CLI's messages), run it on this machine through the cluster-manager library's {@link ExperimentRunner}
- * (what {@code kvlab bench} runs), watch throughput and p50/p99 latency per run while it runs, stop it, see
+ * CLI's messages), run it through the cluster-manager library's {@link ExperimentRunner} (what {@code kvlab bench}
+ * runs) where the user picks ({@link BackendChoice}: this machine, SSH hosts, EC2 instances made for it after the
+ * cost is confirmed, or the cluster running in the Deploy tab; see {@link BenchLaunch}), watch throughput and p50/p99 latency per run while it runs, stop it, see
  * the report's charts when it is done; and list, open and compare earlier results.
  */
 public final class BenchView implements DesignerView {

@@ -1,7 +1,6 @@
 package org.kvlab.designer.deploy;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
@@ -10,7 +9,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.kvlab.cluster.BackendException;
 import org.kvlab.cluster.ClusterBackend;
-import org.kvlab.cluster.ClusterEvent;
 import org.kvlab.cluster.ClusterListener;
 import org.kvlab.cluster.ClusterRef;
 import org.kvlab.cluster.StartOptions;

@@ -425,6 +425,55 @@ class BenchRemoteTest {
   }
 
   @Test
+  void theClusterRunningInTheDeployTabIsBenchmarkedAndLeftRunning(FxRobot robot) throws Exception {
+    Path cluster = tmp.resolve("guideployed-cluster.yaml");
+    Files.writeString(cluster, "name: guideployed\nprotocol: eventual\ndatacenters: 1\npartitions: 1\n"
+        + "local: { host: 127.0.0.1, basePort: " + LoopbackPorts.freeBlock(1) + " }\n"
+        + "storage: { engine: memory, durability: none }\n");
+    Path experiment = tmp.resolve("experiments").resolve("guideployed.yaml");
+    Files.createDirectories(experiment.getParent());
+    Files.writeString(experiment, """
+        name: guideployed
+        cluster: { datacenters: 1, partitions: 1, storage: memory }
+        protocols: [eventual]
+        workload: { fieldcount: 1, fieldlength: 16 }
+        clients: { processes: 1, threads: 2, jvm: %s }
+        recordcount: 200
+        duration: 3s
+        warmup: 1s
+        """.formatted(JVM));
+    robot.interact(() -> workspace.clusterFile().set(cluster));
+    openAndPick(robot, experiment, "bench-backend-deployed");
+    Label note = robot.lookup("#bench-deployed-note").queryAs(Label.class);
+    assertTrue(onFx(note::getText).startsWith("No cluster runs from the Deploy tab. Fix: deploy one there first"),
+        onFx(note::getText));
+    robot.clickOn("#bench-run");
+    waitFor(robot, 30, "the refusal", () -> status(robot).startsWith("Not run: no cluster runs in the Deploy tab"));
+    assertFalse(view.running());
+
+    robot.clickOn("#tab-deploy");
+    robot.clickOn("#backend-local");
+    robot.clickOn("#deploy-button");
+    Label phase = robot.lookup("#deploy-phase").queryAs(Label.class);
+    waitFor(robot, 180, "the cluster up in the Deploy tab", () -> onFx(phase::getText).contains("1/1 servers up"));
+    robot.clickOn("#tab-benchmark");
+    assertTrue(onFx(note::getText).startsWith("Benchmarks guideployed (eventual, 1 servers) running on local"),
+        onFx(note::getText));
+    robot.clickOn("#bench-run");
+    waitFor(robot, 240, "the benchmark on the running cluster", () -> !view.running() && view.lastResult() != null);
+    Results.ExperimentResult r = view.lastResult();
+    assertEquals(Results.OK, r.status(), r.runs() + " " + log(robot));
+    assertTrue(r.runs().get(0).throughput() > 0, r.runs().toString());
+    assertEquals("kvlab designer: benchmark experiments/guideployed.yaml", r.environment().command());
+    robot.clickOn("#tab-deploy");
+    assertTrue(onFx(phase::getText).contains("1/1 servers up"), "left running: " + onFx(phase::getText));
+    robot.clickOn("#stop-button");
+    waitFor(robot, 60, "stopped", () -> onFx(phase::getText).equals("stopped"));
+    robot.clickOn("#tab-benchmark");
+    assertTrue(onFx(note::getText).startsWith("No cluster runs from the Deploy tab"), onFx(note::getText));
+  }
+
+  @Test
   void ec2CancelCreatesNothing(FxRobot robot) throws Exception {
     runOnEc2(robot, "guiec2cancel", "3s");
     robot.clickOn("#ec2-cancel");
