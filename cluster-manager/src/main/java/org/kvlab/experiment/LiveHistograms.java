@@ -6,6 +6,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.stream.IntStream;
 import org.HdrHistogram.Histogram;
 import org.kvlab.cluster.BackendException;
 import org.kvlab.cluster.ClientHandle;
@@ -52,15 +53,13 @@ final class LiveHistograms {
   /** Per operation (and {@link ExperimentListener.Interval#ALL}), the histogram of the new intervals. */
   Map<String, Histogram> poll() {
     Map<String, Histogram> merged = new TreeMap<>();
+    List<Map<String, Long>> asked = offsets.stream().map(Map::copyOf).toList();
+    // remote clients are read over a connection each: side by side, so many clients still fit in a second
+    List<Map<String, byte[]>> read = IntStream.range(0, sources.size()).parallel()
+        .mapToObj(i -> readNew(sources.get(i), asked.get(i))).toList();
     for (int i = 0; i < sources.size(); i++) {
       Map<String, Long> at = offsets.get(i);
-      Map<String, byte[]> fresh;
-      try {
-        fresh = sources.get(i).readNew(Map.copyOf(at), MAX_BYTES);
-      } catch (BackendException e) {
-        continue; // not reachable now: its lines are read at a later poll
-      }
-      for (Map.Entry<String, byte[]> log : new TreeMap<>(fresh).entrySet()) {
+      for (Map.Entry<String, byte[]> log : new TreeMap<>(read.get(i)).entrySet()) {
         String file = log.getKey();
         byte[] bytes = log.getValue();
         String op = file.replaceFirst("\\.hdr$", "");
@@ -85,6 +84,14 @@ final class LiveHistograms {
       }
     }
     return merged;
+  }
+
+  private static Map<String, byte[]> readNew(Source source, Map<String, Long> from) {
+    try {
+      return source.readNew(from, MAX_BYTES);
+    } catch (BackendException e) {
+      return Map.of(); // not reachable now: its lines are read at a later poll
+    }
   }
 
   /** One data line of a histogram log ({@code [Tag=T,]start,length,max,base64}); null for headers and comments. */
