@@ -286,6 +286,10 @@ class BenchRemoteTest {
 
   /** Opens the experiment, picks EC2 with the emulator (instances mapped to the sshd hosts) and presses Run. */
   private void runOnEc2(FxRobot robot, String name, String duration) throws Exception {
+    runOnEc2(robot, name, duration, false);
+  }
+
+  private void runOnEc2(FxRobot robot, String name, String duration, boolean keep) throws Exception {
     Path cluster = ec2ClusterFile(name);
     Path experiment = experiment(name, duration);
     Path key = tmp.resolve(".kvlab/ec2").resolve("bench-" + name).resolve("key.pem"); // where the provisioner writes it
@@ -301,6 +305,9 @@ class BenchRemoteTest {
     openAndPick(robot, experiment, "bench-backend-ec2");
     robot.clickOn("#bench-ec2-caller-cidr").write("203.0.113.7/32");
     robot.clickOn("#bench-ec2-endpoint").write(emulator.endpoint.toString());
+    if (keep) {
+      robot.clickOn("#bench-ec2-keep");
+    }
     robot.clickOn("#bench-run");
     waitFor(robot, 60, "the confirmation", () -> onFx(() -> robot.lookup("#ec2-create")
         .match(NodeQueryUtils.isVisible()).tryQuery().isPresent()));
@@ -471,6 +478,31 @@ class BenchRemoteTest {
     waitFor(robot, 60, "stopped", () -> onFx(phase::getText).equals("stopped"));
     robot.clickOn("#tab-benchmark");
     assertTrue(onFx(note::getText).startsWith("No cluster runs from the Deploy tab"), onFx(note::getText));
+  }
+
+  @Test
+  void ec2InstancesKeptOnPurposeAreListedInTheDeployTabWithTheirExpiry(FxRobot robot) throws Exception {
+    runOnEc2(robot, "guiec2keep", "2s", true);
+    robot.clickOn("#ec2-create");
+    waitFor(robot, 300, "the end", () -> !view.running() && view.lastResult() != null);
+    assertEquals(Results.OK, view.lastResult().status(), view.lastResult().runs() + " " + log(robot));
+    WaitForAsyncUtils.waitForFxEvents();
+    assertTrue(robot.lookup("#ec2-teardown").tryQuery().isEmpty(), "nothing torn down");
+    assertEquals(2, everythingInEc2().stream().filter(r -> r.contains(" instance i-")).count(), everythingInEc2().toString());
+    robot.clickOn("#tab-deploy");
+    Label kept = robot.lookup("#deploy-kept").queryAs(Label.class);
+    String text = onFx(kept::getText);
+    assertTrue(text.contains("bench-guiec2keep (owner tester): i-") && text.contains("they terminate themselves at 20"),
+        text);
+    assertTrue(onFx(kept::isVisible), "shown");
+    Screenshots.save(stage.getScene(), "bench-ec2-kept");
+    // what a user does next: kvlab ec2 down (here its library call), which leaves nothing
+    new org.kvlab.cluster.ec2.Ec2Provisioner(sdk, org.kvlab.cluster.ec2.PriceTable.bundled(),
+        org.kvlab.cluster.ec2.Ec2Listener.NONE, new org.kvlab.cluster.ec2.Ec2Provisioner.Options(java.time.Clock.systemUTC(),
+            Duration.ofMillis(100), Duration.ofSeconds(60), tmp.resolve(".kvlab/ec2")))
+        .down("bench-guiec2keep", "tester", REGIONS);
+    assertEquals(List.of(), everythingInEc2());
+    nothingLeftOnTheHosts();
   }
 
   @Test
