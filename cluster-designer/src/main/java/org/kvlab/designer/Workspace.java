@@ -22,6 +22,8 @@ public final class Workspace implements AutoCloseable {
   private final Path home;
   private final ObjectProperty<Path> clusterFile = new SimpleObjectProperty<>();
   private final ObjectProperty<Path> experimentFile = new SimpleObjectProperty<>();
+  private final ObjectProperty<Deployed> deployed = new SimpleObjectProperty<>();
+  private final ObservableList<String> keptInstances = FXCollections.observableArrayList();
   private final ObservableList<String> log = FXCollections.observableArrayList();
   private final ExecutorService background = Executors.newCachedThreadPool(r -> {
     Thread t = new Thread(r, "designer-background");
@@ -48,6 +50,25 @@ public final class Workspace implements AutoCloseable {
   /** The experiment file picked in the benchmark view (null if none). */
   public ObjectProperty<Path> experimentFile() {
     return experimentFile;
+  }
+
+  /**
+   * A cluster the Deploy tab started and that is running: the backend it runs on (its clients can run there too)
+   * and the cluster as placed on it.
+   */
+  public record Deployed(org.kvlab.cluster.ClusterBackend backend, org.kvlab.cluster.ClusterRef cluster) {}
+
+  /** The cluster the Deploy tab has running (null if none); set and cleared on the JavaFX thread. */
+  public ObjectProperty<Deployed> deployed() {
+    return deployed;
+  }
+
+  /**
+   * EC2 instances a tab left running on purpose ("keep the instances"), one line each with the cluster and the
+   * instances' expiry; the Deploy tab lists them. Changed on the JavaFX thread.
+   */
+  public ObservableList<String> keptInstances() {
+    return keptInstances;
   }
 
   /** The shared log, newest last; append from any thread with {@link #log(String)}. */

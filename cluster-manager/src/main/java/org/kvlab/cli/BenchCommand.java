@@ -163,6 +163,10 @@ final class BenchCommand implements Callable<Integer> {
     }
     if (useRunning != null) {
       Clusters.load(useRunning);
+      if (!backend.equals("local")) {
+        throw new Main.CliException(Main.USAGE, "--use-running benchmarks a cluster running on this machine, not one of"
+            + " the " + backend + " backend. Fix: drop --use-running (the " + backend + " backend starts a cluster per run)");
+      }
     }
     List<Experiment.Run> runs = experiment.runs();
     if (dryRun) {

@@ -58,7 +58,10 @@ public final class ExperimentRunner {
    * @param log receives a line per event (run started, finished, failed)
    * @param command the command line, for the report
    * @param keepData keep the servers' data directories after each run
-   * @param backend where clusters and clients run; null: this machine ({@link LocalBackend} with {@code classpath})
+   * @param backend where clusters and clients run; null: this machine ({@link LocalBackend} with {@code classpath}).
+   *     With {@code useRunning}, the backend the running cluster was started with (its clients run where that
+   *     backend runs clients); a front end that makes a new backend per bench must refuse {@code useRunning} on
+   *     any but the local one
    */
   public record Options(Path outputRoot, Path useRunning, String classpath, Consumer<String> progress, PrintStream log,
       String command, boolean keepData, ClusterBackend backend) {
@@ -242,10 +245,6 @@ public final class ExperimentRunner {
     ClusterConfig running = null;
     Experiment e = experiment;
     if (options.useRunning() != null) {
-      if (!backend.name().equals("local")) {
-        throw new IllegalArgumentException("--use-running benchmarks a cluster running on this machine, not one of the "
-            + backend.name() + " backend. Fix: drop --use-running (the " + backend.name() + " backend starts a cluster per run)");
-      }
       try {
         running = ClusterConfig.load(options.useRunning());
       } catch (org.kvlab.config.ConfigException ex) {
@@ -473,6 +472,8 @@ public final class ExperimentRunner {
       throw new RunFailure("stopped (Ctrl-C) before the " + phase + " phase", true);
     }
     int n = plan.clientCount();
+    options.progress().accept(label + ": " + (load ? "loading " + e.recordCount() + " records" : "running the workload")
+        + " with " + n + " client" + (n == 1 ? "" : "s") + (backend.name().equals("local") ? "" : " on " + backend.name()));
     List<ClientProcess> clients = new ArrayList<>();
     try {
       for (int dc : plan.clientDatacenters()) {
@@ -501,6 +502,9 @@ public final class ExperimentRunner {
         c.kill();
       }
       currentClients = List.of();
+      if (!backend.name().equals("local") && !clients.isEmpty()) {
+        options.progress().accept(label + ": collecting the " + phase + " phase's client files");
+      }
       for (ClientProcess c : clients) {
         if (c.handle() != null) {
           try {

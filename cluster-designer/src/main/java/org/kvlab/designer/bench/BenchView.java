@@ -51,11 +51,13 @@ import org.kvlab.config.ConfigException;
 import javafx.scene.control.CheckBox;
 import org.kvlab.experiment.ExperimentRunner;
 import org.kvlab.experiment.Results;
+import org.kvlab.designer.deploy.BackendChoice;
 
 /**
  * The "Benchmark" tab: edit an experiment file (YAML, checked live by kvlab's experiment loader, with the
- * CLI's messages), run it on this machine through the cluster-manager library's {@link ExperimentRunner}
- * (what {@code kvlab bench} runs), watch throughput and p50/p99 latency per run while it runs, stop it, see
+ * CLI's messages), run it through the cluster-manager library's {@link ExperimentRunner} (what {@code kvlab bench}
+ * runs) where the user picks ({@link BackendChoice}: this machine, SSH hosts, EC2 instances made for it after the
+ * cost is confirmed, or the cluster running in the Deploy tab; see {@link BenchLaunch}), watch throughput and p50/p99 latency per run while it runs, stop it, see
  * the report's charts when it is done; and list, open and compare earlier results.
  */
 public final class BenchView implements DesignerView {
@@ -110,12 +112,20 @@ public final class BenchView implements DesignerView {
   /** Stop was pressed (or the window closes) during the open-loop sweep. */
   private volatile boolean openLoopStopping;
   private final CheckBox logScale = new CheckBox("log scale");
+  private final BackendChoice backendChoice;
+  private final BenchLaunch launch;
   private boolean loading;
 
   public BenchView(Workspace workspace, Stage stage) {
     this.workspace = workspace;
     this.stage = stage;
     this.results = new ResultsBrowser(workspace, this::openReport);
+    this.backendChoice = new BackendChoice(workspace, stage, "bench-",
+        "One JVM per server and per YCSB client, on loopback (kvlab bench).",
+        "The instances come from the ec2: section of the design's cluster file (Design tab; docs/ec2.md), sized for"
+            + " the experiment's cluster; you see the cost and confirm before anything is created, and they are"
+            + " deleted when the benchmark ends or is stopped.", true);
+    this.launch = new BenchLaunch(workspace, backendChoice, new LaunchUi());
     build();
     listExamples();
     results.refresh();
@@ -184,7 +194,10 @@ public final class BenchView implements DesignerView {
     designHint.visibleProperty().bind(workspace.clusterFile().isNull());
     HBox top = new HBox(6, new Label("Experiment"), fileField, open, browse, examples, create, save, useDesign, designHint);
     top.setAlignment(Pos.CENTER_LEFT);
-    top.setPadding(new Insets(6));
+    VBox head = new VBox(4, top, backendChoice.selector(), backendChoice.options());
+    head.setPadding(new Insets(6));
+    backendChoice.selector().disableProperty().bind(running);
+    backendChoice.options().disableProperty().bind(running);
 
     editor.setId("bench-editor");
     editor.setStyle("-fx-font-family: 'monospace'; -fx-font-size: 12px;");
@@ -277,7 +290,7 @@ public final class BenchView implements DesignerView {
     SplitPane split = new SplitPane(left, inner);
     split.setOrientation(Orientation.HORIZONTAL);
     split.setDividerPositions(0.33);
-    root.setTop(top);
+    root.setTop(head);
     root.setCenter(split);
     editor.setText(TEMPLATE);
     dirty.set(true);
@@ -523,6 +536,11 @@ public final class BenchView implements DesignerView {
       return;
     }
     if (c.openLoop() != null) {
+      if (!backendChoice.choice().backend().equals(BackendChoice.LOCAL)) {
+        status.setText("Not run: open-loop experiments run on this machine only for now. Fix: pick 'This machine'"
+            + " under 'Run on'");
+        return;
+      }
       runOpenLoop(c.openLoop());
       return;
     }
@@ -535,12 +553,17 @@ public final class BenchView implements DesignerView {
     reportCharts.getChildren().clear();
     log.getItems().clear();
     lastResult = null;
-    ExperimentRunner r = new ExperimentRunner(ExperimentRunner.Options.defaults()
+    ExperimentRunner.Options options = ExperimentRunner.Options.defaults()
         .withOutputRoot(results.resultsRoot())
-        .withProgress(line -> Platform.runLater(() -> status.setText(line)))
+        .withProgress(line -> {
+          Platform.runLater(() -> status.setText(line));
+          if (!line.contains(" ops/s (sum of ")) { // a stage (deploying, loading, collecting...), not the ticker
+            logLine(line);
+          }
+        })
         .withLog(new PrintStream(new LineStream(this::logLine), true, StandardCharsets.UTF_8))
-        .withCommand("kvlab designer: benchmark " + display(file)));
-    r.addListener(new ExperimentListener() {
+        .withCommand("kvlab designer: benchmark " + display(file));
+    ExperimentListener live = new ExperimentListener() {
       @Override
       public void interval(Interval interval) {
         Platform.runLater(() -> charts.add(interval));
@@ -550,24 +573,47 @@ public final class BenchView implements DesignerView {
       public void runStarted(Experiment.Run run, int total) {
         logLine("run " + run.index() + "/" + total + " " + LiveCharts.label(run) + ": starting");
       }
-    });
-    runner = r;
+    };
+    BackendChoice.Choice where = backendChoice.choice();
     running.set(true);
     inner.getSelectionModel().select(0);
-    status.setText("Starting " + e.name() + " (" + e.runs().size() + " runs) on this machine...");
-    workspace.log("benchmark: running " + display(file));
-    inBackground(workspace, () -> {
-      Results.ExperimentResult result = null;
-      String failure = null;
-      try {
-        result = r.run(e);
-      } catch (IOException | RuntimeException ex) {
-        failure = ex.getMessage() == null ? ex.toString() : ex.getMessage();
-      }
-      Results.ExperimentResult res = result;
-      String fail = failure;
-      Platform.runLater(() -> finished(r, res, fail));
-    });
+    status.setText("Starting " + e.name() + " (" + e.runs().size() + " runs) " + BenchLaunch.where(where) + "...");
+    workspace.log("benchmark: running " + display(file) + " " + BenchLaunch.where(where));
+    if (!launch.start(e, where, options, live)) {
+      running.set(false);
+    }
+  }
+
+  /** What the launch tells the tab, from any thread. */
+  private final class LaunchUi implements BenchLaunch.Ui {
+    @Override
+    public void status(String line) {
+      Platform.runLater(() -> status.setText(line));
+    }
+
+    @Override
+    public void log(String line) {
+      logLine(line);
+    }
+
+    @Override
+    public void runner(ExperimentRunner r) {
+      runner = r;
+    }
+
+    @Override
+    public void finished(ExperimentRunner r, Results.ExperimentResult result, String failure) {
+      Platform.runLater(() -> BenchView.this.finished(r, result, failure));
+    }
+
+    @Override
+    public void cancelled(String why) {
+      Platform.runLater(() -> {
+        running.set(false);
+        status.setText(why);
+        logLine(why);
+      });
+    }
   }
 
   /**
@@ -670,10 +716,10 @@ public final class BenchView implements DesignerView {
       t.interrupt();
       return;
     }
-    ExperimentRunner r = runner;
-    if (r != null && running.get()) {
-      status.setText("Stopping: the clients are killed and the cluster is stopped; the runs done so far are kept...");
-      inBackground(workspace, r::requestStop);
+    if (running.get()) {
+      status.setText("Stopping: the clients are killed and the cluster is stopped; the runs done so far are kept"
+          + (launch.remote() ? ", then the hosts are released..." : "..."));
+      inBackground(workspace, launch::stop);
     }
   }
 
@@ -681,7 +727,7 @@ public final class BenchView implements DesignerView {
     running.set(false);
     runner = null;
     lastResult = result;
-    if (result == null) {
+    if (result == null || r == null) {
       status.setText("Not run: " + failure);
       logLine("not run: " + failure);
       return;
@@ -689,8 +735,8 @@ public final class BenchView implements DesignerView {
     long ok = result.runs().stream().filter(Results.RunResult::ok).count();
     Path out = r.outputDirectory();
     Path report = out.resolve("report.html");
-    status.setText(String.format(Locale.ROOT, "%s: %s, %d of %d runs ok. Report: %s", result.name(), result.status(),
-        ok, result.runsPlanned(), display(report)));
+    status.setText(String.format(Locale.ROOT, "%s: %s, %d of %d runs ok. Report: %s%s", result.name(), result.status(),
+        ok, result.runsPlanned(), display(report), failure == null ? "" : ". " + failure));
     reportPath.setText(report.toAbsolutePath().toString());
     showReportCharts(out);
     results.refresh();
@@ -749,15 +795,7 @@ public final class BenchView implements DesignerView {
         Thread.currentThread().interrupt();
       }
     }
-    ExperimentRunner r = runner;
-    if (r != null) {
-      r.requestStop();
-      try {
-        r.awaitFinished(Duration.ofSeconds(30));
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    }
+    launch.close(); // stops the runner, waits for it and for the hosts to be released (EC2: instances deleted)
   }
 
   /** Runs {@code task} on the workspace's background executor; false when the window is closing (it has stopped). */
@@ -787,6 +825,15 @@ public final class BenchView implements DesignerView {
 
   Results.ExperimentResult lastResult() {
     return lastResult;
+  }
+
+  /** Where benchmarks run and how (tests: the EC2 hooks, the teardown). */
+  BackendChoice backendChoice() {
+    return backendChoice;
+  }
+
+  BenchLaunch launch() {
+    return launch;
   }
 
   /** The last open-loop sweep's report (null before one finished). */

@@ -1,11 +1,8 @@
 package org.kvlab.designer.deploy;
 
-import java.io.File;
 import java.io.IOException;
-import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.LocalTime;
 import java.time.format.DateTimeFormatter;
@@ -18,50 +15,32 @@ import javafx.collections.FXCollections;
 import javafx.collections.ObservableList;
 import javafx.geometry.Insets;
 import javafx.geometry.Orientation;
-import javafx.geometry.Pos;
 import javafx.scene.Node;
-import javafx.scene.control.Alert;
 import javafx.scene.control.Button;
-import javafx.scene.control.ButtonBar;
 import javafx.scene.control.ButtonType;
-import javafx.scene.control.CheckBox;
 import javafx.scene.control.Dialog;
 import javafx.scene.control.Label;
 import javafx.scene.control.ListView;
-import javafx.scene.control.RadioButton;
 import javafx.scene.control.SplitPane;
 import javafx.scene.control.TableCell;
 import javafx.scene.control.TableColumn;
 import javafx.scene.control.TableView;
-import javafx.scene.control.TextArea;
-import javafx.scene.control.TextField;
-import javafx.scene.control.ToggleGroup;
 import javafx.scene.control.Tooltip;
 import javafx.scene.layout.BorderPane;
 import javafx.scene.layout.HBox;
 import javafx.scene.layout.Priority;
-import javafx.scene.layout.Region;
 import javafx.scene.layout.VBox;
-import javafx.stage.FileChooser;
-import javafx.stage.Modality;
 import javafx.stage.Stage;
 import org.kvlab.cluster.ClusterBackend;
 import org.kvlab.cluster.ClusterListener;
 import org.kvlab.cluster.ClusterRef;
-import org.kvlab.cluster.ec2.AddressMapper;
-import org.kvlab.cluster.ec2.CallerAddress;
 import org.kvlab.cluster.ec2.Ec2Backend;
-import org.kvlab.cluster.ec2.Ec2Clients;
 import org.kvlab.cluster.ec2.Ec2Error;
 import org.kvlab.cluster.ec2.Ec2Plan;
-import org.kvlab.cluster.ec2.Ec2Provisioner;
 import org.kvlab.cluster.ec2.Ec2Spec;
-import org.kvlab.cluster.ec2.PriceTable;
 import org.kvlab.cluster.local.LocalBackend;
-import org.kvlab.cluster.ssh.Distribution;
 import org.kvlab.cluster.ssh.SshBackend;
 import org.kvlab.cluster.ssh.SshHosts;
-import org.kvlab.cluster.ssh.SshSettings;
 import org.kvlab.config.ClusterConfig;
 import org.kvlab.config.ConfigException;
 import org.kvlab.designer.DesignerView;
@@ -76,41 +55,21 @@ import org.kvlab.experiment.ClusterFiles;
  * teardown removed. Nothing here blocks the JavaFX thread: backend calls run on the deployment's worker.
  */
 public final class DeployView implements DesignerView {
-  static final String LOCAL = "local";
-  static final String SSH = "ssh";
-  static final String EC2 = "ec2";
+  static final String LOCAL = BackendChoice.LOCAL;
+  static final String SSH = BackendChoice.SSH;
+  static final String EC2 = BackendChoice.EC2;
   private static final DateTimeFormatter CLOCK = DateTimeFormatter.ofPattern("HH:mm:ss");
   private static final int LOG_LINES_MAX = 5000;
   /** How long closing the window waits for a stop (EC2: also for the instances to be deleted). */
   private static final Duration CLOSE_WAIT = Duration.ofSeconds(30);
   private static final Duration CLOSE_WAIT_EC2 = Duration.ofMinutes(15);
 
-  /**
-   * What the EC2 path takes from outside the window: where instances are reached (an instance's public address on
-   * AWS) and the backend's options. Tests point both at loopback (an EC2 emulator's instances have fake addresses).
-   */
-  record Ec2Hooks(AddressMapper mapper, Function<Integer, Ec2Backend.Options> options, Duration pollInterval) {
-    static Ec2Hooks defaults() {
-      return new Ec2Hooks(AddressMapper.PUBLIC, basePort -> new Ec2Backend.Options(false, Duration.ofMinutes(10),
-          Ec2Provisioner.SSH_PORT, basePort, SshSettings.DEFAULT_REMOTE_DIR, null), null);
-    }
-  }
-
   private final Workspace workspace;
   private final Stage stage;
   private final BorderPane root = new BorderPane();
   private final Label fileLabel = new Label();
   private final Label fileState = new Label();
-  private final ToggleGroup backendGroup = new ToggleGroup();
-  private final RadioButton localButton = new RadioButton("This machine");
-  private final RadioButton sshButton = new RadioButton("SSH hosts");
-  private final RadioButton ec2Button = new RadioButton("EC2");
-  private final CheckBox singleJvm = new CheckBox("all servers in one JVM");
-  private final TextField hostsFile = new TextField();
-  private final CheckBox acceptNewKeys = new CheckBox("accept and record new host keys");
-  private final TextField callerCidr = new TextField();
-  private final TextField endpoint = new TextField();
-  private final CheckBox keep = new CheckBox("keep the instances after Stop");
+  private final BackendChoice choice;
   private final Button deployButton = new Button("Deploy");
   private final Button stopButton = new Button("Stop");
   private final Label phaseLabel = new Label("not deployed");
@@ -121,7 +80,6 @@ public final class DeployView implements DesignerView {
   private final ListView<String> log = new ListView<>();
   private final ObservableList<String> logLines = FXCollections.observableArrayList();
   private final ObservableList<String> lastTeardown = FXCollections.observableArrayList();
-  private volatile Ec2Hooks ec2Hooks = Ec2Hooks.defaults();
   private Deployment current;
   private boolean preparing;
   private Dialog<ButtonType> confirmation;
@@ -129,6 +87,9 @@ public final class DeployView implements DesignerView {
   public DeployView(Workspace workspace, Stage stage) {
     this.workspace = workspace;
     this.stage = stage;
+    this.choice = new BackendChoice(workspace, stage, "", "Servers run as child processes of the designer, on loopback.",
+        "Instances, key pair and security groups come from the file's ec2: section (docs/ec2.md); you see the cost"
+            + " and confirm before anything is created.", false);
     build();
     workspace.clusterFile().addListener((obs, old, file) -> checkFile(file));
     checkFile(workspace.clusterFile().get());
@@ -162,8 +123,8 @@ public final class DeployView implements DesignerView {
   }
 
   /** For tests: how EC2 instances are reached and the EC2 backend's options. */
-  void ec2Hooks(Ec2Hooks hooks) {
-    this.ec2Hooks = hooks;
+  void ec2Hooks(BackendChoice.Ec2Hooks hooks) {
+    choice.ec2Hooks(hooks);
   }
 
   /** The deployment running or last run (tests). */
@@ -186,46 +147,9 @@ public final class DeployView implements DesignerView {
     HBox fileRow = row(bold("Cluster file"), fileLabel);
     VBox fileBox = new VBox(2, fileRow, fileState);
 
-    localButton.setId("backend-local");
-    sshButton.setId("backend-ssh");
-    ec2Button.setId("backend-ec2");
-    for (RadioButton b : List.of(localButton, sshButton, ec2Button)) {
-      b.setToggleGroup(backendGroup);
-    }
-    localButton.setSelected(true);
-    HBox backendRow = row(bold("Run on"), localButton, sshButton, ec2Button);
-
-    singleJvm.setId("local-single-jvm");
-    singleJvm.setTooltip(new Tooltip("One JVM for every server (less memory; one process to watch)"));
-    HBox localOptions = row(new Label("Servers run as child processes of the designer, on loopback."), singleJvm);
-
-    hostsFile.setId("ssh-hosts-file");
-    hostsFile.setPromptText("hosts.yaml (docs/ssh.md#benchmarks-on-your-hosts)");
-    hostsFile.setPrefColumnCount(36);
-    Button browse = new Button("Browse...");
-    browse.setId("ssh-browse");
-    browse.setOnAction(e -> browseHosts());
-    acceptNewKeys.setId("ssh-accept-new");
-    HBox sshOptions = row(new Label("Hosts file"), hostsFile, browse, acceptNewKeys);
-
-    callerCidr.setId("ec2-caller-cidr");
-    callerCidr.setPromptText("empty: asks checkip.amazonaws.com");
-    callerCidr.setPrefColumnCount(18);
-    endpoint.setId("ec2-endpoint");
-    endpoint.setPromptText("empty: AWS (an emulator's URL for tests)");
-    endpoint.setPrefColumnCount(22);
-    keep.setId("ec2-keep");
-    HBox ec2Options = row(new Label("Your address (CIDR)"), callerCidr, new Label("EC2 endpoint"), endpoint, keep);
-    Label ec2Note = new Label("Instances, key pair and security groups come from the file's ec2: section"
-        + " (docs/ec2.md); you see the cost and confirm before anything is created.");
-    ec2Note.setWrapText(true);
-    VBox ec2Box = new VBox(4, ec2Options, ec2Note);
-
-    VBox options = new VBox(localOptions);
-    backendGroup.selectedToggleProperty().addListener((obs, old, t) -> {
-      options.getChildren().setAll(t == sshButton ? sshOptions : t == ec2Button ? ec2Box : localOptions);
-      message.setText("");
-    });
+    HBox backendRow = (HBox) choice.selector();
+    Node options = choice.options();
+    choice.onChange(t -> message.setText(""));
 
     deployButton.setId("deploy-button");
     deployButton.setDefaultButton(false);
@@ -243,7 +167,19 @@ public final class DeployView implements DesignerView {
     message.setMaxWidth(Double.MAX_VALUE);
     message.setMinHeight(18); // the line stays when empty: the buttons above do not move under the pointer
 
-    VBox top = new VBox(8, fileBox, backendRow, options, actions, message);
+    Label kept = new Label();
+    kept.setId("deploy-kept");
+    kept.setWrapText(true);
+    kept.setStyle("-fx-text-fill: #a06000;");
+    Runnable showKept = () -> {
+      kept.setText(workspace.keptInstances().isEmpty() ? "" : "Kept EC2 instances (they cost money until their expiry;"
+          + " kvlab ec2 down FILE deletes them earlier):\n" + String.join("\n", workspace.keptInstances()));
+      kept.setManaged(!workspace.keptInstances().isEmpty());
+      kept.setVisible(!workspace.keptInstances().isEmpty());
+    };
+    workspace.keptInstances().addListener((javafx.collections.ListChangeListener<String>) ch -> showKept.run());
+    showKept.run();
+    VBox top = new VBox(8, fileBox, backendRow, options, actions, message, kept);
     top.setPadding(new Insets(10));
 
     buildTable();
@@ -309,27 +245,11 @@ public final class DeployView implements DesignerView {
   }
 
   private static HBox row(Node... nodes) {
-    HBox h = new HBox(10, nodes);
-    h.setAlignment(Pos.CENTER_LEFT);
-    return h;
+    return BackendChoice.row(nodes);
   }
 
   private static Label bold(String text) {
-    Label l = new Label(text);
-    l.setStyle("-fx-font-weight: bold;");
-    l.setMinWidth(Region.USE_PREF_SIZE);
-    return l;
-  }
-
-  private void browseHosts() {
-    FileChooser chooser = new FileChooser();
-    chooser.setTitle("Hosts file (docs/ssh.md)");
-    chooser.getExtensionFilters().add(new FileChooser.ExtensionFilter("YAML", "*.yaml", "*.yml"));
-    chooser.setInitialDirectory(workspace.home().toFile());
-    File f = chooser.showOpenDialog(stage);
-    if (f != null) {
-      hostsFile.setText(f.getPath());
-    }
+    return BackendChoice.bold(text);
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -383,10 +303,6 @@ public final class DeployView implements DesignerView {
   // ---------------------------------------------------------------------------------------------
   // deploy and stop
 
-  private String backendChoice() {
-    return sshButton.isSelected() ? SSH : ec2Button.isSelected() ? EC2 : LOCAL;
-  }
-
   private void deploy() {
     message.setText("");
     Path file = workspace.clusterFile().get();
@@ -394,13 +310,8 @@ public final class DeployView implements DesignerView {
       message.setText("Nothing to deploy: no cluster file. Fix: save the design first (Design tab), then click Deploy.");
       return;
     }
-    String backend = backendChoice();
-    String hosts = hostsFile.getText().trim();
-    String cidr = callerCidr.getText().trim();
-    String url = endpoint.getText().trim();
-    boolean oneJvm = singleJvm.isSelected();
-    boolean acceptNew = acceptNewKeys.isSelected();
-    boolean keepInstances = keep.isSelected();
+    BackendChoice.Choice c = choice.choice();
+    String backend = c.backend();
     preparing = true;
     updateButtons();
     phaseLabel.setText("checking " + file.getFileName());
@@ -408,12 +319,12 @@ public final class DeployView implements DesignerView {
       try {
         ClusterConfig config = load(file);
         switch (backend) {
-          case LOCAL -> onFx(() -> launch(LOCAL, config.name(), localPlan(file, config, oneJvm)));
+          case LOCAL -> onFx(() -> launch(LOCAL, config.name(), localPlan(file, config, c.singleJvm())));
           case SSH -> {
-            SshHosts h = loadHosts(workspace.home(), hosts, acceptNew);
+            SshHosts h = choice.sshHosts(c);
             onFx(() -> launch(SSH, config.name(), sshPlan(config, h)));
           }
-          default -> prepareEc2(file, config, cidr, url, keepInstances);
+          default -> prepareEc2(file, config, c);
         }
       } catch (ConfigException | IllegalArgumentException | Ec2Error e) {
         onFx(() -> refuse(Deployment.message(e)));
@@ -421,20 +332,6 @@ public final class DeployView implements DesignerView {
         onFx(() -> refuse("cannot deploy: " + e));
       }
     });
-  }
-
-  private static SshHosts loadHosts(Path home, String hosts, boolean acceptNew) throws ConfigException {
-    if (hosts.isEmpty()) {
-      throw new IllegalArgumentException("SSH needs a hosts file. Fix: give one under 'Hosts file' (format: docs/ssh.md,"
-          + " 'Benchmarks on your hosts')");
-    }
-    Path p = home.resolve(hosts); // a relative path is relative to the designer's working directory
-    if (!Files.isRegularFile(p)) {
-      throw new IllegalArgumentException("the hosts file " + hosts + " does not exist. Fix: give an existing hosts file"
-          + " (format: docs/ssh.md, 'Benchmarks on your hosts')");
-    }
-    SshHosts h = SshHosts.load(p);
-    return acceptNew ? h.withSettings(h.settings().withHostKeys(SshSettings.HostKeyPolicy.ACCEPT_NEW)) : h;
   }
 
   /** Nothing was started: the reason (cause and fix) in the tab. */
@@ -469,7 +366,7 @@ public final class DeployView implements DesignerView {
     return new Deployment.Plan() {
       @Override
       public ClusterBackend create(ClusterListener listener) throws IOException {
-        return new SshBackend(hosts, distribution(), listener);
+        return new SshBackend(hosts, choice.distribution(), listener);
       }
 
       @Override
@@ -489,22 +386,6 @@ public final class DeployView implements DesignerView {
     return new ClusterRef(file, placed);
   }
 
-  /**
-   * What is uploaded to SSH hosts and EC2 instances: the designer's own jar when it runs from its shaded jar (it
-   * holds all of kvlab), else the checkout's kvlab.jar, else the class path it runs with.
-   */
-  private Distribution distribution() throws IOException {
-    String cp = System.getProperty("java.class.path");
-    if (!cp.contains(File.pathSeparator) && cp.endsWith(".jar") && Files.isRegularFile(Path.of(cp))) {
-      return Distribution.shadedJar(Path.of(cp));
-    }
-    Path jar = workspace.home().resolve("cluster-manager/target/kvlab.jar");
-    if (Files.isRegularFile(jar)) {
-      return Distribution.shadedJar(jar);
-    }
-    return Distribution.fromClassPath(cp, workspace.home().resolve(".kvlab").resolve("designer").resolve("dist"));
-  }
-
   /** Starts a deployment (FX thread). */
   private void launch(String backend, String cluster, Deployment.Plan plan) {
     Deployment d = new Deployment(backend, cluster, new FxUi());
@@ -521,107 +402,36 @@ public final class DeployView implements DesignerView {
 
   // EC2: the estimate and the confirmation come before anything is created
 
-  private void prepareEc2(Path file, ClusterConfig config, String cidr, String url, boolean keepInstances)
-      throws ConfigException {
+  private void prepareEc2(Path file, ClusterConfig config, BackendChoice.Choice c) throws ConfigException {
     Ec2Spec spec = Ec2Spec.load(file, config);
-    URI ep = null;
-    if (!url.isEmpty()) {
-      try {
-        ep = URI.create(url);
-      } catch (IllegalArgumentException e) {
-        throw new IllegalArgumentException("the EC2 endpoint '" + url + "' is not a URL (" + e.getMessage()
-            + "). Fix: write e.g. http://127.0.0.1:5000, or leave it empty for AWS");
+    int basePort = config.servers().stream().mapToInt(ClusterConfig.ServerSpec::port).min()
+        .orElse(SshHosts.DEFAULT_BASE_PORT);
+    Deployment d = new Deployment(EC2, config.name(), new FxUi());
+    BackendChoice.Ec2Setup setup = choice.ec2(config, spec, c, basePort, d.listener());
+    onFx(() -> confirmEc2(d, setup, new Deployment.Plan() {
+      @Override
+      public ClusterBackend create(ClusterListener listener) throws IOException {
+        return setup.backend(choice.distribution(), listener);
       }
-      if (ep.getScheme() == null || ep.getHost() == null) {
-        throw new IllegalArgumentException("the EC2 endpoint '" + url + "' is not a URL. Fix: write e.g."
-            + " http://127.0.0.1:5000, or leave it empty for AWS");
-      }
-    }
-    Ec2Hooks hooks = ec2Hooks;
-    Duration poll = hooks.pollInterval() != null ? hooks.pollInterval()
-        : ep != null ? Duration.ofMillis(200) : Duration.ofSeconds(5);
-    Path stateRoot = workspace.home().resolve(".kvlab").resolve("ec2");
-    Ec2Clients clients = new Ec2Clients(Ec2Clients.defaultChain(), ep);
-    int basePort = config.servers().stream().mapToInt(ClusterConfig.ServerSpec::port).min().orElse(SshHosts.DEFAULT_BASE_PORT);
-    Ec2Backend.Options options = hooks.options().apply(basePort).withKeep(keepInstances);
-    CallerAddress caller = cidr.isEmpty() ? CallerAddress.checkIp() : CallerAddress.fixed(cidr);
-    onFx(() -> {
-      Deployment d = new Deployment(EC2, config.name(), new FxUi());
-      Ec2Provisioner provisioner = new Ec2Provisioner(clients, PriceTable.bundled(), Ec2Backend.forward(d.listener()),
-          new Ec2Provisioner.Options(Clock.systemUTC(), poll, Duration.ofMinutes(10), stateRoot));
-      Ec2Plan plan;
-      try {
-        plan = provisioner.plan(config, spec);
-      } catch (RuntimeException e) {
-        clients.close();
-        refuse("cannot estimate the EC2 cost: " + Deployment.message(e));
-        return;
-      }
-      workspace.background().execute(() -> {
-        try {
-          provisioner.checkCredentials(); // no AWS call: only where credentials come from
-          onFx(() -> confirmEc2(d, plan, new Deployment.Plan() {
-            @Override
-            public ClusterBackend create(ClusterListener listener) throws IOException {
-              return new Ec2Backend(provisioner, stateRoot, distribution(), listener, options);
-            }
 
-            @Override
-            public void provision(ClusterBackend backend) throws Exception {
-              ((Ec2Backend) backend).up(config, spec, caller, hooks.mapper());
-            }
+      @Override
+      public void provision(ClusterBackend backend) throws Exception {
+        ((Ec2Backend) backend).up(config, spec, setup.caller(), setup.mapper());
+      }
 
-            @Override
-            public ClusterRef place(ClusterBackend backend) throws Exception {
-              return placed(backend, config);
-            }
-          }, clients));
-        } catch (Ec2Error e) {
-          clients.close();
-          onFx(() -> refuse(Deployment.message(e)));
-        }
-      });
-    });
+      @Override
+      public ClusterRef place(ClusterBackend backend) throws Exception {
+        return placed(backend, config);
+      }
+    }));
   }
 
-  private void confirmEc2(Deployment d, Ec2Plan plan, Deployment.Plan deployPlan, Ec2Clients clients) {
-    Dialog<ButtonType> dialog = new Dialog<>();
-    dialog.setTitle("Create EC2 instances?");
-    if (stage != null && stage.getScene() != null) {
-      dialog.initOwner(stage);
-    }
-    dialog.initModality(Modality.WINDOW_MODAL);
-    dialog.getDialogPane().setId("ec2-confirm");
-    dialog.setHeaderText("Create " + plan.instances() + " EC2 instance(s) in " + plan.regions().size()
-        + " region(s) for cluster " + plan.cluster() + "?");
-    Label cost = new Label(plan.cost());
-    cost.setId("ec2-cost");
-    cost.setWrapText(true);
-    cost.setStyle("-fx-font-weight: bold;");
-    cost.setMaxWidth(880);
-    List<String> what = plan.lines().stream().filter(l -> !l.equals(plan.cost())).toList(); // the cost is above
-    TextArea lines = new TextArea(String.join("\n", what));
-    lines.setId("ec2-plan");
-    lines.setEditable(false);
-    lines.setWrapText(true);
-    lines.setPrefRowCount(Math.min(18, what.size() + 4));
-    lines.setPrefColumnCount(100);
-    lines.setStyle("-fx-font-family: monospace;");
-    Label notIn = new Label("Not in the estimate: root disks, data transfer and public IPv4 addresses (docs/ec2.md)."
-        + " The instances terminate themselves after " + plan.expiry().toHours() + " h; Stop deletes them.");
-    notIn.setWrapText(true);
-    notIn.setMaxWidth(880);
-    dialog.getDialogPane().setContent(new VBox(10, cost, lines, notIn));
-    ButtonType create = new ButtonType("Create instances", ButtonBar.ButtonData.OK_DONE);
-    dialog.getDialogPane().getButtonTypes().addAll(create, ButtonType.CANCEL);
-    dialog.getDialogPane().lookupButton(create).setId("ec2-create");
-    dialog.getDialogPane().lookupButton(ButtonType.CANCEL).setId("ec2-cancel");
-    // Cancel is the default: Enter must not create instances that cost money
-    ((Button) dialog.getDialogPane().lookupButton(create)).setDefaultButton(false);
-    ((Button) dialog.getDialogPane().lookupButton(ButtonType.CANCEL)).setDefaultButton(true);
-    dialog.setOnHidden(e -> {
+  private void confirmEc2(Deployment d, BackendChoice.Ec2Setup setup, Deployment.Plan deployPlan) {
+    Ec2Plan plan = setup.plan();
+    phaseLabel.setText("waiting for your confirmation (nothing created yet)");
+    confirmation = choice.confirm(plan, "cluster " + plan.cluster(), create -> {
       confirmation = null;
-      if (dialog.getResult() == create) {
+      if (create) {
         synchronized (this) {
           current = d;
         }
@@ -632,7 +442,7 @@ public final class DeployView implements DesignerView {
         log("confirmed: " + plan.cost());
         d.start(deployPlan);
       } else {
-        clients.close();
+        setup.clients().close();
         preparing = false;
         phaseLabel.setText("not deployed");
         message.setText("");
@@ -641,10 +451,6 @@ public final class DeployView implements DesignerView {
         updateButtons();
       }
     });
-    dialog.getDialogPane().setPrefWidth(920);
-    confirmation = dialog;
-    phaseLabel.setText("waiting for your confirmation (nothing created yet)");
-    dialog.show();
   }
 
   /** The confirmation dialog while it is open (tests, screenshots). */
@@ -694,6 +500,12 @@ public final class DeployView implements DesignerView {
     public void phase(Deployment d, Deployment.Phase phase, String text) {
       onFx(() -> {
         if (d == current) {
+          Workspace.Deployed running = workspace.deployed().get();
+          if (phase == Deployment.Phase.RUNNING && d.cluster() != null) {
+            workspace.deployed().set(new Workspace.Deployed(d.backend(), d.cluster()));
+          } else if (phase != Deployment.Phase.RUNNING && running != null && running.backend() == d.backend()) {
+            workspace.deployed().set(null); // stopping: the Benchmark tab cannot use it any more
+          }
           phaseLabel.setText(switch (phase) {
             case RUNNING -> describeRunning(d);
             default -> text;
@@ -768,18 +580,6 @@ public final class DeployView implements DesignerView {
     lastTeardown.setAll(removed);
     log("EC2 teardown of " + cluster + ": removed " + removed.size() + " resource(s)");
     removed.forEach(r -> log("  removed " + r));
-    Alert alert = new Alert(Alert.AlertType.INFORMATION);
-    alert.setTitle("EC2 teardown");
-    if (stage != null && stage.getScene() != null) {
-      alert.initOwner(stage);
-    }
-    alert.getDialogPane().setId("ec2-teardown");
-    alert.setHeaderText(removed.isEmpty() ? "EC2 teardown of " + cluster + ": nothing carried the cluster's tags"
-        : "EC2 teardown of " + cluster + ": removed " + removed.size() + " resource(s)");
-    ListView<String> list = new ListView<>(FXCollections.observableArrayList(removed));
-    list.setId("teardown-list");
-    list.setPrefSize(720, Math.min(400, 28 * (removed.size() + 1)));
-    alert.getDialogPane().setContent(list);
-    alert.show();
+    choice.showTeardown(cluster, removed);
   }
 }

@@ -1,7 +1,6 @@
 package org.kvlab.designer.deploy;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
@@ -10,7 +9,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.kvlab.cluster.BackendException;
 import org.kvlab.cluster.ClusterBackend;
-import org.kvlab.cluster.ClusterEvent;
 import org.kvlab.cluster.ClusterListener;
 import org.kvlab.cluster.ClusterRef;
 import org.kvlab.cluster.StartOptions;
@@ -67,9 +65,8 @@ final class Deployment {
   private final Ui ui;
   private final ScheduledExecutorService worker;
   private final AtomicBoolean cancelled = new AtomicBoolean();
-  private final List<String> removed = new ArrayList<>();
   private final NodeRow.LoadMeter load = new NodeRow.LoadMeter();
-  private final ClusterListener listener;
+  private final BackendChoice.Removed listener;
   private volatile ClusterBackend backend;
   private volatile ClusterRef ref;
   private volatile boolean started;
@@ -91,23 +88,7 @@ final class Deployment {
     });
     w.setRemoveOnCancelPolicy(true);
     this.worker = w;
-    this.listener = new ClusterListener() {
-      @Override
-      public void progress(String message) {
-        ui.progress(message);
-        ui.log(message);
-      }
-
-      @Override
-      public void event(ClusterEvent e) {
-        if (e.kind() == ClusterEvent.Kind.DELETED) {
-          synchronized (removed) {
-            removed.add(e.message());
-          }
-        }
-        ui.log(e.toString());
-      }
-    };
+    this.listener = new BackendChoice.Removed(ui::progress, ui::log);
   }
 
   /** The listener the backend (and an EC2 provisioner, through {@code Ec2Backend.forward}) reports to. */
@@ -126,6 +107,11 @@ final class Deployment {
 
   Phase phase() {
     return phase;
+  }
+
+  /** The backend, once made. */
+  ClusterBackend backend() {
+    return backend;
   }
 
   /** The cluster as placed on the backend, once it is. */
@@ -276,10 +262,7 @@ final class Deployment {
     } catch (BackendException e) {
       ui.failed(this, message(e));
     }
-    List<String> gone;
-    synchronized (removed) {
-      gone = List.copyOf(removed);
-    }
+    List<String> gone = listener.list();
     if ("ec2".equals(b.name())) {
       ui.teardown(this, clusterName, gone);
     }

@@ -188,7 +188,7 @@ class DeployEc2Test {
       nothingListens = s.getLocalPort(); // closed again: SSH to it is refused at once
     }
     int sshPort = nothingListens;
-    view.ec2Hooks(new DeployView.Ec2Hooks(i -> "127.0.0.1", basePort -> new Ec2Backend.Options(false,
+    view.ec2Hooks(new BackendChoice.Ec2Hooks(i -> "127.0.0.1", basePort -> new Ec2Backend.Options(false,
         Duration.ofSeconds(3), sshPort, basePort, tmp.resolve("remote").toString(), null), Duration.ofMillis(100)));
     Path file = clusterFile("gui-teardown");
     askToDeploy(robot, file);

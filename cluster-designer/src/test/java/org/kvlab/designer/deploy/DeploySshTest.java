@@ -366,7 +366,7 @@ class DeploySshTest {
       Path key = tmp.resolve(".kvlab/ec2").resolve(name).resolve("key.pem"); // where the tab's provisioner writes it
       List<String> mapped = new java.util.concurrent.CopyOnWriteArrayList<>();
       // the emulator's instances have fake addresses: instance of datacenter d -> sshd host d
-      view.ec2Hooks(new DeployView.Ec2Hooks(i -> {
+      view.ec2Hooks(new BackendChoice.Ec2Hooks(i -> {
         authorize(key);
         mapped.add(i.id());
         return i.datacenter() == 0 ? h1 : h2;
