@@ -34,10 +34,17 @@ class SimSettingsTest {
     }
     String printed = buf.toString(StandardCharsets.UTF_8);
     assertEquals(gui.report().ok() ? 0 : 1, code, printed);
+    // Columns by the header's names (SEED OPS OK INFO FAIL MESSAGES ...), so a new column does not shift the check.
+    List<String> header = List.of(printed.lines().filter(l -> l.trim().startsWith("SEED ")).findFirst()
+        .orElseThrow(() -> new AssertionError(printed)).trim().split("\\s+"));
     String row = printed.lines().filter(l -> l.trim().startsWith("3 ")).findFirst().orElseThrow(() -> new AssertionError(printed));
     String[] cols = row.trim().split("\\s+");
-    assertEquals(String.valueOf(gui.report().result().history().size()), cols[1], "same operations: " + row);
-    assertEquals(String.valueOf(gui.report().result().deliveries()), cols[2], "same messages: " + row);
+    assertEquals(String.valueOf(gui.report().result().history().size()), cols[header.indexOf("OPS")],
+        "same operations: " + row);
+    assertEquals(String.valueOf(gui.report().result().deliveries()), cols[header.indexOf("MESSAGES")],
+        "same messages: " + row);
+    assertEquals(String.valueOf(gui.report().result().history().outcomes().ok()), cols[header.indexOf("OK")],
+        "same OK count: " + row);
     assertTrue(row.contains(org.kvlab.sim.Fault.summary(gui.report().result().faults())), "same faults: " + row);
   }
 }
