@@ -148,6 +148,12 @@ class BenchRemoteTest {
     return file;
   }
 
+  /** An open-loop sweep (docs/bench.md) of one in-memory Eventual server: two low rates of 1 s, no warm-up. */
+  private static Path openLoopExperiment(String name) throws Exception {
+    return BenchOpenLoopTest.experiment(tmp, name, JVM, "rates: [100, 200]\nwarmup: 0s\nduration: 1s\np99bound: 500ms\n"
+        + "sessions: 2\nrecords: 20\n");
+  }
+
   /** A hosts file (docs/ssh.md): the user's key and known_hosts, datacenter d on host d (servers and clients). */
   private static Path hostsFile(String name) throws Exception {
     Path f = tmp.resolve(name + "-hosts.yaml");
@@ -362,6 +368,42 @@ class BenchRemoteTest {
         lines.toString());
     assertTrue(status(robot).contains("2 of 2 runs ok"), status(robot));
     Screenshots.save(stage.getScene(), "bench-ssh-done");
+    nothingLeftOnTheHosts();
+  }
+
+  /** The points drawn in the open-loop throughput chart so far (achieved against offered, every series). */
+  private int openLoopPointsDrawn() throws Exception {
+    return onFx(() -> view.charts().throughputChart().getData().stream().mapToInt(s -> s.getData().size()).sum());
+  }
+
+  @Test
+  void anOpenLoopSweepOnSshHostsDrawsItsPointsAndLeavesNothingThere(FxRobot robot) throws Exception {
+    Path experiment = openLoopExperiment("guiolssh");
+    openAndPick(robot, experiment, "bench-backend-ssh");
+    robot.clickOn("#bench-ssh-hosts-file").write(hostsFile("guiolssh").toString());
+    robot.clickOn("#bench-run");
+    waitFor(robot, 300, "the first point drawn", () -> !view.running() || openLoopPointsDrawn() >= 1);
+    if (view.running()) {
+      Screenshots.save(stage.getScene(), "bench-openloop-ssh-running");
+    }
+    waitFor(robot, 240, "the end", () -> !view.running());
+    WaitForAsyncUtils.waitForFxEvents();
+    org.kvlab.openloop.OpenLoopBench.Report r = view.lastOpenLoop();
+    assertTrue(r != null, "a report; status: " + status(robot) + "; log: " + log(robot));
+    assertEquals(2, r.points().size(), r.points().toString());
+    assertTrue(r.points().stream().allMatch(p -> p.measured() > 0 && p.achievedOpsPerSec() > 0), r.points().toString());
+    assertEquals(2, openLoopPointsDrawn(), "each rate's point drawn");
+    assertTrue(status(robot).startsWith("guiolssh: open loop done, 2 points"), status(robot));
+    com.fasterxml.jackson.databind.JsonNode json = new com.fasterxml.jackson.databind.ObjectMapper()
+        .readTree(r.directory().resolve("openloop.json").toFile());
+    assertEquals("ssh", json.path("backend").asText(), json.toString());
+    assertEquals("ok", json.path("status").asText(), json.toString());
+    // the generator ran as a client process on the first host (datacenter 0's client host)
+    assertEquals(hosts.hosts.get(0).address(), json.path("generatorHosts").path("guiolssh-eventual-1").asText(),
+        json.toString());
+    List<String> lines = log(robot);
+    assertTrue(lines.stream().anyMatch(l -> l.contains("releasing the hosts")), lines.toString());
+    Screenshots.save(stage.getScene(), "bench-openloop-ssh-done");
     nothingLeftOnTheHosts();
   }
 
