@@ -29,6 +29,8 @@ import org.kvlab.experiment.ExperimentListener;
 import org.kvlab.experiment.ExperimentRunner;
 import org.kvlab.experiment.Results;
 import org.kvlab.experiment.RunPlan;
+import org.kvlab.openloop.OpenLoopBench;
+import org.kvlab.openloop.OpenLoopExperiment;
 
 /**
  * One benchmark of the Benchmark tab on the backend the user chose, as {@code kvlab bench --backend ...} runs it:
@@ -37,7 +39,10 @@ import org.kvlab.experiment.RunPlan;
  * end (EC2: every resource of the experiment's cluster deleted and listed, unless kept). {@link #stop()} works at every
  * stage: while the instances are created or waited for it interrupts that (what exists is deleted), later it stops
  * the runner (clients killed, cluster stopped, what was measured written), and the teardown follows either way.
- * Everything slow runs on the workspace's background threads.
+ * An open-loop sweep ({@link #startOpenLoop}) goes the same way, {@link OpenLoopBench} run on the backend instead of
+ * the runner (EC2: the instances sized for the sweep's cluster with the most datacenters, as {@code kvlab bench}
+ * does); Stop interrupts the sweep, which writes the points measured. Everything slow runs on the workspace's
+ * background threads.
  */
 final class BenchLaunch {
   /** What the launch tells the tab; called from any thread. */
@@ -55,6 +60,22 @@ final class BenchLaunch {
     void cancelled(String why);
   }
 
+  /**
+   * What runs on the backend the launch made: the experiment's runner, or an open-loop sweep. {@code release} closes
+   * the backend (SSH: the connections; EC2: the instances deleted); the job calls it when it ended, whatever happened.
+   */
+  private interface Job {
+    String name();
+
+    /** The datacenters each cluster of the job has (the hosts must cover each). */
+    List<Integer> datacenters() throws ConfigException;
+
+    /** The cluster EC2 instances are made for. */
+    ClusterConfig ec2Shape(int basePort) throws ConfigException;
+
+    void run(ClusterBackend backend, Runnable release);
+  }
+
   private static final Duration CLOSE_WAIT = Duration.ofSeconds(60);
   private static final Duration CLOSE_WAIT_EC2 = Duration.ofMinutes(15);
 
@@ -64,6 +85,8 @@ final class BenchLaunch {
   private final ObservableList<String> lastTeardown = FXCollections.observableArrayList();
   private volatile boolean stopping;
   private volatile boolean provisioning;
+  /** An open-loop sweep runs on {@link #thread} (Stop interrupts it). */
+  private volatile boolean sweeping;
   private volatile Thread thread;
   private volatile ExperimentRunner runner;
   private volatile String backendName = BackendChoice.LOCAL;
@@ -100,13 +123,31 @@ final class BenchLaunch {
    * window is closing.
    */
   boolean start(Experiment e, BackendChoice.Choice where, ExperimentRunner.Options options, ExperimentListener live) {
-    stopping = false;
-    backendName = where.backend();
-    CountDownLatch latch = new CountDownLatch(1);
-    done = latch;
+    Job job = new Job() {
+      @Override
+      public String name() {
+        return e.name();
+      }
+
+      @Override
+      public List<Integer> datacenters() {
+        return List.of(e.cluster().datacenters());
+      }
+
+      @Override
+      public ClusterConfig ec2Shape(int basePort) {
+        return RunPlan.shape(e, basePort);
+      }
+
+      @Override
+      public void run(ClusterBackend backend, Runnable release) {
+        execute(e, options.withBackend(backend), live, release);
+      }
+    };
+    CountDownLatch latch = begin(where);
     Runnable task = switch (where.backend()) {
-      case BackendChoice.SSH -> () -> onSsh(e, where, options, live);
-      case BackendChoice.EC2 -> () -> prepareEc2(e, where, options, live);
+      case BackendChoice.SSH -> () -> onSsh(job, where);
+      case BackendChoice.EC2 -> () -> prepareEc2(job, where);
       case BackendChoice.DEPLOYED -> {
         Workspace.Deployed d = workspace.deployed().get();
         if (d == null) {
@@ -120,9 +161,68 @@ final class BenchLaunch {
       }
       default -> () -> execute(e, options, live, (Runnable) null);
     };
-    if (task == null) {
-      return false;
+    return task != null && queue(task, latch);
+  }
+
+  /**
+   * Starts the open-loop sweep {@code e} on the SSH hosts or EC2 instances of {@code where} (JavaFX thread): once
+   * the backend is ready, {@code sweep} runs on the launch's thread (an interrupt stops it) and returns what shows
+   * its outcome, which runs on the JavaFX thread after the backend was released. False if nothing was started
+   * because the window is closing.
+   */
+  boolean startOpenLoop(OpenLoopExperiment e, BackendChoice.Choice where,
+      java.util.function.Function<ClusterBackend, Runnable> sweep) {
+    Job job = new Job() {
+      @Override
+      public String name() {
+        return e.name();
+      }
+
+      @Override
+      public List<Integer> datacenters() throws ConfigException {
+        List<Integer> n = new java.util.ArrayList<>();
+        for (ClusterConfig c : clusters(e)) {
+          n.add(c.topology().datacenters());
+        }
+        return n;
+      }
+
+      @Override
+      public ClusterConfig ec2Shape(int basePort) throws ConfigException {
+        // as kvlab bench --backend ec2: the instances serve the sweep's widest cluster, under its remote name
+        ClusterConfig widest = clusters(e).stream()
+            .max(java.util.Comparator.comparingInt(c -> c.topology().datacenters())).orElseThrow();
+        return OpenLoopBench.onRemoteHosts(e, widest);
+      }
+
+      @Override
+      public void run(ClusterBackend backend, Runnable release) {
+        sweep(backend, sweep, release);
+      }
+    };
+    CountDownLatch latch = begin(where);
+    return queue(where.backend().equals(BackendChoice.EC2) ? () -> prepareEc2(job, where) : () -> onSsh(job, where),
+        latch);
+  }
+
+  private static List<ClusterConfig> clusters(OpenLoopExperiment e) throws ConfigException {
+    List<ClusterConfig> out = new java.util.ArrayList<>();
+    for (Path c : e.clusters()) {
+      out.add(ClusterConfig.load(c));
     }
+    return out;
+  }
+
+  /** A launch begins: not stopping, on {@code where}'s backend; its latch counts down when it ended. */
+  private CountDownLatch begin(BackendChoice.Choice where) {
+    stopping = false;
+    backendName = where.backend();
+    CountDownLatch latch = new CountDownLatch(1);
+    done = latch;
+    return latch;
+  }
+
+  private boolean queue(Runnable task, CountDownLatch latch) {
     if (!BenchView.inBackground(workspace, task)) {
       latch.countDown();
       return false;
@@ -130,27 +230,54 @@ final class BenchLaunch {
     return true;
   }
 
+  /** Runs the sweep on this thread (Stop interrupts it), releases the backend, then shows the outcome. */
+  private void sweep(ClusterBackend backend, java.util.function.Function<ClusterBackend, Runnable> sweep,
+      Runnable release) {
+    Runnable show = null;
+    thread = Thread.currentThread();
+    sweeping = true;
+    try {
+      show = sweep.apply(backend);
+    } finally {
+      sweeping = false;
+      thread = null;
+      Thread.interrupted(); // a stop's interrupt ended the sweep; the release below must not be interrupted
+      release.run();
+      if (show != null) {
+        Platform.runLater(show);
+      }
+      done.countDown();
+    }
+  }
+
   private ClusterListener listener() {
     return new BackendChoice.Removed(ui::status, ui::log);
   }
 
-  private void onSsh(Experiment e, BackendChoice.Choice where, ExperimentRunner.Options options,
-      ExperimentListener live) {
+  private void onSsh(Job job, BackendChoice.Choice where) {
     SshBackend backend;
     try {
       SshHosts hosts = choice.sshHosts(where);
-      SshBackend.checkCovers(e.cluster().datacenters(), hosts);
+      for (int datacenters : job.datacenters()) {
+        SshBackend.checkCovers(datacenters, hosts);
+      }
       backend = new SshBackend(hosts, choice.distribution(), listener());
     } catch (ConfigException | IllegalArgumentException | BackendException | IOException ex) {
       notRun(BackendChoice.message(ex));
       return;
     }
-    runThenClose(e, options.withBackend(backend), live, backend);
+    job.run(backend, () -> {
+      stage("releasing the hosts (closing the SSH connections)");
+      try {
+        backend.close();
+      } catch (BackendException ex) {
+        ui.log("releasing the hosts: " + BackendChoice.message(ex));
+      }
+    });
   }
 
   /** The EC2 plan for the experiment's cluster, its cost and the confirmation; nothing is created before it. */
-  private void prepareEc2(Experiment e, BackendChoice.Choice where, ExperimentRunner.Options options,
-      ExperimentListener live) {
+  private void prepareEc2(Job job, BackendChoice.Choice where) {
     Path file = workspace.clusterFile().get();
     BackendChoice.Removed removed = new BackendChoice.Removed(ui::status, ui::log);
     BackendChoice.Ec2Setup setup;
@@ -163,7 +290,7 @@ final class BenchLaunch {
             + " Design tab (docs/ec2.md)");
       }
       int basePort = choice.ec2BasePort(SshHosts.DEFAULT_BASE_PORT);
-      shape = RunPlan.shape(e, basePort);
+      shape = job.ec2Shape(basePort);
       spec = Ec2Spec.parse(YamlReader.readText(file, "cluster file"), file.toString(), shape);
       setup = choice.ec2(shape, spec, where, basePort, removed);
     } catch (ConfigException | IllegalArgumentException | Ec2Error ex) {
@@ -172,7 +299,7 @@ final class BenchLaunch {
     }
     Platform.runLater(() -> {
       ui.status("Waiting for your confirmation: nothing is created before it");
-      choice.confirm(setup.plan(), "benchmark " + e.name() + " (cluster " + shape.name() + ")", create -> {
+      choice.confirm(setup.plan(), "benchmark " + job.name() + " (cluster " + shape.name() + ")", create -> {
         if (!create) {
           setup.clients().close();
           done.countDown();
@@ -180,7 +307,7 @@ final class BenchLaunch {
           return;
         }
         ui.log("confirmed: " + setup.plan().cost());
-        if (!BenchView.inBackground(workspace, () -> onEc2(e, options, live, setup, shape, spec, removed))) {
+        if (!BenchView.inBackground(workspace, () -> onEc2(job, setup, shape, spec, removed))) {
           setup.clients().close();
           done.countDown();
         }
@@ -188,8 +315,7 @@ final class BenchLaunch {
     });
   }
 
-  private void onEc2(Experiment e, ExperimentRunner.Options options, ExperimentListener live,
-      BackendChoice.Ec2Setup setup, ClusterConfig shape, Ec2Spec spec, BackendChoice.Removed removed) {
+  private void onEc2(Job job, BackendChoice.Ec2Setup setup, ClusterConfig shape, Ec2Spec spec, BackendChoice.Removed removed) {
     Ec2Backend backend;
     try {
       backend = setup.backend(choice.distribution(), removed);
@@ -223,7 +349,7 @@ final class BenchLaunch {
       return;
     }
     thread = null;
-    execute(e, options.withBackend(backend), live, () -> release(backend, setup, shape.name(), removed));
+    job.run(backend, () -> release(backend, setup, shape.name(), removed));
   }
 
   /** Closes the EC2 backend: deletes every resource of the cluster, or keeps the instances if the user said so. */
@@ -257,18 +383,6 @@ final class BenchLaunch {
     Platform.runLater(() -> {
       lastTeardown.setAll(gone);
       choice.showTeardown(cluster, gone);
-    });
-  }
-
-  private void runThenClose(Experiment e, ExperimentRunner.Options options, ExperimentListener live,
-      ClusterBackend toClose) {
-    execute(e, options, live, toClose == null ? null : () -> {
-      stage("releasing the hosts (closing the SSH connections)");
-      try {
-        toClose.close();
-      } catch (BackendException ex) {
-        ui.log("releasing the hosts: " + BackendChoice.message(ex));
-      }
     });
   }
 
@@ -308,11 +422,14 @@ final class BenchLaunch {
     done.countDown();
   }
 
-  /** Stop: interrupts the instances' creation or the wait for them, else asks the runner to stop (any thread). */
+  /**
+   * Stop: interrupts the instances' creation or the wait for them, or an open-loop sweep, else asks the runner to
+   * stop (any thread).
+   */
   void stop() {
     stopping = true;
     Thread t = thread;
-    if (provisioning && t != null) {
+    if ((provisioning || sweeping) && t != null) {
       t.interrupt();
     }
     ExperimentRunner r = runner;

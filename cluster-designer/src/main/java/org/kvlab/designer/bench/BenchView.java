@@ -57,7 +57,9 @@ import org.kvlab.designer.deploy.BackendChoice;
  * The "Benchmark" tab: edit an experiment file (YAML, checked live by kvlab's experiment loader, with the
  * CLI's messages), run it through the cluster-manager library's {@link ExperimentRunner} (what {@code kvlab bench}
  * runs) where the user picks ({@link BackendChoice}: this machine, SSH hosts, EC2 instances made for it after the
- * cost is confirmed, or the cluster running in the Deploy tab; see {@link BenchLaunch}), watch throughput and p50/p99 latency per run while it runs, stop it, see
+ * cost is confirmed, or the cluster running in the Deploy tab; see {@link BenchLaunch}; open-loop sweeps on all but the
+ * last, which they cannot use as they start their clusters themselves), watch throughput and p50/p99 latency per run
+ * (open loop: each offered rate's point) while it runs, stop it, see
  * the report's charts when it is done; and list, open and compare earlier results.
  */
 public final class BenchView implements DesignerView {
@@ -111,6 +113,10 @@ public final class BenchView implements DesignerView {
   private volatile OpenLoopBench.Report lastOpenLoop;
   /** Stop was pressed (or the window closes) during the open-loop sweep. */
   private volatile boolean openLoopStopping;
+  /** The benchmark running (or last run) is an open-loop sweep. */
+  private volatile boolean openLoopRunning;
+  /** ... on SSH hosts or EC2 instances (the launch made them). */
+  private volatile boolean openLoopRemote;
   private final CheckBox logScale = new CheckBox("log scale");
   private final BackendChoice backendChoice;
   private final BenchLaunch launch;
@@ -536,15 +542,16 @@ public final class BenchView implements DesignerView {
       return;
     }
     if (c.openLoop() != null) {
-      if (!backendChoice.choice().backend().equals(BackendChoice.LOCAL)) {
-        status.setText("Not run: open-loop experiments run on this machine only for now. Fix: pick 'This machine'"
-            + " under 'Run on'");
+      if (backendChoice.choice().backend().equals(BackendChoice.DEPLOYED)) {
+        status.setText("Not run: an open-loop sweep starts each of its clusters itself, so it cannot use the cluster"
+            + " running in the Deploy tab. Fix: pick 'This machine', 'SSH hosts' or 'EC2' under 'Run on'");
         return;
       }
       runOpenLoop(c.openLoop());
       return;
     }
     Experiment e = c.experiment();
+    openLoopRunning = false;
     charts.openLoop(false);
     latencyOp.setDisable(false);
     lastOpenLoop = null;
@@ -631,49 +638,72 @@ public final class BenchView implements DesignerView {
     running.set(true);
     inner.getSelectionModel().select(0);
     int total = e.clusters().size() * e.rates().size();
-    status.setText("Starting " + e.name() + " (open loop, " + total + " points) on this machine...");
-    workspace.log("benchmark: running " + display(file) + " (open loop)");
+    BackendChoice.Choice where = backendChoice.choice();
+    status.setText("Starting " + e.name() + " (open loop, " + total + " points) " + BenchLaunch.where(where) + "...");
+    workspace.log("benchmark: running " + display(file) + " (open loop) " + BenchLaunch.where(where));
+    openLoopStopping = false;
+    openLoopRunning = true;
+    openLoopRemote = !where.backend().equals(BackendChoice.LOCAL);
+    if (openLoopRemote) {
+      openLoopDone = null; // the launch waits for the sweep and the release of its hosts (close())
+      if (!launch.startOpenLoop(e, where, backend -> sweep(e, backend))) {
+        running.set(false);
+      }
+      return;
+    }
     java.util.concurrent.CountDownLatch done = new java.util.concurrent.CountDownLatch(1);
     openLoopDone = done;
-    openLoopStopping = false;
-    java.util.concurrent.atomic.AtomicInteger measured = new java.util.concurrent.atomic.AtomicInteger();
     boolean queued = inBackground(workspace, () -> {
-      OpenLoopBench.Report report = null;
-      String failure = null;
-      openLoopThread = Thread.currentThread();
-      try {
-        if (!running.get()) {
-          throw new InterruptedException(); // stopped before it began
-        }
-        report = OpenLoopBench.run(e, results.resultsRoot(), line -> {
-          logLine("open loop: " + line);
-          Platform.runLater(() -> status.setText(line));
-        }, p -> {
-          measured.incrementAndGet(); // (the progress line above says the point's figures)
-          Platform.runLater(() -> charts.add(p));
-        });
-      } catch (OpenLoopBench.Stopped stopped) { // the points measured before Stop are written, as bench does
-        report = stopped.partial();
-        failure = "stopped after " + measured.get() + " of " + total + " points; the cluster was stopped"
-            + (report == null ? ". Nothing was measured, so nothing was written" : "");
-      } catch (Exception | LinkageError ex) {
-        // Stop's interrupt shows as InterruptedException, or wrapped by what it interrupted (a session being opened)
-        failure = !openLoopStopping ? (ex.getMessage() == null ? ex.toString() : ex.getMessage())
-            : "stopped after " + measured.get() + " of " + total + " points; the cluster was stopped. Nothing was"
-            + " measured, so nothing was written";
-      } finally {
-        openLoopThread = null;
-        Thread.interrupted(); // the pool's thread goes on without a stop's interrupt
-      }
-      OpenLoopBench.Report r = report;
-      String fail = failure;
-      Platform.runLater(() -> finishedOpenLoop(e, r, fail));
+      Runnable show = sweep(e, null);
+      Platform.runLater(show);
       done.countDown(); // (not on the FX thread: closing the window waits for it there)
     });
     if (!queued) {
       running.set(false);
       done.countDown();
     }
+  }
+
+  /**
+   * Runs the sweep on the calling thread, on {@code backend} (null: this machine), each point drawn as it is
+   * measured; an interrupt stops it. Returns what shows its outcome (on the JavaFX thread).
+   */
+  private Runnable sweep(OpenLoopExperiment e, org.kvlab.cluster.ClusterBackend backend) {
+    int total = e.clusters().size() * e.rates().size();
+    java.util.concurrent.atomic.AtomicInteger measured = new java.util.concurrent.atomic.AtomicInteger();
+    OpenLoopBench.Report report = null;
+    String failure = null;
+    openLoopThread = Thread.currentThread();
+    try {
+      if (!running.get() || openLoopStopping) {
+        throw new InterruptedException(); // stopped before it began
+      }
+      java.util.function.Consumer<String> progress = line -> {
+        logLine("open loop: " + line);
+        Platform.runLater(() -> status.setText(line));
+      };
+      java.util.function.Consumer<OpenLoopBench.Point> pointDone = p -> {
+        measured.incrementAndGet(); // (the progress line above says the point's figures)
+        Platform.runLater(() -> charts.add(p));
+      };
+      report = backend == null ? OpenLoopBench.run(e, results.resultsRoot(), progress, pointDone)
+          : OpenLoopBench.run(e, backend, results.resultsRoot(), progress, pointDone);
+    } catch (OpenLoopBench.Stopped stopped) { // the points measured before Stop are written, as bench does
+      report = stopped.partial();
+      failure = "stopped after " + measured.get() + " of " + total + " points; the cluster was stopped"
+          + (report == null ? ". Nothing was measured, so nothing was written" : "");
+    } catch (Exception | LinkageError ex) {
+      // Stop's interrupt shows as InterruptedException, or wrapped by what it interrupted (a session being opened)
+      failure = !openLoopStopping ? (ex.getMessage() == null ? ex.toString() : ex.getMessage())
+          : "stopped after " + measured.get() + " of " + total + " points; the cluster was stopped. Nothing was"
+          + " measured, so nothing was written";
+    } finally {
+      openLoopThread = null;
+      Thread.interrupted(); // the pool's thread goes on without a stop's interrupt
+    }
+    OpenLoopBench.Report r = report;
+    String fail = failure;
+    return () -> finishedOpenLoop(e, r, fail);
   }
 
   private void finishedOpenLoop(OpenLoopExperiment e, OpenLoopBench.Report report, String failure) {
@@ -710,10 +740,16 @@ public final class BenchView implements DesignerView {
   /** Asks the running benchmark to stop (as Ctrl-C does): clients killed, cluster stopped, partial results written. */
   void stop() {
     Thread t = openLoopThread;
-    if (t != null && running.get()) {
-      status.setText("Stopping: the sweep ends and the cluster is stopped...");
+    if (openLoopRunning && running.get()) {
+      status.setText("Stopping: the sweep ends and the cluster is stopped"
+          + (openLoopRemote ? ", then the hosts are released..." : "..."));
       openLoopStopping = true;
-      t.interrupt();
+      if (t != null) {
+        t.interrupt();
+      }
+      if (openLoopRemote) {
+        inBackground(workspace, launch::stop); // also while the hosts are made ready (EC2: the instances created)
+      }
       return;
     }
     if (running.get()) {

@@ -74,6 +74,15 @@ class BenchOpenLoopTest {
 
   /** One Eventual server in memory on a free loopback port, and an open-loop experiment offering it {@code rates}. */
   private Path experiment(String name, String rates, String duration) throws Exception {
+    return experiment(home, name, "-Xmx128m -XX:+UseSerialGC -XX:TieredStopAtLevel=1", "rates: " + rates
+        + "\nwarmup: 1s\nduration: " + duration + "\np99bound: 50ms\nsessions: 4\nrecords: 100\n");
+  }
+
+  /**
+   * Under {@code home}: one Eventual server in memory on a free loopback port ({@code openloop/NAME-eventual-1.yaml}),
+   * and the open-loop experiment {@code experiments/NAME.yaml} sweeping it with {@code sweep} (rates, windows...).
+   */
+  static Path experiment(Path home, String name, String jvm, String sweep) throws Exception {
     Path cluster = home.resolve("openloop").resolve(name + "-eventual-1.yaml");
     Files.createDirectories(cluster.getParent());
     Files.writeString(cluster, "name: " + name + "-eventual-1\nprotocol: eventual\ndatacenters: 1\npartitions: 1\n"
@@ -87,14 +96,8 @@ class BenchOpenLoopTest {
         mode: open-loop
         name: %s
         clusters: [../openloop/%s-eventual-1.yaml]
-        jvm: -Xmx128m -XX:+UseSerialGC -XX:TieredStopAtLevel=1
-        rates: %s
-        warmup: 1s
-        duration: %s
-        p99bound: 50ms
-        sessions: 4
-        records: 100
-        """.formatted(name, name, rates, duration));
+        jvm: %s
+        """.formatted(name, name, jvm) + sweep);
     return file;
   }
 

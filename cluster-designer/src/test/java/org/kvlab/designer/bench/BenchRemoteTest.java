@@ -148,6 +148,12 @@ class BenchRemoteTest {
     return file;
   }
 
+  /** An open-loop sweep (docs/bench.md) of one in-memory Eventual server: two low rates of 1 s, no warm-up. */
+  private static Path openLoopExperiment(String name) throws Exception {
+    return BenchOpenLoopTest.experiment(tmp, name, JVM, "rates: [100, 200]\nwarmup: 0s\nduration: 1s\np99bound: 500ms\n"
+        + "sessions: 2\nrecords: 20\n");
+  }
+
   /** A hosts file (docs/ssh.md): the user's key and known_hosts, datacenter d on host d (servers and clients). */
   private static Path hostsFile(String name) throws Exception {
     Path f = tmp.resolve(name + "-hosts.yaml");
@@ -290,8 +296,11 @@ class BenchRemoteTest {
   }
 
   private void runOnEc2(FxRobot robot, String name, String duration, boolean keep) throws Exception {
-    Path cluster = ec2ClusterFile(name);
-    Path experiment = experiment(name, duration);
+    runOnEc2(robot, name, ec2ClusterFile(name), experiment(name, duration), keep);
+  }
+
+  /** As above with the design's cluster file {@code cluster} and the experiment {@code experiment}. */
+  private void runOnEc2(FxRobot robot, String name, Path cluster, Path experiment, boolean keep) throws Exception {
     Path key = tmp.resolve(".kvlab/ec2").resolve("bench-" + name).resolve("key.pem"); // where the provisioner writes it
     String h1 = hosts.hosts.get(0).address();
     String h2 = hosts.hosts.get(1).address();
@@ -362,6 +371,77 @@ class BenchRemoteTest {
         lines.toString());
     assertTrue(status(robot).contains("2 of 2 runs ok"), status(robot));
     Screenshots.save(stage.getScene(), "bench-ssh-done");
+    nothingLeftOnTheHosts();
+  }
+
+  /** The points drawn in the open-loop throughput chart so far (achieved against offered, every series). */
+  private int openLoopPointsDrawn() throws Exception {
+    return onFx(() -> view.charts().throughputChart().getData().stream().mapToInt(s -> s.getData().size()).sum());
+  }
+
+  @Test
+  void anOpenLoopSweepOnSshHostsDrawsItsPointsAndLeavesNothingThere(FxRobot robot) throws Exception {
+    Path experiment = openLoopExperiment("guiolssh");
+    openAndPick(robot, experiment, "bench-backend-ssh");
+    robot.clickOn("#bench-ssh-hosts-file").write(hostsFile("guiolssh").toString());
+    robot.clickOn("#bench-run");
+    waitFor(robot, 300, "the first point drawn", () -> !view.running() || openLoopPointsDrawn() >= 1);
+    if (view.running()) {
+      Screenshots.save(stage.getScene(), "bench-openloop-ssh-running");
+    }
+    waitFor(robot, 240, "the end", () -> !view.running());
+    WaitForAsyncUtils.waitForFxEvents();
+    org.kvlab.openloop.OpenLoopBench.Report r = view.lastOpenLoop();
+    assertTrue(r != null, "a report; status: " + status(robot) + "; log: " + log(robot));
+    assertEquals(2, r.points().size(), r.points().toString());
+    assertTrue(r.points().stream().allMatch(p -> p.measured() > 0 && p.achievedOpsPerSec() > 0), r.points().toString());
+    assertEquals(2, openLoopPointsDrawn(), "each rate's point drawn");
+    assertTrue(status(robot).startsWith("guiolssh: open loop done, 2 points"), status(robot));
+    com.fasterxml.jackson.databind.JsonNode json = new com.fasterxml.jackson.databind.ObjectMapper()
+        .readTree(r.directory().resolve("openloop.json").toFile());
+    assertEquals("ssh", json.path("backend").asText(), json.toString());
+    assertEquals("ok", json.path("status").asText(), json.toString());
+    // the generator ran as a client process on the first host (datacenter 0's client host)
+    assertEquals(hosts.hosts.get(0).address(), json.path("generatorHosts").path("guiolssh-eventual-1").asText(),
+        json.toString());
+    List<String> lines = log(robot);
+    assertTrue(lines.stream().anyMatch(l -> l.contains("releasing the hosts")), lines.toString());
+    Screenshots.save(stage.getScene(), "bench-openloop-ssh-done");
+    nothingLeftOnTheHosts();
+  }
+
+  @Test
+  void anOpenLoopSweepOnEc2IsConfirmedRunsOnTheInstancesAndIsTornDown(FxRobot robot) throws Exception {
+    Path cluster = tmp.resolve("guiolec2-cluster.yaml"); // one datacenter, as the sweep's cluster: one region
+    Files.writeString(cluster, Files.readString(ec2ClusterFile("guiolec2-design")).replace("datacenters: 2",
+        "datacenters: 1").replace("regions: [us-east-1, eu-west-1]", "regions: [us-east-1]"));
+    runOnEc2(robot, "guiolec2", cluster, openLoopExperiment("guiolec2"), false);
+    DialogPane confirm = robot.lookup("#ec2-confirm").queryAs(DialogPane.class);
+    assertEquals("Create 1 EC2 instance(s) in 1 region(s) for benchmark guiolec2 (cluster bench-guiolec2)?",
+        onFx(confirm::getHeaderText));
+    assertEquals(List.of(), everythingInEc2(), "nothing is created before the confirmation");
+    robot.clickOn("#ec2-create");
+    waitFor(robot, 300, "the teardown", () -> onFx(() -> robot.lookup("#ec2-teardown").tryQuery().isPresent()));
+    @SuppressWarnings("unchecked")
+    ListView<String> list = robot.lookup("#teardown-list").queryAs(ListView.class);
+    List<String> removed = onFx(() -> List.copyOf(list.getItems()));
+    assertEquals(1, removed.stream().filter(r -> r.startsWith("instance i-") && r.contains(" in us-east-1")).count(),
+        removed.toString());
+    robot.clickOn(robot.lookup("#ec2-teardown").queryAs(DialogPane.class).lookupButton(ButtonType.OK));
+    waitFor(robot, 60, "the end", () -> !view.running());
+    WaitForAsyncUtils.waitForFxEvents();
+    org.kvlab.openloop.OpenLoopBench.Report r = view.lastOpenLoop();
+    assertTrue(r != null, "a report; status: " + status(robot) + "; log: " + log(robot));
+    assertEquals(2, r.points().size(), r.points().toString());
+    assertEquals(2, openLoopPointsDrawn(), "each rate's point drawn");
+    com.fasterxml.jackson.databind.JsonNode json = new com.fasterxml.jackson.databind.ObjectMapper()
+        .readTree(r.directory().resolve("openloop.json").toFile());
+    assertEquals("ec2", json.path("backend").asText(), json.toString());
+    List<String> lines = log(robot);
+    for (String stage : List.of("creating the EC2 instances", "tearing down: deleting the EC2 resources")) {
+      assertTrue(lines.stream().anyMatch(l -> l.contains(stage)), "'" + stage + "' in the log: " + lines);
+    }
+    assertEquals(List.of(), everythingInEc2(), "the teardown left nothing; it removed " + removed);
     nothingLeftOnTheHosts();
   }
 
