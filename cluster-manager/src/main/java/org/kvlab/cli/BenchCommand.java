@@ -335,17 +335,8 @@ final class BenchCommand implements Callable<Integer> {
     java.util.concurrent.atomic.AtomicBoolean interrupted = new java.util.concurrent.atomic.AtomicBoolean();
     Thread sweeping = Thread.currentThread();
     CountDownLatch reported = new CountDownLatch(1);
-    Thread hook = new Thread(() -> {
-      System.err.println("kvlab: interrupted: stopping the load generator and the cluster, writing the measured points"
-          + (backend.equals("local") ? "" : ", releasing the hosts") + "...");
-      interrupted.set(true);
-      sweeping.interrupt();
-      try {
-        reported.await(backend.equals("local") ? 90 : 900, TimeUnit.SECONDS);
-      } catch (InterruptedException ex) {
-        Thread.currentThread().interrupt();
-      }
-    }, "kvlab-bench-stop");
+    Thread hook = stopHook(() -> { }, "stopping the load generator and the cluster, writing the measured points",
+        !backend.equals("local"), interrupted, sweeping::interrupt, reported);
     Runtime.getRuntime().addShutdownHook(hook);
     exitOnInterrupt();
     ClusterBackend b = null;
@@ -406,6 +397,26 @@ final class BenchCommand implements Callable<Integer> {
   }
 
   /**
+   * The Ctrl-C hook of a bench run: says what it stops, marks the run interrupted, asks it to stop, and waits until
+   * its results are written and its backend closed (the JVM exits when the hook returns): 90 s on this machine,
+   * 15 minutes when hosts are to be released.
+   */
+  private static Thread stopHook(Runnable clear, String stopping, boolean remote,
+      java.util.concurrent.atomic.AtomicBoolean interrupted, Runnable stop, CountDownLatch reported) {
+    return new Thread(() -> {
+      clear.run();
+      System.err.println("kvlab: interrupted: " + stopping + (remote ? ", releasing the hosts" : "") + "...");
+      interrupted.set(true);
+      stop.run();
+      try {
+        reported.await(remote ? 900 : 90, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }, "kvlab-bench-stop");
+  }
+
+  /**
    * {@link #execute(Experiment, ExperimentRunner.Options)} on the backend {@code factory} makes (null: local),
    * closed at the end (EC2: its instances deleted unless --keep), also after Ctrl-C.
    */
@@ -415,22 +426,13 @@ final class BenchCommand implements Callable<Integer> {
     java.util.concurrent.atomic.AtomicBoolean interrupted = new java.util.concurrent.atomic.AtomicBoolean();
     java.util.concurrent.atomic.AtomicReference<ExperimentRunner> current = new java.util.concurrent.atomic.AtomicReference<>();
     CountDownLatch reported = new CountDownLatch(1);
-    Thread hook = new Thread(() -> {
-      progress.clear();
-      System.err.println("kvlab: interrupted: stopping the clients and the cluster, writing the completed runs"
-          + (factory != null ? ", releasing the hosts" : "") + "...");
-      interrupted.set(true);
-      ExperimentRunner r = current.get();
-      if (r != null) {
-        r.requestStop();
-      }
-      try {
-        // until the results, report and summary are written and the backend closed (the JVM exits when this hook returns)
-        reported.await(factory != null ? 900 : 90, TimeUnit.SECONDS);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    }, "kvlab-bench-stop");
+    Thread hook = stopHook(progress::clear, "stopping the clients and the cluster, writing the completed runs",
+        factory != null, interrupted, () -> {
+          ExperimentRunner r = current.get();
+          if (r != null) {
+            r.requestStop();
+          }
+        }, reported);
     Runtime.getRuntime().addShutdownHook(hook);
     exitOnInterrupt();
     ClusterBackend backend = null;
