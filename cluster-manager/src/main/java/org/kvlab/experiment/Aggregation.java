@@ -74,18 +74,19 @@ public final class Aggregation {
         continue;
       }
       List<Histogram> list = new ArrayList<>();
-      try (HistogramLogReader reader = new HistogramLogReader(log.toFile())) {
-        EncodableHistogram h;
-        while ((h = reader.nextIntervalHistogram()) != null) {
-          if (h instanceof Histogram hh) {
-            list.add(hh);
-          }
+      long logStart;
+      try {
+        logStart = readLog(new java.io.ByteArrayInputStream(Files.readAllBytes(log)), list);
+      } catch (RuntimeException first) {
+        list.clear();
+        try { // an interval whose header understates its range (see decode): read again with the lines repaired
+          logStart = readLog(new java.io.ByteArrayInputStream(repaired(log)), list);
+        } catch (RuntimeException e) {
+          throw new IOException("cannot read the histogram log " + log + ": " + e, e);
         }
-        if (reader.getStartTimeSec() > 0) {
-          start = Math.min(start, Math.round(reader.getStartTimeSec() * 1000));
-        }
-      } catch (RuntimeException e) {
-        throw new IOException("cannot read the histogram log " + log + ": " + e, e);
+      }
+      if (logStart > 0) {
+        start = Math.min(start, logStart);
       }
       for (Histogram h : list) {
         start = Math.min(start, h.getStartTimeStamp());
@@ -93,6 +94,36 @@ public final class Aggregation {
       intervals.put(op, list);
     }
     return window(intervals, start == Long.MAX_VALUE ? 0 : start, warmup);
+  }
+
+  /** Reads one interval log into {@code out}; returns its start time (epoch milliseconds), 0 if it names none. */
+  private static long readLog(java.io.InputStream in, List<Histogram> out) {
+    try (HistogramLogReader reader = new HistogramLogReader(in)) {
+      EncodableHistogram h;
+      while ((h = reader.nextIntervalHistogram()) != null) {
+        if (h instanceof Histogram hh) {
+          out.add(hh);
+        }
+      }
+      return reader.getStartTimeSec() > 0 ? Math.round(reader.getStartTimeSec() * 1000) : 0;
+    }
+  }
+
+  /**
+   * The log's text with every interval re-encoded from what {@link #decode} recovers, so HdrHistogram's own log
+   * reader (its time stamps, base time and tags) reads it. Lines other than intervals are kept as they are.
+   */
+  static byte[] repaired(Path log) throws IOException {
+    StringBuilder out = new StringBuilder();
+    for (String line : Files.readAllLines(log, java.nio.charset.StandardCharsets.US_ASCII)) {
+      int comma = line.lastIndexOf(',');
+      if (line.isEmpty() || line.startsWith("#") || line.startsWith("\"") || comma < 0) {
+        out.append(line).append('\n');
+        continue;
+      }
+      out.append(line, 0, comma + 1).append(encode(decode(line.substring(comma + 1).strip()))).append('\n');
+    }
+    return out.toString().getBytes(java.nio.charset.StandardCharsets.US_ASCII);
   }
 
   /**
@@ -215,13 +246,28 @@ public final class Aggregation {
     return Base64.getEncoder().encodeToString(java.util.Arrays.copyOf(buf.array(), n));
   }
 
+  /**
+   * Decodes a histogram in HdrHistogram's compressed encoding. YCSB 0.17 (unpatched, as the project keeps it) can
+   * write an interval whose header names a smaller range than its counts cover: its first interval histogram is also
+   * its running total, and a value recorded while it is encoded grows the counts after the header was written
+   * (seen as {@code ArrayIndexOutOfBoundsException: Index 6183 out of bounds for length 6144} on a loaded machine).
+   * The counts themselves are intact, so such an interval is decoded again into a histogram of the widest range.
+   */
   public static Histogram decode(String base64) {
+    byte[] bytes = Base64.getDecoder().decode(base64);
     try {
-      return Histogram.decodeFromCompressedByteBuffer(ByteBuffer.wrap(Base64.getDecoder().decode(base64)), 0);
+      try {
+        return Histogram.decodeFromCompressedByteBuffer(ByteBuffer.wrap(bytes), 0);
+      } catch (ArrayIndexOutOfBoundsException understated) {
+        return Histogram.decodeFromCompressedByteBuffer(ByteBuffer.wrap(bytes), WIDEST_RANGE);
+      }
     } catch (DataFormatException e) {
       throw new IllegalArgumentException("not an encoded histogram: " + e.getMessage(), e);
     }
   }
+
+  /** The range {@link #decode} falls back to: a day in microseconds, far beyond any latency a run measures. */
+  private static final long WIDEST_RANGE = 86_400_000_000L;
 
   /**
    * The return-code counts of a YCSB JSON export ({@code JSONArrayMeasurementsExporter}): operation ->

@@ -2,6 +2,7 @@ package org.kvlab.experiment;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.PrintStream;
@@ -199,5 +200,31 @@ class AggregationTest {
     assertEquals(15L, counts.get("READ").get("OK"));
     assertTrue(Aggregation.isError("ERROR"));
     assertTrue(!Aggregation.isError("NOT_FOUND") && !Aggregation.isError("OK"));
+  }
+
+  /**
+   * A log YCSB 0.17 wrote in a demo run (two intervals of UPDATE): the first interval's header names a smaller range
+   * than its counts cover, which HdrHistogram's decoder refuses with an ArrayIndexOutOfBoundsException. Its counts
+   * are read in full (7,320 updates, max 39.5 ms as the log's Interval_Max column says), and the second as before.
+   */
+  @Test
+  void when_ycsbWroteAnIntervalWithAnUnderstatedRange_then_itsCountsAreStillReadInFull(@TempDir Path dir)
+      throws Exception {
+    Path hdr = dir.resolve("hdr");
+    Files.createDirectories(hdr);
+    try (var in = AggregationTest.class.getResourceAsStream("ycsb-understated-header.hdr")) {
+      Files.copy(in, hdr.resolve("UPDATE.hdr"));
+    }
+    String first = Files.readAllLines(hdr.resolve("UPDATE.hdr")).get(4);
+    String base64 = first.substring(first.lastIndexOf(',') + 1);
+    assertThrows(ArrayIndexOutOfBoundsException.class, () -> Histogram.decodeFromCompressedByteBuffer(
+        java.nio.ByteBuffer.wrap(java.util.Base64.getDecoder().decode(base64)), 0), "the library's own decoder");
+    Histogram h = Aggregation.decode(base64);
+    assertEquals(7320, h.getTotalCount());
+    assertEquals(39_551, h.getMaxValue(), 39_551 / 1000.0);
+
+    Aggregation.ClientWindow w = Aggregation.readClient(hdr, Duration.ZERO);
+    assertEquals(7320 + 12_872, w.histograms().get("UPDATE").getTotalCount());
+    assertEquals(1795925306573L + 23, w.startMillis());
   }
 }
