@@ -193,10 +193,10 @@ class NuKVClusterTest {
     long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
     while (System.nanoTime() < deadline) {
       String marker = node.runOnLoopGet(() -> {
-        for (Object m : node.store().versions(JournalRaftStore.KEY)) {
-          JournalRecord r = ((Stored) m).getJournal();
-          if (r.hasEntry() && r.getEntry().getOp().getNewTerm()) {
-            return r.getEntry().getOp().getKey();
+        for (Object m : node.store().versions(NuKVJournal.KEY)) {
+          org.kvlab.consensus.raft.JournalRecord r = ((Stored) m).getJournal();
+          if (r.hasEntry() && !r.getEntry().getNewTerm().isEmpty()) {
+            return r.getEntry().getNewTerm();
           }
         }
         return "";
