@@ -130,8 +130,8 @@ public final class RaftGroup<T extends Message> {
    * store under {@code format}; {@code operations} parses the operations proposed. Call {@link #start} from the
    * server's {@code onStart}, and hand the group every {@link Raft} message the server receives ({@link #handle}).
    */
-  public RaftGroup(ServerContext ctx, Settings settings, Parser<T> operations, RaftJournal.Format<? extends Message> format,
-      Machine<T> machine) {
+  public RaftGroup(ServerContext ctx, Settings settings, Parser<T> operations,
+      RaftJournal.Format<? extends Message> format, Machine<T> machine) {
     this.ctx = ctx;
     this.settings = settings;
     this.machine = machine;

@@ -21,8 +21,8 @@ import org.kvlab.store.VersionedStore;
 
 /**
  * MicroRaft's persistent state in kvlab's store, so the same code is durable on JE and replayable in the
- * simulator: an append-only journal under one reserved key ({@link Format#key}) whose versions are numbered records (a log
- * entry, a truncation, the term and vote, the group members, the local endpoint, a snapshot chunk). Restoring
+ * simulator: an append-only journal under one reserved key ({@link Format#key}) whose versions are numbered records
+ * (a log entry, a truncation, the term and vote, the group members, the local endpoint, a snapshot chunk). Restoring
  * replays the journal in order. Durability follows the cluster's {@code storage.durability}: under {@code sync}
  * kvlab holds replies and channel acknowledgements until a group fsync covers the journal records
  * written before them, which is what Raft asks of {@link #flush()} (so flush itself does nothing).
@@ -56,8 +56,8 @@ import org.kvlab.store.VersionedStore;
  *
  * <p>Held chunks: the chunks of a snapshot this replica takes itself (announced by {@link #taking}) are not written in
  * MicroRaft's {@code persistSnapshotChunk}, which runs in the snapshot's event-loop turn, but held in memory and
- * written later by {@link #writeHeld}, a slice per turn ({@link RaftGroup} calls it from a timer), the compaction with the
- * last of them. Safe because the journal keeps meaning what it meant before the snapshot until its last chunk is
+ * written later by {@link #writeHeld}, a slice per turn ({@link RaftGroup} calls it from a timer), the compaction with
+ * the last of them. Safe because the journal keeps meaning what it meant before the snapshot until its last chunk is
  * written: the previous snapshot and every entry since, none of which the held snapshot's compaction has superseded
  * yet; MicroRaft's {@code truncateLogEntriesUntil} for the held snapshot (at or below its index, right after its
  * chunks) is not written, as the snapshot's completion implies it. A crash with k of n chunks written restarts from

@@ -3,7 +3,7 @@ package org.kvlab.consensus.raft;
 import org.junit.jupiter.api.Test;
 import org.kvlab.testing.ProtocolRules;
 
-/** The consensus blocks (MicroRaft's integration included) take time, randomness, timers and I/O only from a context. */
+/** The consensus blocks (MicroRaft's integration included) take time, randomness, timers and I/O from a context. */
 class DeterminismRuleTest {
   @Test
   void when_theConsensusBlocksAreCompiled_then_theyUseNoClockRandomnessThreadsOrIoOfTheirOwn() {

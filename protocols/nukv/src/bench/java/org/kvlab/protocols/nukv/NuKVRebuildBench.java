@@ -36,7 +36,7 @@ import org.kvlab.store.JeStore;
 import org.kvlab.store.VersionedStore;
 
 /**
- * How long the stall watchdog's rebuild of a RaftNode ({@code NuKVServer.checkStall}) holds a NuKV replica's event
+ * How long the stall watchdog's rebuild of a RaftNode ({@code RaftWatchdog.check}) holds a NuKV replica's event
  * loop, as the journal grows (issue 15).
  *
  * <p>The rebuild runs on the replica's event loop in three turns, each timed here with the wall clock (GC during it
@@ -204,12 +204,12 @@ public final class NuKVRebuildBench {
       return "user" + (1_000_000_000L + i * 7_919 % 1_000_000_000L);
     }
 
-    /** One rebuild, as checkStall does it: the old node terminated, the new one restored, started and caught up. */
+    /** One rebuild, as RaftWatchdog.check does it: the old node terminated, the new one restored, started and caught up. */
     Result rebuild() {
       long gc0 = NuKVSnapshotBench.gcMillis();
       if (node != null) {
         node.terminate();
-        loop.runAll(); // as in checkStall, the old node's termination runs before the new node's start task
+        loop.runAll(); // as in RaftWatchdog.check, the old node's termination runs before the new node's start task
       }
       long t0 = System.nanoTime();
       RestoredRaftState restored = journal.restored();
@@ -298,7 +298,7 @@ public final class NuKVRebuildBench {
     }
   }
 
-  /** NuKVServer's state machine after a rebuild: every entry and snapshot at or below what it applied is skipped. */
+  /** RaftGroup's state machine after a rebuild: every entry and snapshot at or below what it applied is skipped. */
   private static final class Skipping implements StateMachine {
     final long applied;
     long skipped;

@@ -85,7 +85,7 @@ class NuKVClusterTest {
 
       // A run without a stall (a leader stopped, another elected by MicroRaft, the old one back as a follower): the
       // stall watchdog rebuilt no RaftNode. (Checked before the peers stop: a replica left alone, whose restart left
-      // it a pre-candidate state, sends no pre-vote, and the watchdog rebuilds it once; see NuKVServer.checkStall.)
+      // it a pre-candidate state, sends no pre-vote, and the watchdog rebuilds it once; see RaftWatchdog in kvlab-consensus.)
       List<Node> all = new ArrayList<>(cluster.nodes());
       all.add(restarted);
       for (Node node : all) {
