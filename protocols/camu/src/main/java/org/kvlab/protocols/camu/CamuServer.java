@@ -18,14 +18,18 @@ import org.kvlab.api.NodeId;
 import org.kvlab.api.Request;
 import org.kvlab.api.Server;
 import org.kvlab.api.TxnProcedures;
+import org.kvlab.consensus.multicast.DurableTurn;
+import org.kvlab.consensus.multicast.SkeenMulticast;
+import org.kvlab.consensus.multicast.proto.SkeenState;
 
 /**
  * One CaMu partition (one replica: see docs/protocols.md#camu-replication for why; crash recovery from the state
  * saved in the store: docs/protocols.md#camu-crash-recovery). The thesis's round loop (Listings 1-2), made
- * event-driven: a round starts on its timer, computes the LMEC, dispatches the batch (PB-only, TOM or hybrid per the
- * links of its participants), releases TOM decisions, sends one {@link PbRound} on every PB or transition link, and
+ * event-driven: a round starts on its timer, releases TOM decisions, computes the LMEC, dispatches the batch (PB-only,
+ * TOM or hybrid per the links of its participants), sends one {@link PbRound} on every PB or transition link, and
  * ends when the round message of every such link has arrived; it then executes, in (ts, tid) order, every queued
- * transaction with ts below the MEC (the minimum of its own LMEC and the received ones).
+ * transaction with ts below the MEC (the minimum of its own LMEC and the received ones). TOM is the consensus module's
+ * {@link SkeenMulticast} (one member per partition); this class keeps CaMu's own rules on top of it.
  *
  * <p>Deviation from the thesis (decided, see the docs): PB links are paired by their own message sequence (each link
  * is a reliable FIFO channel, so the k-th round message of one end pairs with the k-th of the other), not by a global
@@ -69,10 +73,9 @@ final class CamuServer extends Server<Record> {
   private long executedSeq;
   private long localSeq;
 
-  // embedded TOM (Skeen with one replica per partition)
-  private long clock;
-  private final Map<Long, Tom> pending = new HashMap<>();
-  private final Map<Long, Map<Integer, Long>> votes = new HashMap<>();
+  // TOM: Skeen's multicast, one member per partition; what it delivered waits here for the next round to release it
+  private SkeenMulticast<Txn> tom;
+  private final List<Txn> decided = new ArrayList<>();
 
   // coordinator: transactions this partition originated, waiting for their participants' results
   private final Map<Long, Coord> coords = new HashMap<>();
@@ -88,18 +91,7 @@ final class CamuServer extends Server<Record> {
   private boolean durableState;
   private long stateVersion;
   private long firstSeqOfIncarnation = 1; // transactions with a lower local sequence were batched before a restart
-  private List<Object[]> outbox;          // messages of the running handler, sent once its state is saved
-
-  private static final class Tom {
-    final Txn txn;
-    long ts;
-    boolean fin;
-
-    Tom(Txn txn, long ts) {
-      this.txn = txn;
-      this.ts = ts;
-    }
-  }
+  private DurableTurn turn;               // every handler: its messages leave once its state is saved
 
   private static final class Coord {
     final Request<TxnReq> request;
@@ -118,63 +110,35 @@ final class CamuServer extends Server<Record> {
 
   @Override
   protected void register(Handlers on) {
+    turn = new DurableTurn(this::send, this::persist);
+    tom = new SkeenMulticast<>(partition(), Txn.parser(), (q, m) -> turn.send(NodeId.of(0, q), m),
+        (tid, t, ts) -> decided.add(t.toBuilder().setTs(ts).build()));
     on.request(TxnReq.class, this::onTxnReq); // the batch is volatile: a crash loses it (the client sees unknown)
-    on.message(TomTxn.class, (m, from) -> atomic(() -> onTomTxn(m.getTxn())));
-    on.message(TomVote.class, (m, from) -> atomic(() -> onTomVote(m)));
-    on.message(PbRound.class, (m, from) -> atomic(() -> onPbRound(m)));
-    on.message(PartResult.class, (m, from) -> atomic(() -> onPartResult(m)));
-    on.message(SwitchReq.class, (m, from) -> atomic(() -> onSwitchReq(m.getFrom(), m.getToPb())));
-    on.message(SwitchAck.class, (m, from) -> atomic(() -> onSwitchAck(m.getFrom(), m.getToPb())));
+    tom.register(on, turn::run);
+    on.message(PbRound.class, (m, from) -> turn.run(() -> onPbRound(m)));
+    on.message(PartResult.class, (m, from) -> turn.run(() -> onPartResult(m)));
+    on.message(SwitchReq.class, (m, from) -> turn.run(() -> onSwitchReq(m.getFrom(), m.getToPb())));
+    on.message(SwitchAck.class, (m, from) -> turn.run(() -> onSwitchAck(m.getFrom(), m.getToPb())));
   }
 
   // ------------------------------------------------------------------------------------------------ durable state
 
   /**
-   * Runs one handler as a unit for crash recovery: the messages it sends are held until it ends, then the ordering
-   * state is written to the store (one snapshot, {@link #STATE_KEY}) and only then do the messages leave. Under
-   * durability sync the runtime makes a message durable only after the writes before it and acks an incoming
-   * message only after its handler's writes are synced, so a restarted partition resumes from a state that covers
-   * every message it ever sent and every message it consumed; the simulator crashes between events, which is the
-   * same.
+   * Saves the ordering state (one snapshot, {@link #STATE_KEY}) at the end of every handler, before its messages
+   * leave ({@link DurableTurn}). The kit's durable slot (issue 30) will replace the snapshot's key in the user's
+   * keyspace, this method, {@link #recover} and the turn.
    */
-  private void atomic(Runnable handler) {
-    Invariants.check(outbox == null, "camu: nested handler");
-    outbox = new ArrayList<>();
-    List<Object[]> msgs;
-    try {
-      handler.run();
-      persist();
-      msgs = outbox;
-    } finally {
-      outbox = null; // a handler that threw sends nothing: its state was not saved
-    }
-    for (Object[] m : msgs) {
-      send((NodeId) m[0], (com.google.protobuf.Message) m[1]);
-    }
-  }
-
-  private void out(NodeId to, com.google.protobuf.Message m) {
-    if (outbox != null) {
-      outbox.add(new Object[] {to, m});
-    } else {
-      send(to, m);
-    }
-  }
-
   private void persist() {
     if (!durableState) {
       return;
     }
     CamuState.Builder s = CamuState.newBuilder().setVersion(++stateVersion).setRound(round).setInRound(inRound)
         .addAllAwaiting(awaiting).setLocalMec(localMec).setLastLmecSent(lastLmecSent).setPbClock(pbClock)
-        .addAllExecutable(executable).setExecutedSeq(executedSeq).setLocalSeq(localSeq).setClock(clock);
+        .addAllExecutable(executable).setExecutedSeq(executedSeq).setLocalSeq(localSeq)
+        .setTom(tom.state().toByteString()).addAllDecided(decided);
     if (lastExecuted != null) {
       s.setLastExecuted(lastExecuted);
     }
-    for (Tom e : pending.values()) {
-      s.addPending(TomEntry.newBuilder().setTxn(e.txn).setTs(e.ts).setFin(e.fin));
-    }
-    votes.forEach((tid, v) -> s.addVotes(VoteEntry.newBuilder().setTid(tid).putAllVotes(v)));
     for (int q = 0; q < n; q++) {
       LinkState.Builder l = LinkState.newBuilder().setLink(link[q] == null ? -1 : link[q].ordinal())
           .setExchanging(exchanging[q]).setSentLast(sentLast[q]).setGotLast(gotLast[q])
@@ -198,6 +162,7 @@ final class CamuServer extends Server<Record> {
     CamuState s;
     try {
       s = CamuState.parseFrom(r.get().getValue());
+      tom.restore(SkeenState.parseFrom(s.getTom()));
     } catch (com.google.protobuf.InvalidProtocolBufferException e) {
       throw new IllegalStateException("camu: partition " + me + " cannot read its saved ordering state (" + e
           .getMessage() + "). Fix: the store was written by another protocol or version; start from an empty data"
@@ -219,15 +184,7 @@ final class CamuServer extends Server<Record> {
     lastExecuted = s.hasLastExecuted() ? s.getLastExecuted() : null;
     executedSeq = s.getExecutedSeq();
     localSeq = s.getLocalSeq();
-    clock = s.getClock();
-    for (TomEntry e : s.getPendingList()) {
-      Tom t = new Tom(e.getTxn(), e.getTs());
-      t.fin = e.getFin();
-      pending.put(e.getTxn().getTid(), t);
-    }
-    for (VoteEntry v : s.getVotesList()) {
-      votes.put(v.getTid(), new HashMap<>(v.getVotesMap()));
-    }
+    decided.addAll(s.getDecidedList());
     for (int q = 0; q < n; q++) {
       LinkState l = s.getLinks(q);
       link[q] = l.getLink() < 0 ? null : Link.values()[l.getLink()];
@@ -290,11 +247,11 @@ final class CamuServer extends Server<Record> {
       firstSeqOfIncarnation = localSeq + 1;
       metrics().count("camu.recovered");
       if (inRound) {
-        after(Duration.ZERO, () -> atomic(this::tryFinishRound));
+        after(Duration.ZERO, () -> turn.run(this::tryFinishRound));
         return;
       }
     }
-    after(roundLength, () -> atomic(this::startRound));
+    after(roundLength, () -> turn.run(this::startRound));
   }
 
   /** My PB peers among {@code links} (null if none are given: pbPartners decides). */
@@ -368,35 +325,37 @@ final class CamuServer extends Server<Record> {
     // leaves the LMEC and goes out on its PB links in this round's messages, so the LMEC they carry may exceed it
     // (Fig. 3.3: in round 18, P1's LMEC is above A's 213 and A arrives with it).
     List<Txn> ready = new ArrayList<>();
-    for (Txn t : tomDecided()) {
+    for (Txn t : decided) { // delivered by TOM in (ts, tid) order
       if (t.getOrigin() == me && t.getPbPartsCount() > 0) {
         ready.add(t); // hybrid: the PB leg follows the TOM decision
       } else {
         executable.add(t);
       }
     }
+    decided.clear();
     localMec = lmec();
     Invariants.check(localMec >= lastLmecSent, "camu: LMEC went back from %s to %s", lastLmecSent, localMec);
     lastLmecSent = localMec;
     for (Txn t : batch) {
       Txn.Builder b = t.toBuilder().setBatched(roundStart);
-      boolean tom = false;
+      boolean viaTom = false;
       for (int q : t.getParticipantsList()) {
         if (q != me) {
           if (link[q] == Link.PB) {
             b.addPbParts(q);
           } else {
-            tom = true; // TOM, or a link in transition: new transactions use TOM (thesis §3.4.2)
+            viaTom = true; // TOM, or a link in transition: new transactions use TOM (thesis §3.4.2)
           }
         }
       }
       Coord c = coords.get(t.getTid());
       c.batched = roundStart;
-      c.kind = t.getParticipantsCount() == 1 ? "single" : !tom ? "pb" : b.getPbPartsCount() > 0 ? "hybrid" : "tom";
-      if (!tom) {
+      c.kind = t.getParticipantsCount() == 1 ? "single" : !viaTom ? "pb" : b.getPbPartsCount() > 0 ? "hybrid" : "tom";
+      if (!viaTom) {
         ready.add(b.setTs(pbClock).build()); // PB-only: stamped by the origin
       } else {
-        tomSend(b.build());
+        Txn m = b.build();
+        tom.multicast(m.getTid(), m, tomDest(m));
       }
     }
     batch.clear();
@@ -416,7 +375,7 @@ final class CamuServer extends Server<Record> {
           m.setLast(true);
           sentLast[q] = true;
         }
-        out(NodeId.of(0, q), m.build());
+        turn.send(NodeId.of(0, q), m.build());
       } else {
         Invariants.check(m.getTxnsCount() == 0, "camu: PB transaction for %s after the link's last round message", q);
       }
@@ -430,8 +389,13 @@ final class CamuServer extends Server<Record> {
 
   /** Whether a transaction I originated still has to be PB-dispatched to q (a hybrid not yet decided by TOM). */
   private boolean needsPb(int q) {
-    for (Tom e : pending.values()) {
-      if (e.txn.getOrigin() == me && e.txn.getPbPartsList().contains(q)) {
+    for (Txn t : tom.undelivered()) {
+      if (t.getOrigin() == me && t.getPbPartsList().contains(q)) {
+        return true;
+      }
+    }
+    for (Txn t : decided) {
+      if (t.getOrigin() == me && t.getPbPartsList().contains(q)) {
         return true;
       }
     }
@@ -472,7 +436,7 @@ final class CamuServer extends Server<Record> {
     inRound = false;
     execute(mec);
     pbClock = Math.max(pbClock, max + 1); // thesis §6.2.3 and its code: +1 (without it PB-only stalls)
-    clock = Math.max(clock, pbClock);
+    tom.advanceClock(pbClock); // TOM's next votes exceed every PB timestamp used so far
     for (int q : consumed) {
       if (link[q] == Link.TO_PB) {
         link[q] = Link.PB; // this round's pbClock already exceeds the peer's LMEC: PB-only to q is safe from now
@@ -496,7 +460,7 @@ final class CamuServer extends Server<Record> {
     round++;
     switching();
     long next = Math.max(nowMicros(), roundStart + roundLength.toNanos() / 1000);
-    after(Duration.ofNanos((next - nowMicros()) * 1000), () -> atomic(this::startRound));
+    after(Duration.ofNanos((next - nowMicros()) * 1000), () -> turn.run(this::startRound));
   }
 
   // ------------------------------------------------------------------------------------------------ execution
@@ -552,7 +516,7 @@ final class CamuServer extends Server<Record> {
     if (t.getOrigin() == me) {
       onPartResult(r.build());
     } else {
-      out(NodeId.of(0, t.getOrigin()), r.build());
+      turn.send(NodeId.of(0, t.getOrigin()), r.build());
     }
   }
 
@@ -568,85 +532,17 @@ final class CamuServer extends Server<Record> {
     return d;
   }
 
-  private void tomSend(Txn t) {
-    for (int q : tomDest(t)) {
-      if (q != me) {
-        out(NodeId.of(0, q), TomTxn.newBuilder().setTxn(t).build());
-      }
-    }
-    onTomTxn(t);
-  }
-
-  private void onTomTxn(Txn t) {
-    Invariants.check(!pending.containsKey(t.getTid()), "camu: TOM transaction %s delivered twice", t.getTid());
-    clock++;
-    Tom e = new Tom(t, clock);
-    pending.put(t.getTid(), e);
-    for (int q : tomDest(t)) {
-      if (q != me) {
-        out(NodeId.of(0, q), TomVote.newBuilder().setTid(t.getTid()).setFrom(me).setVote(clock).build());
-      }
-    }
-    vote(t.getTid(), me, clock);
-  }
-
-  private void onTomVote(TomVote v) {
-    vote(v.getTid(), v.getFrom(), v.getVote());
-  }
-
-  private void vote(long tid, int from, long v) {
-    votes.computeIfAbsent(tid, x -> new HashMap<>()).merge(from, v, Math::max);
-    Tom e = pending.get(tid);
-    if (e == null || e.fin) {
-      return; // the transaction itself has not arrived yet: the vote waits
-    }
-    List<Integer> dest = tomDest(e.txn);
-    Map<Integer, Long> got = votes.get(tid);
-    if (!got.keySet().containsAll(dest)) {
-      return;
-    }
-    long ts = 0;
-    for (int q : dest) {
-      ts = Math.max(ts, got.get(q));
-    }
-    Invariants.check(ts >= e.ts, "camu: final ts %s below my vote %s", ts, e.ts);
-    e.ts = ts;
-    e.fin = true;
-    clock = Math.max(clock, ts + 1);
-    votes.remove(tid);
-  }
-
-  /** Final transactions with ts below every undecided one and the clock, in (ts, tid) order (TOM delivery rule). */
-  private List<Txn> tomDecided() {
-    long bound = clock;
-    for (Tom e : pending.values()) {
-      if (!e.fin) {
-        bound = Math.min(bound, e.ts);
-      }
-    }
-    List<Txn> out = new ArrayList<>();
-    for (Iterator<Tom> it = pending.values().iterator(); it.hasNext(); ) {
-      Tom e = it.next();
-      if (e.fin && e.ts < bound) {
-        out.add(e.txn.toBuilder().setTs(e.ts).build());
-        it.remove();
-      }
-    }
-    out.sort(ORDER);
-    return out;
-  }
-
   /**
-   * LMEC = min(clock + 1, ts of every transaction TOM still holds here, tentative or final but unreleased): an
+   * LMEC = min(TOM's clock + 1, ts of every transaction TOM still holds here, tentative or final but unreleased): an
    * exclusive bound on what this partition may still send or deliver. A future TOM vote here is {@code ++clock}, so
    * at least clock + 1 (the thesis's min(clock, ...) is one lower: with it a PB-only transaction, stamped with the
    * previous round's max LMEC + 1, always waited one round more than in Calvin); a pending transaction may end at
    * exactly its tentative ts, hence the strict gate {@code ts < MEC}.
    */
   private long lmec() {
-    long m = clock + 1;
-    for (Tom e : pending.values()) {
-      m = Math.min(m, e.ts);
+    long m = tom.floor();
+    for (Txn t : decided) {
+      m = Math.min(m, t.getTs());
     }
     return m;
   }
@@ -712,7 +608,7 @@ final class CamuServer extends Server<Record> {
     if (!toPb) {
       link[q] = Link.TO_TOM;
     }
-    out(NodeId.of(0, q), SwitchReq.newBuilder().setFrom(me).setToPb(toPb).build());
+    turn.send(NodeId.of(0, q), SwitchReq.newBuilder().setFrom(me).setToPb(toPb).build());
   }
 
   private void onSwitchReq(int q, boolean toPb) {
@@ -726,7 +622,7 @@ final class CamuServer extends Server<Record> {
         link[q] = Link.TO_PB;
         exchanging[q] = true;
       }
-      out(NodeId.of(0, q), SwitchAck.newBuilder().setFrom(me).setToPb(true).build());
+      turn.send(NodeId.of(0, q), SwitchAck.newBuilder().setFrom(me).setToPb(true).build());
     } else if (link[q] == Link.PB) {
       link[q] = Link.TO_TOM;
     }
