@@ -1,26 +1,22 @@
 package org.kvlab.protocols.camu;
 
-import com.google.protobuf.ByteString;
 import java.time.Duration;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.TreeMap;
 import java.util.TreeSet;
 import org.kvlab.api.Handlers;
 import org.kvlab.api.Invariants;
 import org.kvlab.api.NodeId;
 import org.kvlab.api.Request;
 import org.kvlab.api.Server;
-import org.kvlab.api.TxnProcedures;
 import org.kvlab.consensus.multicast.DurableTurn;
 import org.kvlab.consensus.multicast.SkeenMulticast;
 import org.kvlab.consensus.multicast.proto.SkeenState;
+import org.kvlab.protocols.camu.CamuLinks.Link;
 
 /**
  * One CaMu partition (one replica: see docs/protocols.md#camu-replication for why; crash recovery from the state
@@ -37,27 +33,13 @@ import org.kvlab.consensus.multicast.proto.SkeenState;
  * partitions of a link and never needs the thesis's graph locking and round jump.
  */
 final class CamuServer extends Server<Record> {
-  enum Link { PB, TOM, TO_PB, TO_TOM }
-
   private static final Comparator<Txn> ORDER = Comparator.comparingLong(Txn::getTs).thenComparingLong(Txn::getTid);
 
   private int n;
   private int me;
-  private String mode;
   private Duration roundLength;
   private boolean mutant;
-  private boolean adaptive;
-  private int window;
-  private int high;
-  private int low;
-
-  private Link[] link;
-  private boolean[] exchanging;   // round messages flow on this link (PB, TO_PB once started, TO_TOM until done)
-  private boolean[] sentLast;
-  private boolean[] gotLast;
-  private boolean[] deferredReq;  // a switch request that arrived while the link was not stable
-  private boolean[] deferredToPb;
-  private List<ArrayDeque<PbRound>> inbox;
+  private CamuLinks links;
 
   // round state
   private long round;
@@ -79,12 +61,6 @@ final class CamuServer extends Server<Record> {
 
   // coordinator: transactions this partition originated, waiting for their participants' results
   private final Map<Long, Coord> coords = new HashMap<>();
-
-  // adaptive rule and scripted switches
-  private int[] touched;
-  private boolean[] touchedThisRound;
-  private int windowRounds;
-  private final List<long[]> script = new ArrayList<>(); // {round, peer, toPb}
 
   // crash recovery
   static final String STATE_KEY = "\u0000camu.state"; // no client key starts with NUL
@@ -117,8 +93,8 @@ final class CamuServer extends Server<Record> {
     tom.register(on, turn::run);
     on.message(PbRound.class, (m, from) -> turn.run(() -> onPbRound(m)));
     on.message(PartResult.class, (m, from) -> turn.run(() -> onPartResult(m)));
-    on.message(SwitchReq.class, (m, from) -> turn.run(() -> onSwitchReq(m.getFrom(), m.getToPb())));
-    on.message(SwitchAck.class, (m, from) -> turn.run(() -> onSwitchAck(m.getFrom(), m.getToPb())));
+    on.message(SwitchReq.class, (m, from) -> turn.run(() -> links.onSwitchReq(m.getFrom(), m.getToPb())));
+    on.message(SwitchAck.class, (m, from) -> turn.run(() -> links.onSwitchAck(m.getFrom(), m.getToPb())));
   }
 
   // ------------------------------------------------------------------------------------------------ durable state
@@ -139,15 +115,7 @@ final class CamuServer extends Server<Record> {
     if (lastExecuted != null) {
       s.setLastExecuted(lastExecuted);
     }
-    for (int q = 0; q < n; q++) {
-      LinkState.Builder l = LinkState.newBuilder().setLink(link[q] == null ? -1 : link[q].ordinal())
-          .setExchanging(exchanging[q]).setSentLast(sentLast[q]).setGotLast(gotLast[q])
-          .setDeferredReq(deferredReq[q]).setDeferredToPb(deferredToPb[q]).addAllInbox(inbox.get(q));
-      s.addLinks(l);
-    }
-    for (long[] sw : script) {
-      s.addScript(sw[0]).addScript(sw[1]).addScript(sw[2]);
-    }
+    links.save(s);
     store().put(STATE_KEY, Record.newBuilder().setValue(s.build().toByteString()).setTs(stateVersion).setTid(-1)
         .build());
     store().prune(STATE_KEY, r -> r.getTs() == stateVersion);
@@ -185,21 +153,7 @@ final class CamuServer extends Server<Record> {
     executedSeq = s.getExecutedSeq();
     localSeq = s.getLocalSeq();
     decided.addAll(s.getDecidedList());
-    for (int q = 0; q < n; q++) {
-      LinkState l = s.getLinks(q);
-      link[q] = l.getLink() < 0 ? null : Link.values()[l.getLink()];
-      exchanging[q] = l.getExchanging();
-      sentLast[q] = l.getSentLast();
-      gotLast[q] = l.getGotLast();
-      deferredReq[q] = l.getDeferredReq();
-      deferredToPb[q] = l.getDeferredToPb();
-      inbox.get(q).clear();
-      inbox.get(q).addAll(l.getInboxList());
-    }
-    script.clear();
-    for (int i = 0; i + 2 < s.getScriptCount(); i += 3) {
-      script.add(new long[] {s.getScript(i), s.getScript(i + 1), s.getScript(i + 2)});
-    }
+    links.restore(s);
     return true;
   }
 
@@ -208,36 +162,9 @@ final class CamuServer extends Server<Record> {
     Camu.check(params(), topology()); // the rules the cluster-file loader applied, for servers started otherwise
     n = topology().partitions();
     me = partition();
-    mode = params().string("mode", "camu");
     roundLength = params().duration("round", Duration.ofMillis(5));
     mutant = params().string("mutant", "none").equals("execute-before-mec-gate");
-    adaptive = params().bool("adaptive", false) && mode.equals("camu");
-    window = params().intValue("adaptiveWindow", 10);
-    high = params().intValue("adaptiveHigh", 75);
-    low = params().intValue("adaptiveLow", 25);
-    int k = params().intValue("pbPartners", 2);
-    link = new Link[n];
-    exchanging = new boolean[n];
-    sentLast = new boolean[n];
-    gotLast = new boolean[n];
-    deferredReq = new boolean[n];
-    deferredToPb = new boolean[n];
-    touched = new int[n];
-    touchedThisRound = new boolean[n];
-    inbox = new ArrayList<>();
-    java.util.Set<Integer> explicit = myPbLinks(Camu.pbLinks(params(), n));
-    for (int q = 0; q < n; q++) {
-      inbox.add(new ArrayDeque<>());
-      int d = Math.min(Math.floorMod(q - me, n), Math.floorMod(me - q, n));
-      boolean pb = mode.equals("pb") || (mode.equals("camu") && (explicit == null ? d <= k : explicit.contains(q)));
-      link[q] = q == me ? null : pb ? Link.PB : Link.TOM;
-      exchanging[q] = q != me && pb;
-    }
-    for (Camu.Switch w : Camu.switches(params(), n)) {
-      if (Math.min(w.a(), w.b()) == me) {
-        script.add(new long[] {w.round(), Math.max(w.a(), w.b()), w.toPb() ? 1 : 0});
-      }
-    }
+    links = new CamuLinks(params(), n, me, turn);
     durableState = params().bool("durableState", true);
     roundStart = nowMicros();
     if (durableState && recover()) {
@@ -252,22 +179,6 @@ final class CamuServer extends Server<Record> {
       }
     }
     after(roundLength, () -> turn.run(this::startRound));
-  }
-
-  /** My PB peers among {@code links} (null if none are given: pbPartners decides). */
-  private java.util.Set<Integer> myPbLinks(List<int[]> links) {
-    if (links == null) {
-      return null;
-    }
-    java.util.Set<Integer> out = new java.util.HashSet<>();
-    for (int[] ab : links) {
-      if (ab[0] == me) {
-        out.add(ab[1]);
-      } else if (ab[1] == me) {
-        out.add(ab[0]);
-      }
-    }
-    return out;
   }
 
   // ------------------------------------------------------------------------------------------------ client requests
@@ -341,7 +252,7 @@ final class CamuServer extends Server<Record> {
       boolean viaTom = false;
       for (int q : t.getParticipantsList()) {
         if (q != me) {
-          if (link[q] == Link.PB) {
+          if (links.link[q] == Link.PB) {
             b.addPbParts(q);
           } else {
             viaTom = true; // TOM, or a link in transition: new transactions use TOM (thesis §3.4.2)
@@ -361,7 +272,7 @@ final class CamuServer extends Server<Record> {
     batch.clear();
     awaiting = new ArrayList<>();
     for (int q = 0; q < n; q++) {
-      if (q == me || !exchanging[q]) {
+      if (q == me || !links.exchanging[q]) {
         continue;
       }
       PbRound.Builder m = PbRound.newBuilder().setFrom(me).setRound(round).setLmec(localMec);
@@ -370,16 +281,16 @@ final class CamuServer extends Server<Record> {
           m.addTxns(t);
         }
       }
-      if (!sentLast[q]) {
-        if (link[q] == Link.TO_TOM && !needsPb(q)) {
+      if (!links.sentLast[q]) {
+        if (links.link[q] == Link.TO_TOM && !needsPb(q)) {
           m.setLast(true);
-          sentLast[q] = true;
+          links.sentLast[q] = true;
         }
         turn.send(NodeId.of(0, q), m.build());
       } else {
         Invariants.check(m.getTxnsCount() == 0, "camu: PB transaction for %s after the link's last round message", q);
       }
-      if (!gotLast[q]) {
+      if (!links.gotLast[q]) {
         awaiting.add(q);
       }
     }
@@ -403,7 +314,7 @@ final class CamuServer extends Server<Record> {
   }
 
   private void onPbRound(PbRound m) {
-    inbox.get(m.getFrom()).add(m);
+    links.inbox.get(m.getFrom()).add(m);
     if (inRound) {
       tryFinishRound();
     }
@@ -411,7 +322,7 @@ final class CamuServer extends Server<Record> {
 
   private void tryFinishRound() {
     for (int q : awaiting) {
-      if (inbox.get(q).isEmpty()) {
+      if (links.inbox.get(q).isEmpty()) {
         return;
       }
     }
@@ -419,7 +330,7 @@ final class CamuServer extends Server<Record> {
     long max = localMec;
     List<Integer> consumed = new ArrayList<>();
     for (int q : awaiting) {
-      PbRound m = inbox.get(q).poll();
+      PbRound m = links.inbox.get(q).poll();
       for (Txn t : m.getTxnsList()) {
         Invariants.check(lastExecuted == null || ORDER.compare(t, lastExecuted) > 0 || mutant,
             "camu: %s received %s at ts %s after executing ts %s", me, t.getTid(), t.getTs(), lastExecuted == null ? 0
@@ -429,7 +340,7 @@ final class CamuServer extends Server<Record> {
       mec = Math.min(mec, m.getLmec());
       max = Math.max(max, m.getLmec());
       if (m.getLast()) {
-        gotLast[q] = true;
+        links.gotLast[q] = true;
       }
       consumed.add(q);
     }
@@ -438,27 +349,27 @@ final class CamuServer extends Server<Record> {
     pbClock = Math.max(pbClock, max + 1); // thesis §6.2.3 and its code: +1 (without it PB-only stalls)
     tom.advanceClock(pbClock); // TOM's next votes exceed every PB timestamp used so far
     for (int q : consumed) {
-      if (link[q] == Link.TO_PB) {
-        link[q] = Link.PB; // this round's pbClock already exceeds the peer's LMEC: PB-only to q is safe from now
+      if (links.link[q] == Link.TO_PB) {
+        links.link[q] = Link.PB; // this round's pbClock already exceeds the peer's LMEC: PB-only to q is safe from now
         if (me < q) {
           metrics().count("camu.switched.toPb"); // counted once per link, at its lower partition
         }
       }
     }
     for (int q = 0; q < n; q++) {
-      if (q != me && link[q] == Link.TO_TOM && sentLast[q] && gotLast[q]) {
-        link[q] = Link.TOM;
+      if (q != me && links.link[q] == Link.TO_TOM && links.sentLast[q] && links.gotLast[q]) {
+        links.link[q] = Link.TOM;
         if (me < q) {
           metrics().count("camu.switched.toTom"); // counted once per link, at its lower partition
         }
-        exchanging[q] = false;
-        sentLast[q] = false;
-        gotLast[q] = false;
-        Invariants.check(inbox.get(q).isEmpty(), "camu: round message from %s after its last", q);
+        links.exchanging[q] = false;
+        links.sentLast[q] = false;
+        links.gotLast[q] = false;
+        Invariants.check(links.inbox.get(q).isEmpty(), "camu: round message from %s after its last", q);
       }
     }
     round++;
-    switching();
+    links.switching(round);
     long next = Math.max(nowMicros(), roundStart + roundLength.toNanos() / 1000);
     after(Duration.ofNanos((next - nowMicros()) * 1000), () -> turn.run(this::startRound));
   }
@@ -477,46 +388,17 @@ final class CamuServer extends Server<Record> {
   }
 
   private void run(Txn t) {
-    PartResult.Builder r = PartResult.newBuilder().setTid(t.getTid()).setPartition(me).setTs(t.getTs())
-        .setExec(nowMicros());
-    if (t.getApi()) {
-      r.setSeq(++executedSeq);
-    }
-    TreeSet<String> keys = new TreeSet<>();
-    Map<String, Optional<ByteString>> read = new TreeMap<>();
-    for (String k : t.getReadsList()) {
-      if (topology().partitionOf(k) == me) {
-        keys.add(k);
-        Optional<ByteString> v = store().newest(k).map(Record::getValue);
-        read.put(k, v);
-        r.addReads(KeyValue.newBuilder().setKey(k).setFound(v.isPresent()).setValue(v.orElse(ByteString.EMPTY)));
-      }
-    }
-    Map<String, ByteString> writes = new TreeMap<>();
-    if (!t.getProcedure().isEmpty()) {
-      writes.putAll(TxnProcedures.run(t.getProcedure(), t.getArgsList(), read));
-    } else {
-      t.getWritesMap().forEach((k, v) -> {
-        if (topology().partitionOf(k) == me) {
-          writes.put(k, v);
-        }
-      });
-    }
-    for (Map.Entry<String, ByteString> w : writes.entrySet()) {
-      keys.add(w.getKey());
-      store().put(w.getKey(), Record.newBuilder().setValue(w.getValue()).setTs(t.getTs()).setTid(t.getTid()).build());
-      r.addApplied(KeyValue.newBuilder().setKey(w.getKey()).setFound(true).setValue(w.getValue()));
-    }
-    r.addAllKeys(keys);
+    long seq = t.getApi() ? ++executedSeq : 0;
+    PartResult r = CamuExecution.run(t, me, topology(), store(), seq, nowMicros());
     for (int q : t.getParticipantsList()) {
       if (q != me) {
-        touchedThisRound[q] = true;
+        links.touched(q);
       }
     }
     if (t.getOrigin() == me) {
-      onPartResult(r.build());
+      onPartResult(r);
     } else {
-      turn.send(NodeId.of(0, t.getOrigin()), r.build());
+      turn.send(NodeId.of(0, t.getOrigin()), r);
     }
   }
 
@@ -545,93 +427,5 @@ final class CamuServer extends Server<Record> {
       m = Math.min(m, t.getTs());
     }
     return m;
-  }
-
-  // ------------------------------------------------------------------------------------------------ switching
-
-  private boolean stable(int q) {
-    return link[q] == Link.PB || link[q] == Link.TOM;
-  }
-
-  private boolean switchInProgress() {
-    for (int q = 0; q < n; q++) {
-      if (q != me && !stable(q)) {
-        return true;
-      }
-    }
-    return false;
-  }
-
-  private void switching() {
-    for (int q = 0; q < n; q++) {
-      if (q != me && deferredReq[q] && stable(q)) {
-        deferredReq[q] = false;
-        onSwitchReq(q, deferredToPb[q]);
-      }
-    }
-    for (Iterator<long[]> it = script.iterator(); it.hasNext(); ) {
-      long[] s = it.next();
-      int q = (int) s[1];
-      if (round >= s[0] && stable(q) && !switchInProgress()) {
-        it.remove();
-        initiate(q, s[2] == 1);
-      }
-    }
-    if (!adaptive) {
-      return;
-    }
-    for (int q = 0; q < n; q++) {
-      if (touchedThisRound[q]) {
-        touched[q]++;
-        touchedThisRound[q] = false;
-      }
-    }
-    if (++windowRounds < window) {
-      return;
-    }
-    for (int q = me + 1; q < n; q++) { // the lower partition of a link decides for it
-      int pct = 100 * touched[q] / window;
-      if (!switchInProgress() && link[q] == Link.TOM && pct > high) {
-        initiate(q, true);
-      } else if (!switchInProgress() && link[q] == Link.PB && pct < low) {
-        initiate(q, false);
-      }
-    }
-    java.util.Arrays.fill(touched, 0);
-    windowRounds = 0;
-  }
-
-  private void initiate(int q, boolean toPb) {
-    if (toPb == (link[q] == Link.PB)) {
-      return;
-    }
-    if (!toPb) {
-      link[q] = Link.TO_TOM;
-    }
-    turn.send(NodeId.of(0, q), SwitchReq.newBuilder().setFrom(me).setToPb(toPb).build());
-  }
-
-  private void onSwitchReq(int q, boolean toPb) {
-    if (!stable(q)) {
-      deferredReq[q] = true;
-      deferredToPb[q] = toPb;
-      return;
-    }
-    if (toPb) {
-      if (link[q] == Link.TOM) {
-        link[q] = Link.TO_PB;
-        exchanging[q] = true;
-      }
-      turn.send(NodeId.of(0, q), SwitchAck.newBuilder().setFrom(me).setToPb(true).build());
-    } else if (link[q] == Link.PB) {
-      link[q] = Link.TO_TOM;
-    }
-  }
-
-  private void onSwitchAck(int q, boolean toPb) {
-    if (toPb && link[q] == Link.TOM) {
-      link[q] = Link.TO_PB;
-      exchanging[q] = true;
-    }
   }
 }
