@@ -136,6 +136,11 @@ final class CamuServer extends Server<Record> {
           .getMessage() + "). Fix: the store was written by another protocol or version; start from an empty data"
           + " directory", e);
     }
+    if (!s.getUnknownFields().asMap().isEmpty()) { // e.g. fields 11-13: TOM's state before it moved to the block
+      throw new IllegalStateException("camu: partition " + me + " saved its ordering state with another version of"
+          + " camu (fields " + s.getUnknownFields().asMap().keySet() + " are unknown here). Fix: start from an empty"
+          + " data directory");
+    }
     if (s.getLinksCount() != n) {
       throw new IllegalStateException("camu: partition " + me + " saved its ordering state in a cluster of "
           + s.getLinksCount() + " partitions, this cluster has " + n + ". Fix: keep the partition count of a cluster"
