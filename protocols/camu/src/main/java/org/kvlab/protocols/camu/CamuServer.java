@@ -3,9 +3,7 @@ package org.kvlab.protocols.camu;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.TreeSet;
 import org.kvlab.api.Handlers;
@@ -60,27 +58,13 @@ final class CamuServer extends Server<Record> {
   private final List<Txn> decided = new ArrayList<>();
 
   // coordinator: transactions this partition originated, waiting for their participants' results
-  private final Map<Long, Coord> coords = new HashMap<>();
+  private CamuCoordinator coordinator;
 
   // crash recovery
   static final String STATE_KEY = "\u0000camu.state"; // no client key starts with NUL
   private boolean durableState;
   private long stateVersion;
-  private long firstSeqOfIncarnation = 1; // transactions with a lower local sequence were batched before a restart
   private DurableTurn turn;               // every handler: its messages leave once its state is saved
-
-  private static final class Coord {
-    final Request<TxnReq> request;
-    final int parts;
-    final List<PartResult> results = new ArrayList<>();
-    long batched = -1;
-    String kind = "";
-
-    Coord(Request<TxnReq> request, int parts) {
-      this.request = request;
-      this.parts = parts;
-    }
-  }
 
   CamuServer() {}
 
@@ -92,7 +76,7 @@ final class CamuServer extends Server<Record> {
     on.request(TxnReq.class, this::onTxnReq); // the batch is volatile: a crash loses it (the client sees unknown)
     tom.register(on, turn::run);
     on.message(PbRound.class, (m, from) -> turn.run(() -> onPbRound(m)));
-    on.message(PartResult.class, (m, from) -> turn.run(() -> onPartResult(m)));
+    on.message(PartResult.class, (m, from) -> turn.run(() -> coordinator.onResult(m)));
     on.message(SwitchReq.class, (m, from) -> turn.run(() -> links.onSwitchReq(m.getFrom(), m.getToPb())));
     on.message(SwitchAck.class, (m, from) -> turn.run(() -> links.onSwitchAck(m.getFrom(), m.getToPb())));
   }
@@ -169,6 +153,7 @@ final class CamuServer extends Server<Record> {
     me = partition();
     roundLength = params().duration("round", Duration.ofMillis(5));
     mutant = params().string("mutant", "none").equals("execute-before-mec-gate");
+    coordinator = new CamuCoordinator(metrics());
     links = new CamuLinks(params(), n, me, turn);
     durableState = params().bool("durableState", true);
     roundStart = nowMicros();
@@ -176,7 +161,7 @@ final class CamuServer extends Server<Record> {
       // Restarted after a crash: the batch and the coordinator state (the clients' open requests) were lost with the
       // memory; everything this partition sent or consumed is in the snapshot. A round cut short by the crash
       // resumes waiting for its peers' round messages (those sent while it was down arrive after the restart).
-      firstSeqOfIncarnation = localSeq + 1;
+      coordinator.restarted(localSeq + 1);
       metrics().count("camu.recovered");
       if (inRound) {
         after(Duration.ZERO, () -> turn.run(this::tryFinishRound));
@@ -202,34 +187,8 @@ final class CamuServer extends Server<Record> {
     Txn t = Txn.newBuilder().setTid(tid).setOrigin(me).addAllParticipants(parts).addAllReads(b.getReadsList())
         .putAllWrites(b.getWritesMap()).setProcedure(b.getProcedure()).addAllArgs(b.getArgsList()).setApi(b.getApi())
         .build();
-    coords.put(tid, new Coord(req, parts.size()));
+    coordinator.accepted(tid, req, parts.size());
     batch.add(t);
-  }
-
-  private void onPartResult(PartResult r) {
-    Coord c = coords.get(r.getTid());
-    if (c == null) {
-      // a transaction batched before this partition crashed: it still runs everywhere, but its client's request
-      // died with the crash (the client sees an unknown outcome); anything newer must have a coordinator
-      Invariants.check((r.getTid() & ((1L << 40) - 1)) < firstSeqOfIncarnation,
-          "camu: result of unknown transaction %s from partition %s", r.getTid(), r.getPartition());
-      metrics().count("camu.resultsOfCrashedCoordinator");
-      return;
-    }
-    c.results.add(r);
-    if (c.results.size() == c.parts) {
-      coords.remove(r.getTid());
-      if (c.batched >= 0) { // the thesis's metric: from the batching round to execution at the last participant
-        long last = 0;
-        for (PartResult p : c.results) {
-          last = Math.max(last, p.getExec());
-        }
-        metrics().record("camu.latencyMicros", last - c.batched);
-        metrics().record("camu.latencyMicros." + c.kind, last - c.batched);
-      }
-      long ts = c.results.get(0).getTs();
-      c.request.reply(TxnReply.newBuilder().setTs(ts).setTid(r.getTid()).addAllParts(c.results).build());
-    }
   }
 
   // ------------------------------------------------------------------------------------------------ the round
@@ -264,9 +223,8 @@ final class CamuServer extends Server<Record> {
           }
         }
       }
-      Coord c = coords.get(t.getTid());
-      c.batched = roundStart;
-      c.kind = t.getParticipantsCount() == 1 ? "single" : !viaTom ? "pb" : b.getPbPartsCount() > 0 ? "hybrid" : "tom";
+      coordinator.batched(t.getTid(), roundStart, t.getParticipantsCount() == 1 ? "single" : !viaTom ? "pb"
+          : b.getPbPartsCount() > 0 ? "hybrid" : "tom");
       if (!viaTom) {
         ready.add(b.setTs(pbClock).build()); // PB-only: stamped by the origin
       } else {
@@ -401,7 +359,7 @@ final class CamuServer extends Server<Record> {
       }
     }
     if (t.getOrigin() == me) {
-      onPartResult(r);
+      coordinator.onResult(r);
     } else {
       turn.send(NodeId.of(0, t.getOrigin()), r);
     }
