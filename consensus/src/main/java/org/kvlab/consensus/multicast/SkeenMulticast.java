@@ -36,11 +36,11 @@ import org.kvlab.consensus.multicast.proto.SkeenVotes;
  * {@link #advanceClock}) and its state.
  *
  * <p>Faults: channels may delay and reorder across pairs of groups (each pair's channel is FIFO and reliable, as the
- * SPI's are); a slow group slows only the messages it is a destination of. A member that crashes and restarts keeps
- * the guarantees if its server saves {@link #state()} with the messages of the same event and gives it back to
- * {@link #restore} on restart ({@link DurableTurn} does that today; the kit's durable slot will). A group whose member
- * stays down blocks the messages addressed to it, and the ones ordered after them: one member per group tolerates no
- * permanent crash.
+ * SPI's are); a slow group delays the messages it is a destination of and those ordered after them at the groups
+ * they share, nothing else. A member that crashes and restarts keeps the guarantees if its server saves
+ * {@link #state()} with the messages of the same event and gives it back to {@link #restore} on restart
+ * ({@link DurableTurn} does that today; the kit's durable slot will). A group whose member stays down blocks the
+ * messages addressed to it, and the ones ordered after them: one member per group tolerates no permanent crash.
  *
  * <p>Replicated groups (the extension point, not built; issue 33's BaseCast): because the block's decisions depend
  * only on its inputs, a group replicated by Raft runs one copy per replica and feeds each copy the same inputs in the
