@@ -13,6 +13,7 @@ import org.kvlab.api.Request;
 import org.kvlab.api.Server;
 import org.kvlab.api.Timer;
 import org.kvlab.host.HostDriver;
+import org.kvlab.host.BaseHostRequest;
 import org.kvlab.host.HostRequest;
 import org.kvlab.host.KitFrame;
 import org.kvlab.host.ProtocolHost;
@@ -222,71 +223,23 @@ final class SimNode implements HostDriver {
   }
 
   /** A client's request to this server; its answer crosses the network back to the session. */
-  private final class SimRequest implements HostRequest {
-    private final ProtocolHost host;
-    private final int type;
-    private final Message body;
+  private final class SimRequest extends BaseHostRequest {
     private final SimSession session;
     private final CompletableFuture<Message> reply;
     private final int inc = incarnation;
-    private long answer;
 
     SimRequest(ProtocolHost host, int type, Message body, SimSession session, CompletableFuture<Message> reply) {
-      this.host = host;
-      this.type = type;
-      this.body = body;
+      super(host, type, body);
       this.session = session;
       this.reply = reply;
     }
 
+    /** An overloaded refusal is a definite failure for the simulator's clients, as for the runtime's. */
     @Override
-    public Message body() {
-      return body;
-    }
-
-    @Override
-    public int type() {
-      return type;
-    }
-
-    @Override
-    public long answerRecord() {
-      return answer;
-    }
-
-    @Override
-    public void answerRecord(long record) {
-      answer = record;
-    }
-
-    @Override
-    public void reply(Message r) {
-      answer(ProtocolHost.REPLY, r, null, false);
-    }
-
-    @Override
-    public void fail(String reason) {
-      answer(ProtocolHost.FAIL, null, reason == null ? "null" : reason, false);
-    }
-
-    @Override
-    public void unknown(String reason) {
-      answer(ProtocolHost.UNKNOWN, null, reason == null ? "null" : reason, true);
-    }
-
-    @Override
-    public void refuseOverloaded(String reason) {
-      fail(reason); // the simulator's clients see a definite failure, as the runtime's do
-    }
-
-    private void answer(int how, Message r, String error, boolean outcomeUnknown) {
-      host.claim(this, how);
+    protected void deliver(Message r, String error, boolean outcomeUnknown, boolean overloaded) {
       pending.remove(this);
       if (inc != incarnation || down) {
         return; // answered by a previous life of this server: lost with it
-      }
-      if (r != null) {
-        sim.types.idOf(r.getClass());
       }
       // The reply crosses the same network as server links: latency and partitions; to a client of
       // another datacenter (a WAN link, like a server link) also a slow server's delay. A client of
@@ -294,7 +247,8 @@ final class SimNode implements HostDriver {
       long latency = sim.spec.network().sample(id.dc(), session.home, sim.random)
           + (session.home != id.dc() ? sim.slowExtra(id, sim.now) : 0);
       long t = sim.wanDelay(id.dc(), session.home, sim.now, latency);
-      long replyTrace = sim.trace.enabled() ? sim.trace.send(sim.now, id.toString(), session.name(), r != null ? r : body) : -1;
+      long replyTrace = sim.trace.enabled() ? sim.trace.send(sim.now, id.toString(), session.name(), r != null ? r : body())
+          : -1;
       sim.at(t, () -> {
         sim.deliveries++;
         sim.trace.deliver(replyTrace, sim.now);
