@@ -14,6 +14,7 @@ import org.kvlab.runtime.ClientRuntime;
 import org.kvlab.runtime.LocalCluster;
 import org.kvlab.store.Durability;
 import org.kvlab.testing.ConcurrentWrites;
+import org.kvlab.testing.PreKitStores;
 import org.kvlab.testing.TestClusters;
 
 /**
@@ -41,5 +42,14 @@ class CopsClusterTest {
       org.kvlab.check.Result causal = new org.kvlab.check.CausalChecker().check(history);
       assertTrue(causal.valid(), causal.toString());
     }
+  }
+
+  /** A store written before the protocol kit (state under a reserved key) is refused, naming the fix. */
+  @Test
+  void when_theStoreHoldsThePreKitStateKey_then_theServerRefusesToStart(@TempDir Path dir) throws Exception {
+    Throwable why = PreKitStores.haltOnStoreWith(dir, new Cops(), Cops.RECORD, CopsServer.OLD_KEYS + "clock",
+        Record.newBuilder().setVer(1).setState(4).build());
+    assertTrue(why.getMessage().contains("before the protocol kit") && why.getMessage().contains("Fix: start on a fresh"
+        + " store"), why.getMessage());
   }
 }
