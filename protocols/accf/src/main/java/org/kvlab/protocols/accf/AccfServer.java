@@ -11,6 +11,7 @@ import org.kvlab.api.Invariants;
 import org.kvlab.api.NodeId;
 import org.kvlab.api.Request;
 import org.kvlab.api.Server;
+import org.kvlab.api.Slot;
 import org.kvlab.clock.HybridLogicalClock;
 
 /**
@@ -23,7 +24,7 @@ import org.kvlab.clock.HybridLogicalClock;
  * server belongs to, SVV^cg is the entry-wise minimum of the VVs of cg's servers, shared every {@code svvInterval}.
  *
  * <p>Not in the paper (crash recovery): the server persists its stable vectors and an HLC ceiling (no timestamp at or
- * above it was issued) in a state record; a restarted server resumes its HLC from the ceiling, so a peer's VV entry
+ * above it was issued) in its slot; a restarted server resumes its HLC from the ceiling, so a peer's VV entry
  * for it stays a true lower bound, and takes the persisted SVVs as lower bounds of its SVVs and VV. Pruning uses only
  * persisted SVVs, so a restarted server still holds every version its stable vectors may select.
  */
@@ -32,7 +33,8 @@ final class AccfServer extends Server<Record> {
   enum Variant { CORRECT, NO_GET_WAIT, NO_CLIENT_DEPS }
 
   static final long INF = Long.MAX_VALUE;
-  static final String STATE_KEY = "\u0000accf/node-state";
+  /** Where kvlab kept the state among the store's keys before the protocol kit: a store holding it is refused. */
+  static final String OLD_STATE_KEY = "\u0000accf/node-state";
   private static final long CEILING_STEP = HybridLogicalClock.of(1_000, 0); // 1 s of HLC time
   private static final long PERSIST_EVERY_MILLIS = 50;
 
@@ -51,7 +53,7 @@ final class AccfServer extends Server<Record> {
   private final Map<Integer, Map<NodeId, long[]>> memberVv = new HashMap<>(); // cg -> member -> its latest VV
   private long lastSentMillis = -1;
   private long lastPersistMillis;
-  private long persistSeq;
+  private Slot<NodeState> state;
   private long heartbeatMillis;
   private long pruneLag;
 
@@ -84,19 +86,25 @@ final class AccfServer extends Server<Record> {
     svv = new long[groups.checkingCount()][groups.trackingCount()];
     persistedSvv = new long[svv.length][svv[0].length];
     hlc = new HybridLogicalClock(clock());
-    store().newest(STATE_KEY).ifPresent(this::recover);
+    Invariants.check(store().newest(OLD_STATE_KEY).isEmpty(), "the store of %s holds ACCF's state under the key"
+        + " \\0accf/node-state, where kvlab kept it before the protocol kit; this version keeps it in its slot and"
+        + " would start without it. Fix: start on a fresh store (./kvlab local down --wipe, or delete the server's"
+        + " data directory)", self());
+    state = slot(NodeState.getDefaultInstance());
+    if (state.get().getCeiling() > 0) {
+      recover(state.get());
+    }
     persistState(true);
   }
 
   // ---------------------------------------------------------------- crash recovery (not in the paper)
 
-  private void recover(Record st) {
-    persistSeq = st.getUt();
+  private void recover(NodeState st) {
     ceiling = st.getCeiling();
     hlc = new HybridLogicalClock(clock(), ceiling);
     lastIssued = ceiling;
     int n = groups.trackingCount();
-    Invariants.check(st.getSvvCount() == svv.length * n, "state record of %s has %s SVV entries, expected %s",
+    Invariants.check(st.getSvvCount() == svv.length * n, "state of %s has %s SVV entries, expected %s",
         self(), st.getSvvCount(), svv.length * n);
     for (int cg = 0; cg < svv.length; cg++) {
       for (int t = 0; t < n; t++) {
@@ -120,14 +128,13 @@ final class AccfServer extends Server<Record> {
     }
     lastPersistMillis = now();
     ceiling = Math.max(ceiling, hlc.current() + CEILING_STEP);
-    Record.Builder st = Record.newBuilder().setUt(++persistSeq).setSr(dc()).setCeiling(ceiling);
+    NodeState.Builder st = NodeState.newBuilder().setCeiling(ceiling);
     for (long[] row : svv) {
       for (long v : row) {
         st.addSvv(v);
       }
     }
-    store().put(STATE_KEY, st.build());
-    store().prune(STATE_KEY, r -> true);
+    state.set(st.build());
     for (int cg = 0; cg < svv.length; cg++) {
       persistedSvv[cg] = svv[cg].clone();
     }
@@ -230,7 +237,7 @@ final class AccfServer extends Server<Record> {
 
   // ---------------------------------------------------------------- Alg 7.2: GET, PUT, replicate
 
-  /** GET(k, cg, ds): lines 1-8. The wait of line 2 is deferred (1 ms polls), never blocking the server. */
+  /** GET(k, cg, ds): lines 1-8. */
   private void onGet(Request<GetReq> req) {
     GetReq g = req.body();
     String bad = Deps.problem(g.getDsList(), groups.trackingCount());
@@ -238,14 +245,22 @@ final class AccfServer extends Server<Record> {
       req.fail(bad != null ? "bad GET: " + bad : "bad GET: checking group " + g.getCg() + " does not exist");
       return;
     }
-    if (variant != Variant.NO_GET_WAIT) {
-      for (TgTime e : g.getDsList()) {
-        if (e.getTime() > vv(e.getTg())) {
-          after(Duration.ofMillis(1), () -> onGet(req)); // line 2: not yet received what the client depends on
-          return;
-        }
+    waitUntil(() -> variant == Variant.NO_GET_WAIT || received(g.getDsList()), () -> read(req));          // line 2
+  }
+
+  /** Whether this server has received everything ds names: no {@code <t, h>} in ds with h &gt; VV_i[t]. */
+  private boolean received(List<TgTime> ds) {
+    for (TgTime e : ds) {
+      if (e.getTime() > vv(e.getTg())) {
+        return false;
       }
     }
+    return true;
+  }
+
+  /** Lines 3-7, once line 2's wait is over. */
+  private void read(Request<GetReq> req) {
+    GetReq g = req.body();
     int cg = g.getCg() == -1 ? myCgs[0] : g.getCg();
     // Lines 3-6, with one deviation: where the client's ds exceeds SVV^cg (it read elsewhere, or another member's
     // SVV ran ahead of this one's), the paper returns the latest version; we return the newest version whose ds is

@@ -4,15 +4,18 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.protobuf.ByteString;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 import org.kvlab.api.Session;
 import org.kvlab.config.ClusterConfig;
 import org.kvlab.runtime.ClientRuntime;
 import org.kvlab.runtime.LocalCluster;
+import org.kvlab.testing.PreKitStores;
 import org.kvlab.testing.TestClusters;
 
 /** Smoke test on a real loopback cluster of 2 datacenters x 2 partitions: a write replicates and becomes visible. */
@@ -41,5 +44,14 @@ class AccfClusterTest {
         assertEquals(Optional.of(a), s1.get("a"), "b depends on a: a reader of b sees a");
       }
     }
+  }
+
+  /** A store written before the protocol kit (state under a reserved key) is refused, naming the fix. */
+  @Test
+  void when_theStoreHoldsThePreKitStateKey_then_theServerRefusesToStart(@TempDir Path dir) throws Exception {
+    Throwable why = PreKitStores.haltOnStoreWith(dir, new Accf(), Accf.RECORD, AccfServer.OLD_STATE_KEY,
+        Record.newBuilder().setUt(1).build());
+    assertTrue(why.getMessage().contains("before the protocol kit") && why.getMessage().contains("Fix: start on a fresh"
+        + " store"), why.getMessage());
   }
 }
