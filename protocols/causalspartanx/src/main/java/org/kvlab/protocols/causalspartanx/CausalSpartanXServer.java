@@ -1,7 +1,6 @@
 package org.kvlab.protocols.causalspartanx;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -14,6 +13,7 @@ import org.kvlab.api.Pacer;
 import org.kvlab.api.NodeId;
 import org.kvlab.api.Request;
 import org.kvlab.api.Server;
+import org.kvlab.api.Slot;
 import org.kvlab.clock.HybridLogicalClock;
 
 /**
@@ -59,8 +59,6 @@ final class CausalSpartanXServer extends Server<Record> {
   private long lastHeartbeatMillis;
   private long lastIssued;        // for the HLC-monotone invariant
   private long pruneLagTs;
-  private final Map<Long, PendingTx> pending = new HashMap<>();
-  private long nextTx;
   private long heartbeatMillis;
   private long dsvMicros;
   private Duration idleAfter;
@@ -68,19 +66,6 @@ final class CausalSpartanXServer extends Server<Record> {
   private Duration idlePeriod;    // the pace while idle (never below fastPeriod)
   private long lastDsvStep;       // nowMicros() when computeDsv last ran
   private Pacer pacer;
-
-  /** A ROTX this server coordinates: Alg 5.4 lines 11–18 state. */
-  private static final class PendingTx {
-    final Request<RotxReq> req;
-    final Map<String, KeyValue> vset = new HashMap<>();
-    final TreeMap<Integer, Long> ds;
-    int waiting;
-
-    PendingTx(Request<RotxReq> req, TreeMap<Integer, Long> ds) {
-      this.req = req;
-      this.ds = ds;
-    }
-  }
 
   CausalSpartanXServer(Variant variant) {
     this.variant = variant;
@@ -94,8 +79,10 @@ final class CausalSpartanXServer extends Server<Record> {
     on.message(Replicate.class, this::onReplicate);
     on.message(Heartbeat.class, this::onHeartbeat);
     on.message(VvReport.class, this::onVvReport);
-    on.message(SliceReq.class, this::onSliceReq);
-    on.message(SliceReply.class, this::onSliceReply);
+    on.call(SliceReq.class, req -> {
+      pacer.busy();
+      req.reply(slice(req.body()));
+    });
     Duration delta = params().duration("heartbeat", Duration.ofMillis(10));
     Duration theta = params().duration("dsvInterval", Duration.ofMillis(5));
     heartbeatMillis = delta.toMillis();
@@ -117,7 +104,7 @@ final class CausalSpartanXServer extends Server<Record> {
     partitionDsv = new long[topology().partitions()][m];
     pruneFloor = new long[m];
     pruneLagTs = params().duration("pruneLag", Duration.ofSeconds(1)).toMillis() << HybridLogicalClock.C_BITS;
-    nextTx = random().nextLong() & Long.MAX_VALUE;
+    state = slot(NodeState.getDefaultInstance());
     recover();
     pacer = new Pacer(context(), fastPeriod, idlePeriod, idleAfter, this::step);
     pacer.start(); // engaged from the start, as before the back-off existed
@@ -136,11 +123,9 @@ final class CausalSpartanXServer extends Server<Record> {
 
   // ---------------------------------------------------------------- crash recovery (not in the paper)
 
-  /** Store key of this node's own state: a Record whose ut is a sequence number, ds holds DSV, vv the HLC. */
-  static final String STATE_KEY = "\u0000causalspartanx/node-state";
   private static final long PERSIST_EVERY_MILLIS = 50;
+  private Slot<NodeState> state;  // DSV and HLC, persisted at most every 50 ms
   private long lastPersistMillis;
-  private long persistSeq;
 
   /**
    * A restarted node resumes from its last persisted DSV (at most 50 ms old), taking DSV[k] as a lower bound of
@@ -149,15 +134,16 @@ final class CausalSpartanXServer extends Server<Record> {
    * the versions such a snapshot needs. (Safe: every version counted in the persisted DSV was durably stored.)
    */
   private void recover() {
-    store().newest(STATE_KEY).ifPresent(st -> {
-      persistSeq = st.getUt();
-      st.getDsList().forEach(e -> dsv[e.getDc()] = Math.max(dsv[e.getDc()], e.getTime()));
-      for (int k = 0; k < vv.length; k++) {
-        vv[k] = dsv[k];
-      }
-      hlc = new HybridLogicalClock(clock(), Math.max(st.getVv(), dsv[dc()]));
-      lastIssued = hlc.current();
-    });
+    NodeState st = state.get();
+    if (st.getDsvCount() == 0) {
+      return; // a fresh store
+    }
+    for (int k = 0; k < vv.length; k++) {
+      dsv[k] = st.getDsv(k);
+      vv[k] = dsv[k];
+    }
+    hlc = new HybridLogicalClock(clock(), Math.max(st.getHlc(), dsv[dc()]));
+    lastIssued = hlc.current();
   }
 
   private void persistState() {
@@ -165,13 +151,11 @@ final class CausalSpartanXServer extends Server<Record> {
       return;
     }
     lastPersistMillis = now();
-    persistSeq = Math.max(persistSeq + 1, hlc.current());
-    Record.Builder state = Record.newBuilder().setUt(persistSeq).setSr(dc()).setVv(hlc.current());
-    for (int i = 0; i < dsv.length; i++) { // every datacenter's entry, in order
-      state.addDs(DcTime.newBuilder().setDc(i).setTime(dsv[i]));
+    NodeState.Builder b = NodeState.newBuilder().setHlc(hlc.current());
+    for (long t : dsv) { // every datacenter's entry, in order
+      b.addDsv(t);
     }
-    store().put(STATE_KEY, state.build());
-    store().prune(STATE_KEY, r -> true);
+    state.set(b.build());
   }
 
   /** Every HLC tick goes through here: asserts HLC monotonicity (§2.5). */
@@ -326,7 +310,11 @@ final class CausalSpartanXServer extends Server<Record> {
 
   // ---------------------------------------------------------------- Alg 5.4: read-only transactions
 
-  /** Coordinator: Alg 5.4 lines 9–18. One client round trip; slices answered in parallel, nothing blocks. */
+  /**
+   * Coordinator: Alg 5.4 lines 9–18. One client round trip; slices answered in parallel, nothing blocks. A slice
+   * not answered within {@code SLICE_TIMEOUT} fails the transaction (read-only, so it had no effect); it is not
+   * resent, as a late slice may find the versions of its snapshot pruned.
+   */
   private void onRotx(Request<RotxReq> req) {
     pacer.busy();
     RotxReq q = req.body();
@@ -334,53 +322,39 @@ final class CausalSpartanXServer extends Server<Record> {
     for (DcTime e : q.getDsList()) {
       dsv[e.getDc()] = Math.max(dsv[e.getDc()], e.getTime());                            //          ds)
     }
-    long[] sv = dsv.clone();                                                              // line 12
-    PendingTx tx = new PendingTx(req, Deps.of(q.getDsList()));                           // lines 11, 17: ds starts at client's
-    Map<Integer, List<String>> byPartition = new TreeMap<>();
-    for (String k : q.getKeysList()) {
-      byPartition.computeIfAbsent(topology().partitionOf(k), p -> new ArrayList<>()).add(k);
+    TreeMap<Integer, Long> ds = Deps.of(q.getDsList());                                   // lines 11, 17: client's ds
+    Map<String, KeyValue> vset = new HashMap<>();
+    SliceReq s = SliceReq.newBuilder().addAllKeys(q.getKeysList()).addAllSv(Deps.toList(dsv)).build(); // line 12
+    List<NodeId> others = q.getKeysList().stream().map(topology()::partitionOf).filter(p -> p != partition())
+        .distinct().sorted().map(p -> topology().node(dc(), p)).toList();
+    if (q.getKeysList().stream().anyMatch(this::hostedHere)) {
+      collect(slice(s), vset, ds);
     }
-    long id = nextTx++;
-    tx.waiting = byPartition.size();
-    pending.put(id, tx);
-    for (Map.Entry<Integer, List<String>> e : byPartition.entrySet()) {                 // line 13, in parallel
-      SliceReq s = SliceReq.newBuilder().setTx(id).addAllKeys(e.getValue()).addAllSv(Deps.toList(sv)).build();
-      if (e.getKey() == partition()) {
-        onSliceReply(slice(s), self());
-      } else {
-        send(topology().node(dc(), e.getKey()), s);                                       // line 14
-      }
-    }
+    callAll(others, s, SliceReply.class, others.size(), SLICE_TIMEOUT)                   // lines 13–14, in parallel
+        .onQuorum(replies -> {
+          replies.values().forEach(r -> collect(r, vset, ds));
+          RotxReply.Builder reply = RotxReply.newBuilder();
+          q.getKeysList().stream().distinct().forEach(k -> reply.addValues(vset.get(k)));
+          req.reply(reply.addAllDsv(Deps.toList(dsv)).addAllDs(Deps.toProto(ds)).build()); // line 18
+        })
+        .onFailure(f -> req.fail("a slice did not answer: " + f));
   }
 
-  /** Lines 15–18: collect a slice's versions; when all are in, answer the client. */
-  private void onSliceReply(SliceReply r, NodeId from) {
-    PendingTx tx = pending.get(r.getTx());
-    if (tx == null) {
-      return; // a transaction of this node's previous incarnation (its client timed out)
-    }
-    r.getValuesList().forEach(kv -> tx.vset.put(kv.getKey(), kv));                     // line 16
-    Deps.maxDS(tx.ds, r.getDsList());                                                     // line 17
-    if (--tx.waiting == 0) {
-      pending.remove(r.getTx());
-      RotxReply.Builder reply = RotxReply.newBuilder();
-      tx.req.body().getKeysList().stream().distinct().forEach(k -> reply.addValues(tx.vset.get(k)));
-      tx.req.reply(reply.addAllDsv(Deps.toList(dsv)).addAllDs(Deps.toProto(tx.ds)).build()); // line 18
-    }
-  }
+  private static final Duration SLICE_TIMEOUT = Duration.ofSeconds(2);
 
-  private void onSliceReq(SliceReq s, NodeId from) {
-    pacer.busy();
-    send(from, slice(s));
+  /** Lines 15–17: collect a slice's versions. */
+  private static void collect(SliceReply r, Map<String, KeyValue> vset, TreeMap<Integer, Long> ds) {
+    r.getValuesList().forEach(kv -> vset.put(kv.getKey(), kv));                         // line 16
+    Deps.maxDS(ds, r.getDsList());                                                        // line 17
   }
 
   /** Slice: Alg 5.4 lines 20–24, for every key of the request hosted here. */
   private SliceReply slice(SliceReq s) {
     long[] sv = s.getSvList().stream().mapToLong(Long::longValue).toArray();
     dsv[dc()] = Math.max(dsv[dc()], sv[dc()]);                                            // line 21
-    SliceReply.Builder reply = SliceReply.newBuilder().setTx(s.getTx());
+    SliceReply.Builder reply = SliceReply.newBuilder();
     TreeMap<Integer, Long> ds = new TreeMap<>();
-    for (String k : s.getKeysList()) {
+    for (String k : s.getKeysList().stream().filter(this::hostedHere).toList()) {
       Optional<Record> d = store().newest(k, r -> stableUnder(r, sv));                   // line 22
       KeyValue.Builder kv = KeyValue.newBuilder().setKey(k);
       d.ifPresent(r -> {
@@ -390,6 +364,10 @@ final class CausalSpartanXServer extends Server<Record> {
       reply.addValues(kv);
     }
     return reply.addAllDs(Deps.toProto(ds)).build();                                     // line 24
+  }
+
+  private boolean hostedHere(String key) {
+    return topology().partitionOf(key) == partition();
   }
 
   /** Every ⟨i, h⟩ ∈ maxDS(d.ds, {⟨d.sr, d.ut⟩}) has h ≤ v[i] (local versions are not exempt). */

@@ -2,9 +2,8 @@ package org.kvlab.protocols.gentlerain;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
+import java.util.Arrays;
 import java.util.List;
-import java.util.Map;
 import java.util.function.Consumer;
 import org.kvlab.api.Handlers;
 import org.kvlab.api.Invariants;
@@ -43,7 +42,6 @@ class GentleRainServer extends Server<Record> {
   private long lastSent;     // when the last replicate/heartbeat went to the peers
   private long prunedBelow;  // versions older than the newest with ut <= prunedBelow may be gone
   private long[][] childVv;  // GST tree: last VVMessage of each child (null until heard)
-  private final Map<Long, Rotx> rotxs = new HashMap<>();
   private long heartbeatMicros;
   private long pruneLag;
   private long gstMicros;
@@ -53,16 +51,12 @@ class GentleRainServer extends Server<Record> {
   private long lastGstStep;       // when the GST step last ran
   private Pacer pacer;
 
-  /** A read-only transaction this server coordinates: the request, items so far, slices still out (partition to keys). */
-  private record Rotx(Request<RotxReq> req, List<Item> items, Map<Integer, List<String>> waiting, long snapshot, long gst) {}
-
   @Override
   protected void register(Handlers on) {
     on.request(GetReq.class, this::onGet);
     on.request(PutReq.class, this::onPut);
     on.request(RotxReq.class, this::onRotx);
-    on.message(SliceReq.class, this::onSlice);
-    on.message(SliceReply.class, this::onSliceReply);
+    on.call(SliceReq.class, this::onSlice);
     on.message(Replicate.class, this::onReplicate);
     on.message(Heartbeat.class, this::onHeartbeat);
     on.message(VVMessage.class, this::onVv);
@@ -129,12 +123,11 @@ class GentleRainServer extends Server<Record> {
    */
   private void onPut(Request<PutReq> req) {
     pacer.busy();
+    waitUntilClock(req.body().getDt() + 1, () -> put(req)); // "wait until PC > dt"
+  }
+
+  private void put(Request<PutReq> req) {
     long dt = req.body().getDt();
-    long wait = dt - nowMicros();
-    if (wait >= 0) {
-      after(Duration.ofNanos((wait + 1) * 1000), () -> onPut(req)); // "wait until PC > dt"
-      return;
-    }
     raiseGst(req.body().getGst());
     String key = req.body().getKey();
     long ut = Math.max(nowMicros(), vv[dc()] + 1);
@@ -261,90 +254,69 @@ class GentleRainServer extends Server<Record> {
 
   // ------------------------------------------------------------------------------------------------
   // Read-only transactions (GET-ROTX, seed 003 §3 / §5.5.5, without the Eiger fallback): the coordinator
-  // waits (deferred) until GST >= the client's DT, takes S = GST as the snapshot time, and every slice
-  // returns, per key, the newest version with ut <= S. C2 makes S complete at every slice; the slice's
-  // own VV check is a guard for slices whose VV restarted after a crash.
+  // waits until GST >= the client's DT, takes S = GST as the snapshot time, and every slice returns, per
+  // key, the newest version with ut <= S. C2 makes S complete at every slice; the slice's own VV check is a
+  // guard for slices whose VV restarted after a crash. A slice's server may crash: the call is resent.
 
   private void onRotx(Request<RotxReq> req) {
     pacer.busy();
     raiseGst(req.body().getGst());
-    if (gst < req.body().getDt()) {
-      after(Duration.ofMillis(1), () -> onRotx(req)); // "wait until GST >= dt"
-      return;
-    }
-    long snapshot = gst;
-    Map<Integer, List<String>> byPartition = new HashMap<>();
-    for (String k : req.body().getKeysList()) {
-      byPartition.computeIfAbsent(topology().partitionOf(k), p -> new ArrayList<>()).add(k);
-    }
-    long id = random().nextLong();
-    rotxs.put(id, new Rotx(req, new ArrayList<>(), byPartition, snapshot, gst));
-    sendSlices(id);
+    long dt = req.body().getDt();
+    waitUntil(() -> gst >= dt, () -> rotx(req)); // "wait until GST >= dt"
   }
 
-  /** Asks every slice that has not answered; again after a while, as a slice's server may have crashed. */
-  private void sendSlices(long id) {
-    Rotx t = rotxs.get(id);
-    if (t == null) {
-      return;
-    }
-    for (Map.Entry<Integer, List<String>> e : new ArrayList<>(t.waiting().entrySet())) {
-      if (e.getKey() == partition()) {
-        slice(e.getValue(), t.snapshot(), items -> collect(id, partition(), items));
-      } else {
-        send(new NodeId(dc(), e.getKey()),
-            SliceReq.newBuilder().setId(id).addAllKeys(e.getValue()).setSnapshot(t.snapshot()).build());
-      }
-    }
-    after(Duration.ofMillis(500), () -> sendSlices(id));
-  }
-
-  private void onSlice(SliceReq m, NodeId from) {
-    pacer.busy();
-    slice(m.getKeysList(), m.getSnapshot(), items -> send(from,
-        SliceReply.newBuilder().setId(m.getId()).addAllItems(items == null ? List.of() : items).build()));
-  }
-
-  /** Slice: VV[m] = max(VV[m], S) so later local PUTs get ut > S; wait until every peer's VV >= S; read. */
-  private void slice(List<String> keys, long s, Consumer<List<Item>> done) {
-    vv[dc()] = Math.max(vv[dc()], s);
-    for (int k = 0; k < vv.length; k++) {
-      if (vv[k] < s) {
-        after(Duration.ofMillis(1), () -> slice(keys, s, done)); // "wait until VV >= S"
+  private void rotx(Request<RotxReq> req) {
+    long s = gst;
+    List<String> keys = req.body().getKeysList();
+    SliceReq sliceReq = SliceReq.newBuilder().addAllKeys(keys).setSnapshot(s).build();
+    List<NodeId> others = keys.stream().map(topology()::partitionOf).filter(p -> p != partition()).distinct()
+        .map(p -> new NodeId(dc(), p)).toList();
+    slice(keys, s, mine -> {
+      if (mine == null) {
+        req.fail("snapshot older than pruned versions");
         return;
       }
-    }
-    if (s < prunedBelow) {
-      done.accept(null); // the snapshot may have been pruned: the coordinator fails the transaction
-      return;
-    }
-    List<Item> items = new ArrayList<>();
-    for (String key : keys) {
-      Item.Builder item = Item.newBuilder().setKey(key);
-      store().newest(key, d -> d.getUt() <= s).ifPresent(d -> item.setFound(true).setValue(d.getValue()).setUt(d.getUt()));
-      items.add(item.build());
-    }
-    done.accept(items);
+      callAll(others, sliceReq, SliceReply.class, others.size(), Duration.ofMillis(500)).retryOnTimeout()
+          .onQuorum(replies -> {
+            RotxReply.Builder reply = RotxReply.newBuilder().addAllItems(mine).setGst(s);
+            replies.values().forEach(r -> reply.addAllItems(r.getItemsList()));
+            req.reply(reply.build());
+          })
+          .onFailure(f -> req.fail(f.reason()));
+    });
   }
 
-  private void onSliceReply(SliceReply m, NodeId from) {
-    collect(m.getId(), from.partition(), m.getItemsCount() == 0 ? null : m.getItemsList());
+  private void onSlice(Request<SliceReq> req) {
+    pacer.busy();
+    slice(req.body().getKeysList(), req.body().getSnapshot(), items -> {
+      if (items == null) {
+        req.fail("snapshot older than pruned versions");
+      } else {
+        req.reply(SliceReply.newBuilder().addAllItems(items).build());
+      }
+    });
   }
 
-  private void collect(long id, int slice, List<Item> items) {
-    Rotx t = rotxs.get(id);
-    if (t == null || t.waiting().remove(slice) == null) {
-      return; // coordinated by an earlier incarnation of this server, or already failed
-    }
-    if (items == null) {
-      rotxs.remove(id);
-      t.req().fail("snapshot older than pruned versions");
+  /** Slice of the keys hosted here: VV[m] = max(VV[m], S) so later local PUTs get ut > S; wait until VV >= S; read. */
+  private void slice(List<String> keys, long s, Consumer<List<Item>> done) {
+    List<String> mine = keys.stream().filter(k -> topology().partitionOf(k) == partition()).toList();
+    if (mine.isEmpty()) {
+      done.accept(List.of());
       return;
     }
-    t.items().addAll(items);
-    if (t.waiting().isEmpty()) {
-      rotxs.remove(id);
-      t.req().reply(RotxReply.newBuilder().addAllItems(t.items()).setGst(t.gst()).build());
-    }
+    vv[dc()] = Math.max(vv[dc()], s);
+    waitUntil(() -> Arrays.stream(vv).allMatch(t -> t >= s), () -> { // "wait until VV >= S"
+      if (s < prunedBelow) {
+        done.accept(null); // the snapshot may have been pruned: the coordinator fails the transaction
+        return;
+      }
+      List<Item> items = new ArrayList<>();
+      for (String key : mine) {
+        Item.Builder item = Item.newBuilder().setKey(key);
+        store().newest(key, d -> d.getUt() <= s).ifPresent(d -> item.setFound(true).setValue(d.getValue()).setUt(d.getUt()));
+        items.add(item.build());
+      }
+      done.accept(items);
+    });
   }
 }
