@@ -9,7 +9,6 @@ import java.util.TreeMap;
 import java.util.function.Predicate;
 import org.kvlab.api.Handlers;
 import org.kvlab.api.Invariants;
-import org.kvlab.api.Pacer;
 import org.kvlab.api.NodeId;
 import org.kvlab.api.Request;
 import org.kvlab.api.Server;
@@ -35,15 +34,8 @@ import org.kvlab.clock.HybridLogicalClock;
  * a dependency-free remote version becomes visible to GET only once DSV[sr] ≥ its ut (≈ one heartbeat + θ later),
  * instead of on arrival. Local versions stay immediately visible (Lemma 2, causal++).
  *
- * <p><b>Idle back-off</b> (not in the paper). Heartbeats and the DSV computation only make remote versions visible;
- * with no client operation they have nothing to do. A server is <i>engaged</i> until {@code activeUntil}:
- * {@code idleAfter} (default 1 s) after its last client request, Replicate or slice request, or the latest lease a
- * peer's Heartbeat or VvReport carried (so one client operation anywhere engages the whole cluster within a few
- * message delays). Engaged, it runs Alg 5.3 every Δ / θ; idle, every {@code idleInterval} (default 1 s). Safety does
- * not depend on these periods. The staleness this adds: a cluster goes idle only {@code idleAfter} after its last
- * operation, when the DSV has long passed every version, so no version is hidden by it; at the first request after
- * idleness the DSV lags the clock by up to {@code idleInterval} until the wake-up has crossed the cluster (a few
- * message delays plus one θ: the first request makes its server run both steps at once).
+ * <p>Alg 5.3 runs on a paced timer: every Δ / θ while clients are active, every {@code idleInterval} when the
+ * cluster is idle (the framework's idle back-off, docs/protocols.md; safety does not depend on the periods).
  */
 final class CausalSpartanXServer extends Server<Record> {
   /** Which GET visibility rule to use: the correct one, or deliberately different ones for tests. */
@@ -61,11 +53,7 @@ final class CausalSpartanXServer extends Server<Record> {
   private long pruneLagTs;
   private long heartbeatMillis;
   private long dsvMicros;
-  private Duration idleAfter;
-  private Duration fastPeriod;    // min(Δ, θ): the pace while engaged
-  private Duration idlePeriod;    // the pace while idle (never below fastPeriod)
   private long lastDsvStep;       // nowMicros() when computeDsv last ran
-  private Pacer pacer;
 
   CausalSpartanXServer(Variant variant) {
     this.variant = variant;
@@ -79,19 +67,13 @@ final class CausalSpartanXServer extends Server<Record> {
     on.message(Replicate.class, this::onReplicate);
     on.message(Heartbeat.class, this::onHeartbeat);
     on.message(VvReport.class, this::onVvReport);
-    on.call(SliceReq.class, req -> {
-      pacer.busy();
-      req.reply(slice(req.body()));
-    });
+    on.call(SliceReq.class, req -> req.reply(slice(req.body())));
     Duration delta = params().duration("heartbeat", Duration.ofMillis(10));
     Duration theta = params().duration("dsvInterval", Duration.ofMillis(5));
     heartbeatMillis = delta.toMillis();
     dsvMicros = theta.toNanos() / 1000;
-    idleAfter = params().duration("idleAfter", Duration.ofSeconds(1));
-    fastPeriod = delta.compareTo(theta) < 0 ? delta : theta;
-    Duration idle = params().duration("idleInterval", Duration.ofSeconds(1));
-    idlePeriod = idle.compareTo(fastPeriod) > 0 ? idle : fastPeriod;
-    Invariants.check(!fastPeriod.isNegative() && !fastPeriod.isZero(), "heartbeat and dsvInterval must be positive");
+    on.every(delta.compareTo(theta) < 0 ? delta : theta, params().duration("idleInterval", Duration.ofSeconds(1)),
+        params().duration("idleAfter", Duration.ofSeconds(1)), this::step);
   }
 
   @Override
@@ -106,14 +88,11 @@ final class CausalSpartanXServer extends Server<Record> {
     pruneLagTs = params().duration("pruneLag", Duration.ofSeconds(1)).toMillis() << HybridLogicalClock.C_BITS;
     state = slot(NodeState.getDefaultInstance());
     recover();
-    pacer = new Pacer(context(), fastPeriod, idlePeriod, idleAfter, this::step);
-    pacer.start(); // engaged from the start, as before the back-off existed
   }
 
-  // ---------------------------------------------------------------- idle back-off (class comment)
-
-  /** One Pacer runs the heartbeat (every Δ) and the DSV computation (every θ); fast while engaged. */
-  private void step(long now) {
+  /** Every min(Δ, θ) (while engaged): the heartbeat (every Δ) and the DSV computation (every θ). */
+  private void step() {
+    long now = nowMicros();
     heartbeat(heartbeatMillis);
     if (now - lastDsvStep >= dsvMicros) {
       lastDsvStep = now;
@@ -170,7 +149,6 @@ final class CausalSpartanXServer extends Server<Record> {
 
   /** GET: Alg 5.2 lines 1–5. */
   private void onGet(Request<GetReq> req) {
-    pacer.busy();
     GetReq g = req.body();
     for (int i = 0; i < Math.min(dsv.length, g.getDsvCount()); i++) {                     // line 2 (Deps.maxInto,
       dsv[i] = Math.max(dsv[i], g.getDsv(i));                                             //   without boxing)
@@ -198,7 +176,6 @@ final class CausalSpartanXServer extends Server<Record> {
 
   /** PUT: Alg 5.2 lines 6–19. Wait-free: never waits on the physical clock. */
   private void onPut(Request<PutReq> req) {
-    pacer.busy();
     PutReq p = req.body();
     Deps.checkOnePerDc(p.getDsList(), dsv.length);
     long dt = dsv[dc()];
@@ -243,7 +220,6 @@ final class CausalSpartanXServer extends Server<Record> {
     store().put(m.getKey(), d);                                                           // line 21
     vv[from.dc()] = Math.max(vv[from.dc()], d.getUt());                                   // line 22 (FIFO: monotone)
     prune(m.getKey());
-    pacer.busy();
   }
 
   // ---------------------------------------------------------------- Alg 5.3: heartbeats and DSV
@@ -254,14 +230,13 @@ final class CausalSpartanXServer extends Server<Record> {
     if (now() - lastReplicateSentMillis >= deltaMillis && now() - lastHeartbeatMillis >= deltaMillis) {
       lastHeartbeatMillis = now();
       long t = issued(hlc.now());                                                         // updateHLC(), lines 10–14
-      sendToPeers(Heartbeat.newBuilder().setTime(t).setActiveUntil(pacer.lease()).build());
+      sendToPeers(Heartbeat.newBuilder().setTime(t).build());
     }
   }
 
   /** ⟨Heartbeat hlc⟩ from p^k_n: VV[k] ← hlc. */
   private void onHeartbeat(Heartbeat h, NodeId from) {
     vv[from.dc()] = Math.max(vv[from.dc()], h.getTime());
-    pacer.engage(h.getActiveUntil());
   }
 
   /** Every θ: DSV ← max(DSV, entry-wise min over the partitions of DC m of their VV) (all-to-all exchange). */
@@ -285,7 +260,7 @@ final class CausalSpartanXServer extends Server<Record> {
     for (long t : dsv) {
       b.addDsv(t);
     }
-    VvReport report = b.setActiveUntil(pacer.lease()).build();
+    VvReport report = b.build();
     for (NodeId other : topology().datacenter(dc())) {
       if (!other.equals(self())) {
         send(other, report);
@@ -305,7 +280,6 @@ final class CausalSpartanXServer extends Server<Record> {
       reported[i] = r.getDsv(i);
     }
     partitionDsv[from.partition()] = reported; // FIFO: latest
-    pacer.engage(r.getActiveUntil());
   }
 
   // ---------------------------------------------------------------- Alg 5.4: read-only transactions
@@ -316,7 +290,6 @@ final class CausalSpartanXServer extends Server<Record> {
    * resent, as a late slice may find the versions of its snapshot pruned.
    */
   private void onRotx(Request<RotxReq> req) {
-    pacer.busy();
     RotxReq q = req.body();
     Deps.maxInto(dsv, q.getDsvList());                                                   // line 10: max(DSV, dsv,
     for (DcTime e : q.getDsList()) {
