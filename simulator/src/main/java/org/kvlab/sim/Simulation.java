@@ -2,7 +2,6 @@ package org.kvlab.sim;
 
 import com.google.protobuf.ByteString;
 import com.google.protobuf.Message;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -37,7 +36,6 @@ import org.kvlab.host.ProtocolHost;
 import org.kvlab.history.Operation;
 import org.kvlab.store.Durability;
 import org.kvlab.store.KitState;
-import org.kvlab.store.VersionedStore;
 import org.slf4j.Logger;
 import org.slf4j.helpers.NOPLogger;
 import org.kvlab.wire.Kit;
