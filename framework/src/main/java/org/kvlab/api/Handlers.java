@@ -33,8 +33,8 @@ public interface Handlers {
   /**
    * Runs {@code task} with an idle back-off owned by the framework: every {@code fast} period (positive) while this
    * node is engaged, every {@code idle} period (raised to {@code fast} if shorter) otherwise, at multiples of it on
-   * the node's clock. The node is engaged for {@code idleAfter} after each of its client requests and while any
-   * server is (the framework tells the other servers on its own peer frames, never in the protocol's messages); an
+   * the node's clock. The node is engaged for {@code idleAfter} after each of its client requests, while one is
+   * unanswered, and while any server is (the framework tells the other servers on its own peer frames, never in the protocol's messages); an
    * idle node that becomes engaged runs the task at once. For timer messages that only matter while clients are
    * active (heartbeats, stable-time reports); the first run is one fast period after the node starts, engaged.
    */

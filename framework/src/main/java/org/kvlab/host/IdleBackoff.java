@@ -1,20 +1,25 @@
 package org.kvlab.host;
 
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.LongConsumer;
 import org.kvlab.api.Pacer;
+import org.kvlab.api.Request;
 import org.kvlab.api.ServerContext;
+import org.kvlab.api.Timer;
 
 /**
  * The idle back-off of a node's paced periodic tasks ({@code Handlers.every(fast, idle, idleAfter, task)}), kept by
  * the host so that no protocol message carries it. A task runs every {@code fast} period while the node is
  * <i>engaged</i> and every {@code idle} period otherwise ({@link Pacer}). The node is engaged for {@code idleAfter}
- * after each of its own client requests, and until the latest activity lease a peer announced. A node announces its
- * lease to every other server in a kit frame (LEASE, on the peer channel) when a client request finds it idle, and
- * then at most once per half {@code idleAfter} while requests keep coming: an idle cluster sends none, and one client
- * operation anywhere engages every server one message delay later. One event-loop thread only.
+ * after each of its own client requests and while one is unanswered (a request that waits, e.g. for a stable time
+ * the timer messages advance, keeps the cluster at full pace), and until the latest activity lease a peer announced.
+ * A node announces its lease to every other server in a kit frame (LEASE, on the peer channel) when a client request
+ * finds it idle, and then at most once per half {@code idleAfter} while it stays engaged by its own requests: an idle
+ * cluster sends none, and one client operation anywhere engages every server one message delay later. One
+ * event-loop thread only.
  */
 final class IdleBackoff {
   private final ServerContext context;
@@ -22,6 +27,8 @@ final class IdleBackoff {
   private final List<Pacer> pacers = new ArrayList<>();
   private long announceEveryMicros = Long.MAX_VALUE;
   private long announced; // the last lease announced (microseconds on this node's clock)
+  private final ArrayDeque<Request<?>> open = new ArrayDeque<>(); // client requests, some perhaps answered
+  private Timer openCheck; // while some are open: every half idleAfter
 
   /** @param announce sends a lease (microseconds on this node's clock) to every other server */
   IdleBackoff(ServerContext context, LongConsumer announce) {
@@ -41,11 +48,31 @@ final class IdleBackoff {
     }
   }
 
-  /** A client request arrived: engaged for {@code idleAfter}; the lease goes to the peers if they may not know it. */
-  void clientRequest() {
-    if (pacers.isEmpty()) {
-      return;
+  /** A client request arrived: engaged for {@code idleAfter} and while it is unanswered. */
+  void clientRequest(Request<?> request) {
+    if (pacers.isEmpty() || announceEveryMicros <= 0) {
+      return; // no paced timer, or idleAfter 0 (never engaged by requests)
     }
+    while (!open.isEmpty() && open.peekFirst().answered()) {
+      open.removeFirst();
+    }
+    open.addLast(request);
+    if (openCheck == null) {
+      openCheck = context.after(Duration.ofNanos(announceEveryMicros * 1000), this::checkOpen);
+    }
+    busy();
+  }
+
+  private void checkOpen() {
+    open.removeIf(Request::answered);
+    openCheck = open.isEmpty() ? null : context.after(Duration.ofNanos(announceEveryMicros * 1000), this::checkOpen);
+    if (!open.isEmpty()) {
+      busy();
+    }
+  }
+
+  /** Engaged for {@code idleAfter} from now; the lease goes to the peers if they may not know it. */
+  private void busy() {
     long lease = 0;
     for (Pacer p : pacers) {
       p.busy();

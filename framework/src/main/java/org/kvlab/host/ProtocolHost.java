@@ -203,7 +203,7 @@ public final class ProtocolHost implements ServerContext {
     handled[t]++;
     enter(REQUEST, t, null);
     try {
-      backoff.clientRequest();
+      backoff.clientRequest(req);
       handler.handle(req);
     } catch (RuntimeException e) {
       driver.failed("handler of " + typeNames[t], e, req);
