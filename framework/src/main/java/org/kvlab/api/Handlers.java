@@ -30,6 +30,19 @@ public interface Handlers {
    */
   void every(Duration period, Runnable task);
 
+  /**
+   * Runs {@code task} with an idle back-off owned by the framework: every {@code fast} period (positive) while this
+   * node is engaged, every {@code idle} period (raised to {@code fast} if shorter) otherwise, at multiples of it on
+   * the node's clock. The node is engaged for {@code idleAfter} after each of its client requests, while one is
+   * unanswered, and while any server is (the framework tells the other servers on its own peer frames, never in the protocol's messages); an
+   * idle node that becomes engaged runs the task at once. For timer messages that only matter while clients are
+   * active (heartbeats, stable-time reports); the first run is one fast period after the node starts, engaged.
+   */
+  default void every(Duration fast, Duration idle, Duration idleAfter, Runnable task) {
+    throw new UnsupportedOperationException("paced timers are part of the protocol kit, which this "
+        + getClass().getName() + " does not implement. Fix: run the server on the runtime or the simulator");
+  }
+
   @FunctionalInterface
   interface RequestHandler<Q extends Message> {
     void handle(Request<Q> request);

@@ -11,7 +11,8 @@ import java.util.function.LongConsumer;
  * and until any lease it heard from a peer ({@link #engage(long)}); timer messages carry {@link #lease()} so one
  * client operation anywhere wakes the whole cluster within a few message delays. An idle server that becomes
  * engaged runs its step at once. Uses only the server's context (time and timers), so the simulator replays it;
- * one event-loop thread only. GentleRain and CausalSpartanX use it (docs/protocols.md, "idle back-off").
+ * one event-loop thread only. The host runs paced timers ({@link Handlers#every(Duration, Duration, Duration, Runnable)})
+ * with it, carrying the leases on its own peer frames; a protocol normally uses that instead.
  *
  * <pre>{@code
  * pacer = new Pacer(context(), Duration.ofMillis(5), Duration.ofSeconds(1), Duration.ofSeconds(1), now -> heartbeat());

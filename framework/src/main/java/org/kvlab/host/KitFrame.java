@@ -4,7 +4,7 @@ import com.google.protobuf.Message;
 
 /**
  * A framework-owned message between two servers' hosts: a call or its answer, a forwarded client request or its
- * answer. The runtime carries it on the peer channel as {@code org.kvlab.wire.Kit} (a Data message of type
+ * answer, or an activity lease ({@code IdleBackoff}: then {@code seq} is the lease, microseconds on the sender's clock). The runtime carries it on the peer channel as {@code org.kvlab.wire.Kit} (a Data message of type
  * {@link #WIRE_TYPE}); the simulator carries the object through its network model like any message.
  *
  * @param kind what it is
@@ -22,7 +22,7 @@ public record KitFrame(Kind kind, long run, long seq, long incarnation, Message 
   /** The Data type the runtime's peer channels carry kit frames as (protocol types are small positions). */
   public static final int WIRE_TYPE = Integer.MAX_VALUE;
 
-  public enum Kind { CALL, CALL_REPLY, FORWARD, FORWARD_REPLY }
+  public enum Kind { CALL, CALL_REPLY, FORWARD, FORWARD_REPLY, LEASE }
 
   /** Whether this answers a call or a forward. */
   public boolean isAnswer() {

@@ -72,6 +72,7 @@ public final class ProtocolHost implements ServerContext {
   private final long[] handled;
   private final Handlers.RequestHandler<?>[] requestHandlers;
   private final Handlers.RequestHandler<?>[] callHandlers;
+  private final IdleBackoff backoff = new IdleBackoff(this, this::announceLease);
   private final Handlers.MessageHandler<?>[] messageHandlers;
   private final List<Periodic> periodics = new ArrayList<>();
   private final long incarnation;
@@ -153,6 +154,11 @@ public final class ProtocolHost implements ServerContext {
         Invariants.check(!period.isNegative() && !period.isZero(), "timer period must be positive, got %s", period);
         periodics.add(new Periodic(period, task));
       }
+
+      @Override
+      public void every(Duration fast, Duration idle, Duration idleAfter, Runnable task) {
+        backoff.add(fast, idle, idleAfter, task);
+      }
     });
   }
 
@@ -169,6 +175,7 @@ public final class ProtocolHost implements ServerContext {
     for (Periodic p : periodics) {
       every(p.period(), p.task());
     }
+    backoff.start();
   }
 
   public Server<?> server() {
@@ -196,6 +203,7 @@ public final class ProtocolHost implements ServerContext {
     handled[t]++;
     enter(REQUEST, t, null);
     try {
+      backoff.clientRequest(req);
       handler.handle(req);
     } catch (RuntimeException e) {
       driver.failed("handler of " + typeNames[t], e, req);
@@ -223,6 +231,7 @@ public final class ProtocolHost implements ServerContext {
       case CALL -> onCall(f, from);
       case FORWARD -> onForwarded(f, from);
       case CALL_REPLY, FORWARD_REPLY -> onAnswer(f, from);
+      case LEASE -> runEvent(PERIODIC, () -> backoff.peerLease(f.seq()));
       default -> throw new IllegalArgumentException("unknown kit frame " + f.kind());
     }
   }
@@ -459,6 +468,19 @@ public final class ProtocolHost implements ServerContext {
       hold(to, null, frame);
     } else {
       driver.sendKit(to, frame);
+    }
+  }
+
+  /** Tells every other server that this node is engaged until {@code lease} ({@link IdleBackoff}). */
+  private void announceLease(long lease) {
+    for (NodeId n : env.topology().allNodes()) {
+      if (!n.equals(env.self())) {
+        try {
+          sendKit(n, new KitFrame(KitFrame.Kind.LEASE, run, lease, incarnation, null, null, false, false));
+        } catch (BackPressureException e) {
+          env.metrics().count("kit.leasesDropped"); // the peer is down or slow: its own pace is not urgent
+        }
+      }
     }
   }
 

@@ -15,7 +15,9 @@ final class KitWire {
         .setRun(f.run())
         .setSeq(f.seq())
         .setIncarnation(f.incarnation());
-    if (f.error() != null) {
+    if (f.kind() == KitFrame.Kind.LEASE) {
+      return k.build();
+    } else if (f.error() != null) {
       k.setIsError(true).setError(f.error()).setOutcomeUnknown(f.unknown()).setOverloaded(f.overloaded());
     } else {
       k.setType(types.idOf(f.body().getClass())).setBody(f.body().toByteString());
@@ -28,6 +30,9 @@ final class KitWire {
       throw new IllegalArgumentException("unknown kit frame kind " + k.getKindValue());
     }
     KitFrame.Kind kind = KitFrame.Kind.values()[k.getKindValue()];
+    if (kind == KitFrame.Kind.LEASE) {
+      return new KitFrame(kind, k.getRun(), k.getSeq(), k.getIncarnation(), null, null, false, false);
+    }
     if (k.getIsError()) {
       if (kind == KitFrame.Kind.CALL || kind == KitFrame.Kind.FORWARD) {
         throw new IllegalArgumentException("a " + kind + " without a body");

@@ -1,7 +1,6 @@
 package org.kvlab.protocols.causalspartanx;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -10,10 +9,10 @@ import java.util.TreeMap;
 import java.util.function.Predicate;
 import org.kvlab.api.Handlers;
 import org.kvlab.api.Invariants;
-import org.kvlab.api.Pacer;
 import org.kvlab.api.NodeId;
 import org.kvlab.api.Request;
 import org.kvlab.api.Server;
+import org.kvlab.api.Slot;
 import org.kvlab.clock.HybridLogicalClock;
 
 /**
@@ -35,15 +34,8 @@ import org.kvlab.clock.HybridLogicalClock;
  * a dependency-free remote version becomes visible to GET only once DSV[sr] ≥ its ut (≈ one heartbeat + θ later),
  * instead of on arrival. Local versions stay immediately visible (Lemma 2, causal++).
  *
- * <p><b>Idle back-off</b> (not in the paper). Heartbeats and the DSV computation only make remote versions visible;
- * with no client operation they have nothing to do. A server is <i>engaged</i> until {@code activeUntil}:
- * {@code idleAfter} (default 1 s) after its last client request, Replicate or slice request, or the latest lease a
- * peer's Heartbeat or VvReport carried (so one client operation anywhere engages the whole cluster within a few
- * message delays). Engaged, it runs Alg 5.3 every Δ / θ; idle, every {@code idleInterval} (default 1 s). Safety does
- * not depend on these periods. The staleness this adds: a cluster goes idle only {@code idleAfter} after its last
- * operation, when the DSV has long passed every version, so no version is hidden by it; at the first request after
- * idleness the DSV lags the clock by up to {@code idleInterval} until the wake-up has crossed the cluster (a few
- * message delays plus one θ: the first request makes its server run both steps at once).
+ * <p>Alg 5.3 runs on a paced timer: every Δ / θ while clients are active, every {@code idleInterval} when the
+ * cluster is idle (the framework's idle back-off, docs/protocols.md; safety does not depend on the periods).
  */
 final class CausalSpartanXServer extends Server<Record> {
   /** Which GET visibility rule to use: the correct one, or deliberately different ones for tests. */
@@ -59,28 +51,9 @@ final class CausalSpartanXServer extends Server<Record> {
   private long lastHeartbeatMillis;
   private long lastIssued;        // for the HLC-monotone invariant
   private long pruneLagTs;
-  private final Map<Long, PendingTx> pending = new HashMap<>();
-  private long nextTx;
   private long heartbeatMillis;
   private long dsvMicros;
-  private Duration idleAfter;
-  private Duration fastPeriod;    // min(Δ, θ): the pace while engaged
-  private Duration idlePeriod;    // the pace while idle (never below fastPeriod)
   private long lastDsvStep;       // nowMicros() when computeDsv last ran
-  private Pacer pacer;
-
-  /** A ROTX this server coordinates: Alg 5.4 lines 11–18 state. */
-  private static final class PendingTx {
-    final Request<RotxReq> req;
-    final Map<String, KeyValue> vset = new HashMap<>();
-    final TreeMap<Integer, Long> ds;
-    int waiting;
-
-    PendingTx(Request<RotxReq> req, TreeMap<Integer, Long> ds) {
-      this.req = req;
-      this.ds = ds;
-    }
-  }
 
   CausalSpartanXServer(Variant variant) {
     this.variant = variant;
@@ -94,17 +67,13 @@ final class CausalSpartanXServer extends Server<Record> {
     on.message(Replicate.class, this::onReplicate);
     on.message(Heartbeat.class, this::onHeartbeat);
     on.message(VvReport.class, this::onVvReport);
-    on.message(SliceReq.class, this::onSliceReq);
-    on.message(SliceReply.class, this::onSliceReply);
+    on.call(SliceReq.class, req -> req.reply(slice(req.body())));
     Duration delta = params().duration("heartbeat", Duration.ofMillis(10));
     Duration theta = params().duration("dsvInterval", Duration.ofMillis(5));
     heartbeatMillis = delta.toMillis();
     dsvMicros = theta.toNanos() / 1000;
-    idleAfter = params().duration("idleAfter", Duration.ofSeconds(1));
-    fastPeriod = delta.compareTo(theta) < 0 ? delta : theta;
-    Duration idle = params().duration("idleInterval", Duration.ofSeconds(1));
-    idlePeriod = idle.compareTo(fastPeriod) > 0 ? idle : fastPeriod;
-    Invariants.check(!fastPeriod.isNegative() && !fastPeriod.isZero(), "heartbeat and dsvInterval must be positive");
+    on.every(delta.compareTo(theta) < 0 ? delta : theta, params().duration("idleInterval", Duration.ofSeconds(1)),
+        params().duration("idleAfter", Duration.ofSeconds(1)), this::step);
   }
 
   @Override
@@ -117,16 +86,13 @@ final class CausalSpartanXServer extends Server<Record> {
     partitionDsv = new long[topology().partitions()][m];
     pruneFloor = new long[m];
     pruneLagTs = params().duration("pruneLag", Duration.ofSeconds(1)).toMillis() << HybridLogicalClock.C_BITS;
-    nextTx = random().nextLong() & Long.MAX_VALUE;
+    state = slot(NodeState.getDefaultInstance());
     recover();
-    pacer = new Pacer(context(), fastPeriod, idlePeriod, idleAfter, this::step);
-    pacer.start(); // engaged from the start, as before the back-off existed
   }
 
-  // ---------------------------------------------------------------- idle back-off (class comment)
-
-  /** One Pacer runs the heartbeat (every Δ) and the DSV computation (every θ); fast while engaged. */
-  private void step(long now) {
+  /** Every min(Δ, θ) (while engaged): the heartbeat (every Δ) and the DSV computation (every θ). */
+  private void step() {
+    long now = nowMicros();
     heartbeat(heartbeatMillis);
     if (now - lastDsvStep >= dsvMicros) {
       lastDsvStep = now;
@@ -136,11 +102,9 @@ final class CausalSpartanXServer extends Server<Record> {
 
   // ---------------------------------------------------------------- crash recovery (not in the paper)
 
-  /** Store key of this node's own state: a Record whose ut is a sequence number, ds holds DSV, vv the HLC. */
-  static final String STATE_KEY = "\u0000causalspartanx/node-state";
   private static final long PERSIST_EVERY_MILLIS = 50;
+  private Slot<NodeState> state;  // DSV and HLC, persisted at most every 50 ms
   private long lastPersistMillis;
-  private long persistSeq;
 
   /**
    * A restarted node resumes from its last persisted DSV (at most 50 ms old), taking DSV[k] as a lower bound of
@@ -149,15 +113,16 @@ final class CausalSpartanXServer extends Server<Record> {
    * the versions such a snapshot needs. (Safe: every version counted in the persisted DSV was durably stored.)
    */
   private void recover() {
-    store().newest(STATE_KEY).ifPresent(st -> {
-      persistSeq = st.getUt();
-      st.getDsList().forEach(e -> dsv[e.getDc()] = Math.max(dsv[e.getDc()], e.getTime()));
-      for (int k = 0; k < vv.length; k++) {
-        vv[k] = dsv[k];
-      }
-      hlc = new HybridLogicalClock(clock(), Math.max(st.getVv(), dsv[dc()]));
-      lastIssued = hlc.current();
-    });
+    NodeState st = state.get();
+    if (st.getDsvCount() == 0) {
+      return; // a fresh store
+    }
+    for (int k = 0; k < vv.length; k++) {
+      dsv[k] = st.getDsv(k);
+      vv[k] = dsv[k];
+    }
+    hlc = new HybridLogicalClock(clock(), Math.max(st.getHlc(), dsv[dc()]));
+    lastIssued = hlc.current();
   }
 
   private void persistState() {
@@ -165,13 +130,11 @@ final class CausalSpartanXServer extends Server<Record> {
       return;
     }
     lastPersistMillis = now();
-    persistSeq = Math.max(persistSeq + 1, hlc.current());
-    Record.Builder state = Record.newBuilder().setUt(persistSeq).setSr(dc()).setVv(hlc.current());
-    for (int i = 0; i < dsv.length; i++) { // every datacenter's entry, in order
-      state.addDs(DcTime.newBuilder().setDc(i).setTime(dsv[i]));
+    NodeState.Builder b = NodeState.newBuilder().setHlc(hlc.current());
+    for (long t : dsv) { // every datacenter's entry, in order
+      b.addDsv(t);
     }
-    store().put(STATE_KEY, state.build());
-    store().prune(STATE_KEY, r -> true);
+    state.set(b.build());
   }
 
   /** Every HLC tick goes through here: asserts HLC monotonicity (§2.5). */
@@ -186,7 +149,6 @@ final class CausalSpartanXServer extends Server<Record> {
 
   /** GET: Alg 5.2 lines 1–5. */
   private void onGet(Request<GetReq> req) {
-    pacer.busy();
     GetReq g = req.body();
     for (int i = 0; i < Math.min(dsv.length, g.getDsvCount()); i++) {                     // line 2 (Deps.maxInto,
       dsv[i] = Math.max(dsv[i], g.getDsv(i));                                             //   without boxing)
@@ -214,7 +176,6 @@ final class CausalSpartanXServer extends Server<Record> {
 
   /** PUT: Alg 5.2 lines 6–19. Wait-free: never waits on the physical clock. */
   private void onPut(Request<PutReq> req) {
-    pacer.busy();
     PutReq p = req.body();
     Deps.checkOnePerDc(p.getDsList(), dsv.length);
     long dt = dsv[dc()];
@@ -259,7 +220,6 @@ final class CausalSpartanXServer extends Server<Record> {
     store().put(m.getKey(), d);                                                           // line 21
     vv[from.dc()] = Math.max(vv[from.dc()], d.getUt());                                   // line 22 (FIFO: monotone)
     prune(m.getKey());
-    pacer.busy();
   }
 
   // ---------------------------------------------------------------- Alg 5.3: heartbeats and DSV
@@ -270,14 +230,13 @@ final class CausalSpartanXServer extends Server<Record> {
     if (now() - lastReplicateSentMillis >= deltaMillis && now() - lastHeartbeatMillis >= deltaMillis) {
       lastHeartbeatMillis = now();
       long t = issued(hlc.now());                                                         // updateHLC(), lines 10–14
-      sendToPeers(Heartbeat.newBuilder().setTime(t).setActiveUntil(pacer.lease()).build());
+      sendToPeers(Heartbeat.newBuilder().setTime(t).build());
     }
   }
 
   /** ⟨Heartbeat hlc⟩ from p^k_n: VV[k] ← hlc. */
   private void onHeartbeat(Heartbeat h, NodeId from) {
     vv[from.dc()] = Math.max(vv[from.dc()], h.getTime());
-    pacer.engage(h.getActiveUntil());
   }
 
   /** Every θ: DSV ← max(DSV, entry-wise min over the partitions of DC m of their VV) (all-to-all exchange). */
@@ -301,7 +260,7 @@ final class CausalSpartanXServer extends Server<Record> {
     for (long t : dsv) {
       b.addDsv(t);
     }
-    VvReport report = b.setActiveUntil(pacer.lease()).build();
+    VvReport report = b.build();
     for (NodeId other : topology().datacenter(dc())) {
       if (!other.equals(self())) {
         send(other, report);
@@ -321,66 +280,54 @@ final class CausalSpartanXServer extends Server<Record> {
       reported[i] = r.getDsv(i);
     }
     partitionDsv[from.partition()] = reported; // FIFO: latest
-    pacer.engage(r.getActiveUntil());
   }
 
   // ---------------------------------------------------------------- Alg 5.4: read-only transactions
 
-  /** Coordinator: Alg 5.4 lines 9–18. One client round trip; slices answered in parallel, nothing blocks. */
+  /**
+   * Coordinator: Alg 5.4 lines 9–18. One client round trip; slices answered in parallel, nothing blocks. A slice
+   * not answered within {@code SLICE_TIMEOUT} fails the transaction (read-only, so it had no effect); it is not
+   * resent, as a late slice may find the versions of its snapshot pruned.
+   */
   private void onRotx(Request<RotxReq> req) {
-    pacer.busy();
     RotxReq q = req.body();
     Deps.maxInto(dsv, q.getDsvList());                                                   // line 10: max(DSV, dsv,
     for (DcTime e : q.getDsList()) {
       dsv[e.getDc()] = Math.max(dsv[e.getDc()], e.getTime());                            //          ds)
     }
-    long[] sv = dsv.clone();                                                              // line 12
-    PendingTx tx = new PendingTx(req, Deps.of(q.getDsList()));                           // lines 11, 17: ds starts at client's
-    Map<Integer, List<String>> byPartition = new TreeMap<>();
-    for (String k : q.getKeysList()) {
-      byPartition.computeIfAbsent(topology().partitionOf(k), p -> new ArrayList<>()).add(k);
+    TreeMap<Integer, Long> ds = Deps.of(q.getDsList());                                   // lines 11, 17: client's ds
+    Map<String, KeyValue> vset = new HashMap<>();
+    SliceReq s = SliceReq.newBuilder().addAllKeys(q.getKeysList()).addAllSv(Deps.toList(dsv)).build(); // line 12
+    List<NodeId> others = q.getKeysList().stream().map(topology()::partitionOf).filter(p -> p != partition())
+        .distinct().sorted().map(p -> topology().node(dc(), p)).toList();
+    if (q.getKeysList().stream().anyMatch(this::hostedHere)) {
+      collect(slice(s), vset, ds);
     }
-    long id = nextTx++;
-    tx.waiting = byPartition.size();
-    pending.put(id, tx);
-    for (Map.Entry<Integer, List<String>> e : byPartition.entrySet()) {                 // line 13, in parallel
-      SliceReq s = SliceReq.newBuilder().setTx(id).addAllKeys(e.getValue()).addAllSv(Deps.toList(sv)).build();
-      if (e.getKey() == partition()) {
-        onSliceReply(slice(s), self());
-      } else {
-        send(topology().node(dc(), e.getKey()), s);                                       // line 14
-      }
-    }
+    callAll(others, s, SliceReply.class, others.size(), SLICE_TIMEOUT)                   // lines 13–14, in parallel
+        .onQuorum(replies -> {
+          replies.values().forEach(r -> collect(r, vset, ds));
+          RotxReply.Builder reply = RotxReply.newBuilder();
+          q.getKeysList().stream().distinct().forEach(k -> reply.addValues(vset.get(k)));
+          req.reply(reply.addAllDsv(Deps.toList(dsv)).addAllDs(Deps.toProto(ds)).build()); // line 18
+        })
+        .onFailure(f -> req.fail("a slice did not answer: " + f));
   }
 
-  /** Lines 15–18: collect a slice's versions; when all are in, answer the client. */
-  private void onSliceReply(SliceReply r, NodeId from) {
-    PendingTx tx = pending.get(r.getTx());
-    if (tx == null) {
-      return; // a transaction of this node's previous incarnation (its client timed out)
-    }
-    r.getValuesList().forEach(kv -> tx.vset.put(kv.getKey(), kv));                     // line 16
-    Deps.maxDS(tx.ds, r.getDsList());                                                     // line 17
-    if (--tx.waiting == 0) {
-      pending.remove(r.getTx());
-      RotxReply.Builder reply = RotxReply.newBuilder();
-      tx.req.body().getKeysList().stream().distinct().forEach(k -> reply.addValues(tx.vset.get(k)));
-      tx.req.reply(reply.addAllDsv(Deps.toList(dsv)).addAllDs(Deps.toProto(tx.ds)).build()); // line 18
-    }
-  }
+  private static final Duration SLICE_TIMEOUT = Duration.ofSeconds(2);
 
-  private void onSliceReq(SliceReq s, NodeId from) {
-    pacer.busy();
-    send(from, slice(s));
+  /** Lines 15–17: collect a slice's versions. */
+  private static void collect(SliceReply r, Map<String, KeyValue> vset, TreeMap<Integer, Long> ds) {
+    r.getValuesList().forEach(kv -> vset.put(kv.getKey(), kv));                         // line 16
+    Deps.maxDS(ds, r.getDsList());                                                        // line 17
   }
 
   /** Slice: Alg 5.4 lines 20–24, for every key of the request hosted here. */
   private SliceReply slice(SliceReq s) {
     long[] sv = s.getSvList().stream().mapToLong(Long::longValue).toArray();
     dsv[dc()] = Math.max(dsv[dc()], sv[dc()]);                                            // line 21
-    SliceReply.Builder reply = SliceReply.newBuilder().setTx(s.getTx());
+    SliceReply.Builder reply = SliceReply.newBuilder();
     TreeMap<Integer, Long> ds = new TreeMap<>();
-    for (String k : s.getKeysList()) {
+    for (String k : s.getKeysList().stream().filter(this::hostedHere).toList()) {
       Optional<Record> d = store().newest(k, r -> stableUnder(r, sv));                   // line 22
       KeyValue.Builder kv = KeyValue.newBuilder().setKey(k);
       d.ifPresent(r -> {
@@ -390,6 +337,10 @@ final class CausalSpartanXServer extends Server<Record> {
       reply.addValues(kv);
     }
     return reply.addAllDs(Deps.toProto(ds)).build();                                     // line 24
+  }
+
+  private boolean hostedHere(String key) {
+    return topology().partitionOf(key) == partition();
   }
 
   /** Every ⟨i, h⟩ ∈ maxDS(d.ds, {⟨d.sr, d.ut⟩}) has h ≤ v[i] (local versions are not exempt). */

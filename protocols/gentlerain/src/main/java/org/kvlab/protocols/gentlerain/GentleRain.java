@@ -30,7 +30,7 @@ public final class GentleRain extends BaseProtocol {
         "heartbeat", "duration, default 10ms: a server with nothing to replicate sends its clock to its peers this often",
         "gstInterval", "duration, default 5ms: how often the partitions of a datacenter compute the global stable time",
         "pruneLag", "duration, default 1s: versions older than the stable time minus this are pruned",
-        "idleAfter", "duration, default 1s: with no client operation or replication for this long (anywhere in the"
+        "idleAfter", "duration, default 1s: with no client operation for this long (anywhere in the"
             + " cluster), heartbeats and the GST computation slow down to idleInterval",
         "idleInterval", "duration, default 1s: the heartbeat and GST period of an idle cluster (the first client"
             + " request restores heartbeat and gstInterval at once); set it to the heartbeat to turn the back-off off",

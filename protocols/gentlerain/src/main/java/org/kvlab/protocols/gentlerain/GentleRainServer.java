@@ -2,13 +2,11 @@ package org.kvlab.protocols.gentlerain;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
+import java.util.Arrays;
 import java.util.List;
-import java.util.Map;
 import java.util.function.Consumer;
 import org.kvlab.api.Handlers;
 import org.kvlab.api.Invariants;
-import org.kvlab.api.Pacer;
 import org.kvlab.api.NodeId;
 import org.kvlab.api.Request;
 import org.kvlab.api.Server;
@@ -18,19 +16,9 @@ import org.kvlab.api.Server;
  * ut exceeds the times of its dependencies; C2, when GST = T every version with ut <= T has arrived
  * here. Together they make "newest version that is local or has ut <= GST" causally safe.
  *
- * <p><b>Idle back-off</b> (not in the paper). Heartbeats and the GST tree only make remote versions visible
- * and let read-only transactions proceed; with no client operation they have nothing to do. A server is
- * <i>engaged</i> until {@code activeUntil}: {@code idleAfter} (default 1 s) after its last client request,
- * Replicate or slice request, or the latest lease a peer's Heartbeat, VVMessage or GSTMessage carried (so
- * one client operation anywhere engages the whole cluster within a few message delays). Engaged, the
- * server runs its heartbeat and GST steps every {@code heartbeat} / {@code gstInterval} as in the paper;
- * idle, both run every {@code idleInterval} (default 1 s). Safety does not depend on how often they run
- * (C1 and C2 hold for any heartbeat period). The staleness this adds: a cluster goes idle only
- * {@code idleAfter} after its last operation, when GST has long passed every version (GST lags the clock by
- * about one heartbeat plus two GST intervals and the one-way delays), so no version is hidden by it; at the
- * first request after idleness GST lags the clock by up to {@code idleInterval}, and a read-only
- * transaction that waits for GST waits until the wake-up has crossed the cluster (a few message delays
- * plus one GST interval), since the first request makes its server run both steps at once.
+ * <p>The heartbeat and GST steps run on a paced timer: at the paper's periods while clients are active, every
+ * {@code idleInterval} when the cluster is idle (the framework's idle back-off, docs/protocols.md; C1 and C2
+ * hold for any period).
  */
 class GentleRainServer extends Server<Record> {
   // All times are physical microseconds: ut is made strictly increasing per server (max(PC, VV[m] + 1)),
@@ -43,26 +31,17 @@ class GentleRainServer extends Server<Record> {
   private long lastSent;     // when the last replicate/heartbeat went to the peers
   private long prunedBelow;  // versions older than the newest with ut <= prunedBelow may be gone
   private long[][] childVv;  // GST tree: last VVMessage of each child (null until heard)
-  private final Map<Long, Rotx> rotxs = new HashMap<>();
+  private long lastGstStep;  // when the GST step last ran
   private long heartbeatMicros;
   private long pruneLag;
   private long gstMicros;
-  private Duration idleAfter;
-  private Duration fastPeriod;    // min(heartbeat, gstInterval): the pace while engaged
-  private Duration idlePeriod;    // the pace while idle (never below fastPeriod)
-  private long lastGstStep;       // when the GST step last ran
-  private Pacer pacer;
-
-  /** A read-only transaction this server coordinates: the request, items so far, slices still out (partition to keys). */
-  private record Rotx(Request<RotxReq> req, List<Item> items, Map<Integer, List<String>> waiting, long snapshot, long gst) {}
 
   @Override
   protected void register(Handlers on) {
     on.request(GetReq.class, this::onGet);
     on.request(PutReq.class, this::onPut);
     on.request(RotxReq.class, this::onRotx);
-    on.message(SliceReq.class, this::onSlice);
-    on.message(SliceReply.class, this::onSliceReply);
+    on.call(SliceReq.class, this::onSlice);
     on.message(Replicate.class, this::onReplicate);
     on.message(Heartbeat.class, this::onHeartbeat);
     on.message(VVMessage.class, this::onVv);
@@ -72,11 +51,8 @@ class GentleRainServer extends Server<Record> {
     heartbeatMicros = micros(heartbeat);
     gstMicros = micros(gstInterval);
     pruneLag = micros(params().duration("pruneLag", Duration.ofSeconds(1)));
-    idleAfter = params().duration("idleAfter", Duration.ofSeconds(1));
-    fastPeriod = heartbeat.compareTo(gstInterval) < 0 ? heartbeat : gstInterval;
-    Duration idle = params().duration("idleInterval", Duration.ofSeconds(1));
-    idlePeriod = idle.compareTo(fastPeriod) > 0 ? idle : fastPeriod;
-    Invariants.check(!fastPeriod.isNegative() && !fastPeriod.isZero(), "heartbeat and gstInterval must be positive");
+    on.every(heartbeat.compareTo(gstInterval) < 0 ? heartbeat : gstInterval, params().duration("idleInterval",
+        Duration.ofSeconds(1)), params().duration("idleAfter", Duration.ofSeconds(1)), this::step);
   }
 
   @Override
@@ -87,14 +63,11 @@ class GentleRainServer extends Server<Record> {
     // After a crash VV[m] is lost: start it past anything this server may have promised before (a
     // snapshot time may exceed the clock), so new versions still get fresh, larger update times.
     vv[dc()] = nowMicros() + (store().keyCount() > 0 ? micros(params().duration("recoveryMargin", Duration.ofMillis(250))) : 0);
-    pacer = new Pacer(context(), fastPeriod, idlePeriod, idleAfter, this::step);
-    pacer.start(); // engaged from the start, as before the back-off existed
   }
 
-  // ------------------------------------------------------------------------------------------------
-  // Idle back-off (class comment): one Pacer runs the heartbeat and GST steps, fast while engaged.
-
-  private void step(long now) {
+  /** Every min(heartbeat, gstInterval) (while engaged): the heartbeat step, and the GST step when it is due. */
+  private void step() {
+    long now = nowMicros();
     onHeartbeatTimer();
     if (now - lastGstStep >= gstMicros) {
       lastGstStep = now;
@@ -108,7 +81,6 @@ class GentleRainServer extends Server<Record> {
 
   /** GET(k) (Alg 8.1): GST = max(GST, gst); newest version with sr == m or ut <= GST ("<=" per errata, §10). */
   private void onGet(Request<GetReq> req) {
-    pacer.busy();
     raiseGst(req.body().getGst());
     GetReply.Builder reply = GetReply.newBuilder().setGst(gst);
     store().newest(req.body().getKey(), this::visible)
@@ -128,13 +100,11 @@ class GentleRainServer extends Server<Record> {
    * reader of this local version learns a GST that covers the remote versions it depends on.
    */
   private void onPut(Request<PutReq> req) {
-    pacer.busy();
+    waitUntilClock(req.body().getDt() + 1, () -> put(req)); // "wait until PC > dt"
+  }
+
+  private void put(Request<PutReq> req) {
     long dt = req.body().getDt();
-    long wait = dt - nowMicros();
-    if (wait >= 0) {
-      after(Duration.ofNanos((wait + 1) * 1000), () -> onPut(req)); // "wait until PC > dt"
-      return;
-    }
     raiseGst(req.body().getGst());
     String key = req.body().getKey();
     long ut = Math.max(nowMicros(), vv[dc()] + 1);
@@ -155,12 +125,10 @@ class GentleRainServer extends Server<Record> {
     store().put(m.getKey(), m.getRecord());
     heardFrom(from.dc(), m.getRecord().getUt());
     prune(m.getKey());
-    pacer.busy();
   }
 
   private void onHeartbeat(Heartbeat m, NodeId from) {
     heardFrom(from.dc(), m.getTime());
-    pacer.engage(m.getActiveUntil());
   }
 
   private void heardFrom(int k, long t) {
@@ -176,7 +144,7 @@ class GentleRainServer extends Server<Record> {
     }
     vv[dc()] = Math.max(vv[dc()], now); // later PUTs get ut > VV[m]
     heard[dc()] = true;
-    sendToPeers(Heartbeat.newBuilder().setTime(vv[dc()]).setActiveUntil(pacer.lease()).build());
+    sendToPeers(Heartbeat.newBuilder().setTime(vv[dc()]).build());
     lastSent = now;
   }
 
@@ -209,7 +177,7 @@ class GentleRainServer extends Server<Record> {
       }
       adoptTreeGst(newGst);
     } else {
-      VVMessage.Builder m = VVMessage.newBuilder().setActiveUntil(pacer.lease());
+      VVMessage.Builder m = VVMessage.newBuilder();
       for (long t : min) {
         m.addVvItem(t);
       }
@@ -219,19 +187,17 @@ class GentleRainServer extends Server<Record> {
 
   private void onVv(VVMessage m, NodeId from) {
     childVv[children().indexOf(from.partition())] = m.getVvItemList().stream().mapToLong(Long::longValue).toArray();
-    pacer.engage(m.getActiveUntil());
   }
 
   private void onGst(GSTMessage m, NodeId from) {
     adoptTreeGst(m.getGst());
-    pacer.engage(m.getActiveUntil());
   }
 
   /** GST from the tree: adopt it and push it down to the children. */
   private void adoptTreeGst(long newGst) {
     raiseGst(newGst);
     for (int c : children()) {
-      send(new NodeId(dc(), c), GSTMessage.newBuilder().setGst(gst).setActiveUntil(pacer.lease()).build());
+      send(new NodeId(dc(), c), GSTMessage.newBuilder().setGst(gst).build());
     }
   }
 
@@ -261,90 +227,67 @@ class GentleRainServer extends Server<Record> {
 
   // ------------------------------------------------------------------------------------------------
   // Read-only transactions (GET-ROTX, seed 003 §3 / §5.5.5, without the Eiger fallback): the coordinator
-  // waits (deferred) until GST >= the client's DT, takes S = GST as the snapshot time, and every slice
-  // returns, per key, the newest version with ut <= S. C2 makes S complete at every slice; the slice's
-  // own VV check is a guard for slices whose VV restarted after a crash.
+  // waits until GST >= the client's DT, takes S = GST as the snapshot time, and every slice returns, per
+  // key, the newest version with ut <= S. C2 makes S complete at every slice; the slice's own VV check is a
+  // guard for slices whose VV restarted after a crash. A slice's server may crash: the call is resent.
 
   private void onRotx(Request<RotxReq> req) {
-    pacer.busy();
     raiseGst(req.body().getGst());
-    if (gst < req.body().getDt()) {
-      after(Duration.ofMillis(1), () -> onRotx(req)); // "wait until GST >= dt"
-      return;
-    }
-    long snapshot = gst;
-    Map<Integer, List<String>> byPartition = new HashMap<>();
-    for (String k : req.body().getKeysList()) {
-      byPartition.computeIfAbsent(topology().partitionOf(k), p -> new ArrayList<>()).add(k);
-    }
-    long id = random().nextLong();
-    rotxs.put(id, new Rotx(req, new ArrayList<>(), byPartition, snapshot, gst));
-    sendSlices(id);
+    long dt = req.body().getDt();
+    waitUntil(() -> gst >= dt, () -> rotx(req)); // "wait until GST >= dt"
   }
 
-  /** Asks every slice that has not answered; again after a while, as a slice's server may have crashed. */
-  private void sendSlices(long id) {
-    Rotx t = rotxs.get(id);
-    if (t == null) {
-      return;
-    }
-    for (Map.Entry<Integer, List<String>> e : new ArrayList<>(t.waiting().entrySet())) {
-      if (e.getKey() == partition()) {
-        slice(e.getValue(), t.snapshot(), items -> collect(id, partition(), items));
-      } else {
-        send(new NodeId(dc(), e.getKey()),
-            SliceReq.newBuilder().setId(id).addAllKeys(e.getValue()).setSnapshot(t.snapshot()).build());
-      }
-    }
-    after(Duration.ofMillis(500), () -> sendSlices(id));
-  }
-
-  private void onSlice(SliceReq m, NodeId from) {
-    pacer.busy();
-    slice(m.getKeysList(), m.getSnapshot(), items -> send(from,
-        SliceReply.newBuilder().setId(m.getId()).addAllItems(items == null ? List.of() : items).build()));
-  }
-
-  /** Slice: VV[m] = max(VV[m], S) so later local PUTs get ut > S; wait until every peer's VV >= S; read. */
-  private void slice(List<String> keys, long s, Consumer<List<Item>> done) {
-    vv[dc()] = Math.max(vv[dc()], s);
-    for (int k = 0; k < vv.length; k++) {
-      if (vv[k] < s) {
-        after(Duration.ofMillis(1), () -> slice(keys, s, done)); // "wait until VV >= S"
+  private void rotx(Request<RotxReq> req) {
+    long s = gst;
+    List<String> keys = req.body().getKeysList();
+    SliceReq sliceReq = SliceReq.newBuilder().addAllKeys(keys).setSnapshot(s).build();
+    List<NodeId> others = keys.stream().map(topology()::partitionOf).filter(p -> p != partition()).distinct()
+        .map(p -> new NodeId(dc(), p)).toList();
+    slice(keys, s, mine -> {
+      if (mine == null) {
+        req.fail("snapshot older than pruned versions");
         return;
       }
-    }
-    if (s < prunedBelow) {
-      done.accept(null); // the snapshot may have been pruned: the coordinator fails the transaction
-      return;
-    }
-    List<Item> items = new ArrayList<>();
-    for (String key : keys) {
-      Item.Builder item = Item.newBuilder().setKey(key);
-      store().newest(key, d -> d.getUt() <= s).ifPresent(d -> item.setFound(true).setValue(d.getValue()).setUt(d.getUt()));
-      items.add(item.build());
-    }
-    done.accept(items);
+      callAll(others, sliceReq, SliceReply.class, others.size(), Duration.ofMillis(500)).retryOnTimeout()
+          .onQuorum(replies -> {
+            RotxReply.Builder reply = RotxReply.newBuilder().addAllItems(mine).setGst(s);
+            replies.values().forEach(r -> reply.addAllItems(r.getItemsList()));
+            req.reply(reply.build());
+          })
+          .onFailure(f -> req.fail(f.reason()));
+    });
   }
 
-  private void onSliceReply(SliceReply m, NodeId from) {
-    collect(m.getId(), from.partition(), m.getItemsCount() == 0 ? null : m.getItemsList());
+  private void onSlice(Request<SliceReq> req) {
+    slice(req.body().getKeysList(), req.body().getSnapshot(), items -> {
+      if (items == null) {
+        req.fail("snapshot older than pruned versions");
+      } else {
+        req.reply(SliceReply.newBuilder().addAllItems(items).build());
+      }
+    });
   }
 
-  private void collect(long id, int slice, List<Item> items) {
-    Rotx t = rotxs.get(id);
-    if (t == null || t.waiting().remove(slice) == null) {
-      return; // coordinated by an earlier incarnation of this server, or already failed
-    }
-    if (items == null) {
-      rotxs.remove(id);
-      t.req().fail("snapshot older than pruned versions");
+  /** Slice of the keys hosted here: VV[m] = max(VV[m], S) so later local PUTs get ut > S; wait until VV >= S; read. */
+  private void slice(List<String> keys, long s, Consumer<List<Item>> done) {
+    List<String> mine = keys.stream().filter(k -> topology().partitionOf(k) == partition()).toList();
+    if (mine.isEmpty()) {
+      done.accept(List.of());
       return;
     }
-    t.items().addAll(items);
-    if (t.waiting().isEmpty()) {
-      rotxs.remove(id);
-      t.req().reply(RotxReply.newBuilder().addAllItems(t.items()).setGst(t.gst()).build());
-    }
+    vv[dc()] = Math.max(vv[dc()], s);
+    waitUntil(() -> Arrays.stream(vv).allMatch(t -> t >= s), () -> { // "wait until VV >= S"
+      if (s < prunedBelow) {
+        done.accept(null); // the snapshot may have been pruned: the coordinator fails the transaction
+        return;
+      }
+      List<Item> items = new ArrayList<>();
+      for (String key : mine) {
+        Item.Builder item = Item.newBuilder().setKey(key);
+        store().newest(key, d -> d.getUt() <= s).ifPresent(d -> item.setFound(true).setValue(d.getValue()).setUt(d.getUt()));
+        items.add(item.build());
+      }
+      done.accept(items);
+    });
   }
 }
