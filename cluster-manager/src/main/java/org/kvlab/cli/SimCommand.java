@@ -47,7 +47,7 @@ final class SimCommand implements Callable<Integer> {
 
   @Option(names = "--check", split = ",", defaultValue = "convergence",
       description = "checkers: causal, session, convergence, rotx, linearizable, txn (protocol metadata),"
-          + " serializable, strict-serializable (black box: docs/checkers.md#transactions) (default: ${DEFAULT-VALUE})")
+          + " serializable, strict-serializable, bank (black box: docs/checkers.md#transactions) (default: ${DEFAULT-VALUE})")
   List<String> checks;
 
   @Option(names = "--duration", defaultValue = "10s", description = "simulated time of the workload per seed, 1ms to "

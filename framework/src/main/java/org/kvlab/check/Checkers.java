@@ -21,12 +21,13 @@ public final class Checkers {
         org.kvlab.check.txn.SerializabilityChecker::serializable);
     REGISTRY.put(org.kvlab.check.txn.SerializabilityChecker.STRICT,
         org.kvlab.check.txn.SerializabilityChecker::strictSerializable);
+    REGISTRY.put(org.kvlab.check.txn.BankChecker.NAME, org.kvlab.check.txn.BankChecker::new);
   }
 
   private Checkers() {}
 
   /** The registered names, in a fixed order: causal, session, convergence, rotx, linearizable, txn,
-   * serializable, strict-serializable. */
+   * serializable, strict-serializable, bank. */
   public static List<String> names() {
     return List.copyOf(REGISTRY.keySet());
   }

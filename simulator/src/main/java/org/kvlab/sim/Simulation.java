@@ -972,6 +972,9 @@ public final class Simulation {
 
     /** A transaction per the workload: partitions by {@link org.kvlab.api.TxnPartners}, keys in each. */
     org.kvlab.api.TxnRequest randomTxn(Workload.Txns t) {
+      if (t.workload() != null) {
+        return t.workload().next(sessionRandom, id, keysByPartition(), valueCounter++);
+      }
       int n = spec.topology().partitions();
       List<List<String>> byPartition = keysByPartition();
       List<Integer> parts = partners(t).choose(sessionRandom, sessionRandom.nextInt(n), t.partitions());

@@ -346,6 +346,41 @@ class SerializabilityCheckerTest {
     caught(serializable(b.build()), SerializabilityChecker.NOT_UNIQUE);
   }
 
+  // history files: a protocol without ordering metadata writes parts {}; only the black-box checkers judge it
+
+  private static String line(int id, int session, String reads, String args, String applied, long at) {
+    return "{\"id\":" + id + ",\"session\":" + session + ",\"dc\":0,\"type\":\"TXN\",\"reads\":{" + reads
+        + "},\"txn\":{\"reads\":[\"x\",\"y\"],\"writes\":{}" + (args.isEmpty() ? "" : ",\"procedure\":\"append\","
+        + "\"args\":[" + args + "]") + ",\"ts\":0,\"tid\":0,\"applied\":{" + applied + "},\"parts\":{}},"
+        + "\"invokeMicros\":" + at + ",\"completeMicros\":" + (at + 5) + ",\"outcome\":\"OK\"}";
+  }
+
+  private static Result fromFile(java.nio.file.Path dir, String t2ReadOfX, String checker) throws Exception {
+    java.nio.file.Path f = dir.resolve("h.jsonl");
+    java.nio.file.Files.write(f, List.of(
+        line(1, 1, "\"x\":null,\"y\":null", "\"1\",\"x\",\"y\"", "\"x\":\"1\",\"y\":\"1\"", 10),
+        line(2, 2, "\"x\":" + t2ReadOfX + ",\"y\":\"1\"", "", "", 20),
+        line(3, 3, "\"x\":\"1\",\"y\":\"1\"", "", "", 30)));
+    return org.kvlab.check.Checkers.byName(checker).check(org.kvlab.history.HistoryFiles.read(f));
+  }
+
+  @Test
+  void when_aHistoryFileWithoutMetadataShowsReadSkew_then_serializableCatchesItAndTxnHasNothingToAudit(
+      @org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+    Result r = fromFile(dir, "null", SerializabilityChecker.SERIALIZABLE);
+    caught(r, SerializabilityChecker.G_SINGLE);
+    assertEquals(List.of(2L, 1L), r.violations().get(0).operations());
+    assertFalse(r.violations().get(0).explanation().contains("@ts"), "no metadata shown");
+    Result txn = fromFile(dir, "null", org.kvlab.check.TxnChecker.NAME);
+    assertTrue(txn.vacuous() && txn.note().contains("--check serializable"), txn.note());
+  }
+
+  @Test
+  void when_theHistoryFileShowsAConsistentRead_then_serializablePasses(@org.junit.jupiter.api.io.TempDir
+      java.nio.file.Path dir) throws Exception {
+    passes(fromFile(dir, "\"1\"", SerializabilityChecker.STRICT));
+  }
+
   // generated histories: a correct store passes, one that loses appends is caught
 
   @Test
