@@ -58,11 +58,16 @@ class CamuBlackBoxSimTest {
   }
 
   @Test
-  void when_linksSwitchOrTheAdaptiveRuleRuns_then_200FaultySeedsOfListAppendAreSerializable() {
+  void when_linksSwitchOrTheAdaptiveRuleRuns_then_100FaultySeedsEachOfListAppendAreSerializable() {
     mostJudged(seeds(spec("camu", "uniform", 3, "switches=20:0-2:pb;25:0-1:tom;40:1-3:pb;50:1-2:tom;90:0-2:tom",
         APPEND), 100, List.of(SerializabilityChecker.SERIALIZABLE)), 100);
     mostJudged(seeds(spec("camu", "zipf", 2, "adaptive=true,adaptiveWindow=10,adaptiveHigh=30,adaptiveLow=5",
         APPEND), 100, List.of(SerializabilityChecker.SERIALIZABLE)), 100);
+  }
+
+  @Test
+  void when_camuIsHybrid_then_100FaultySeedsOfListAppendAreAlsoStrictlySerializable() {
+    mostJudged(seeds(spec("camu", "zipf", 3, "", APPEND), 100, List.of(SerializabilityChecker.STRICT)), 100);
   }
 
   @Test
@@ -83,5 +88,7 @@ class CamuBlackBoxSimTest {
       caught = c.valid() ? null : c;
     }
     assertTrue(caught != null, "executing before the MEC gate must produce an anomaly within 20 seeds");
+    assertTrue(caught.violations().stream().anyMatch(v -> v.kind().equals(SerializabilityChecker.LOST_UPDATE)),
+        caught.violations().toString());
   }
 }
