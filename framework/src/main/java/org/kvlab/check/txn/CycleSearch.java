@@ -197,8 +197,9 @@ final class CycleSearch {
     String what = switch (kind) {
       case G0 -> "write cycle: transactions overwrote each other's writes in a circle";
       case G1C -> "circular information flow: each transaction saw or overwrote the next one's writes";
-      case G_SINGLE -> "read skew: one transaction missed a write (rw) of a transaction it otherwise follows";
-      default -> "write skew: " + rw + " transactions each missed another's write (rw) in a circle";
+      case G_SINGLE -> "read skew: the cycle has one anti-dependency (rw: a transaction did not see another's write)";
+      default -> "write skew: the cycle has " + rw + " anti-dependencies (rw: a transaction did not see another's"
+          + " write)";
     };
     if (realtime) {
       kind += "-realtime";

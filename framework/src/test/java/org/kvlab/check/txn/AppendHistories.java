@@ -35,6 +35,15 @@ final class AppendHistories {
    */
   static History generate(long seed, int txns, int sessions, int activeKeys, int writesPerKey, int maxLength,
       double readShare, double unknown, double failed, double lose) {
+    return generate(seed, txns, sessions, activeKeys, writesPerKey, maxLength, readShare, unknown, failed, lose, 0);
+  }
+
+  /**
+   * As above, with a store whose reads are stale with probability {@code stale} per key: they return the list before
+   * its latest append (appends still go to the latest list), which makes read skew and write skew cycles.
+   */
+  static History generate(long seed, int txns, int sessions, int activeKeys, int writesPerKey, int maxLength,
+      double readShare, double unknown, double failed, double lose, double stale) {
     Random r = new Random(seed);
     int[] active = new int[activeKeys];
     int nextKey = 0;
@@ -42,6 +51,7 @@ final class AppendHistories {
       active[i] = nextKey++;
     }
     Map<Integer, String> lists = new HashMap<>();
+    Map<Integer, String> previous = new HashMap<>();
     Map<Integer, Integer> appends = new HashMap<>();
     List<Operation> ops = new ArrayList<>(txns);
     int spread = 5 * sessions;
@@ -83,21 +93,30 @@ final class AppendHistories {
       Map<String, ByteString> writes = new TreeMap<>();
       if (runs) {
         for (String k : request.reads()) {
-          String v = lists.get(Integer.parseInt(k.substring(1)));
+          int key = Integer.parseInt(k.substring(1));
+          String v = stale > 0 && r.nextDouble() < stale ? previous.get(key) : lists.get(key);
           reads.put(k, v == null ? Optional.empty() : Optional.of(ByteString.copyFromUtf8(v)));
         }
         if (request.procedure() != null) {
-          writes = TxnProcedures.run(request.procedure(), request.args(), reads);
+          Map<String, Optional<ByteString>> latest = new TreeMap<>();
+          for (String k : request.reads()) {
+            String v = lists.get(Integer.parseInt(k.substring(1)));
+            latest.put(k, v == null ? Optional.empty() : Optional.of(ByteString.copyFromUtf8(v)));
+          }
+          writes = TxnProcedures.run(request.procedure(), request.args(), latest);
         }
         String lost = outcome == Operation.Outcome.OK && !appended.isEmpty() && r.nextDouble() < lose
             ? appended.get(r.nextInt(appended.size())) : null;
         writes.forEach((k, v) -> {
           if (!k.equals(lost)) {
-            lists.put(Integer.parseInt(k.substring(1)), v.toStringUtf8());
+            String before = lists.put(Integer.parseInt(k.substring(1)), v.toStringUtf8());
+            if (before != null) {
+              previous.put(Integer.parseInt(k.substring(1)), before);
+            }
           }
         });
       }
-      long at = 10L * j;
+      long at = 10L * j + spread;
       long invoke = at - r.nextInt(spread);
       long complete = at + r.nextInt(spread);
       boolean ok = outcome == Operation.Outcome.OK;

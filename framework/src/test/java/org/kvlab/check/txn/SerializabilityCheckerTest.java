@@ -392,6 +392,22 @@ class SerializabilityCheckerTest {
   }
 
   @Test
+  void when_theStoreReadsStaleLists_then_cyclesAreFoundAndEachIsExplainedEdgeByEdge() {
+    Result r = SerializabilityChecker.serializable().check(AppendHistories.generate(2, 20_000, 8, 50, 12, 4, 0.5,
+        0.01, 0.01, 0, 0.02));
+    assertFalse(r.valid());
+    assertTrue(kinds(r).contains(SerializabilityChecker.G_SINGLE) || kinds(r).contains(SerializabilityChecker.G2_ITEM),
+        kinds(r).toString());
+    for (Violation v : r.violations()) {
+      if (v.kind().startsWith("G-single") || v.kind().startsWith("G2")) {
+        int edges = v.explanation().split(" -(ww|wr|rw)-> ").length - 1;
+        assertEquals(v.operations().size(), edges, "one explained edge per transaction of the cycle: " + v);
+        assertFalse(v.explanation().contains(" precedes "), "every edge has its reason: " + v);
+      }
+    }
+  }
+
+  @Test
   void when_theStoreLosesAppends_then_caught() {
     Result r = SerializabilityChecker.serializable().check(AppendHistories.generate(1, 5_000, 8, 10, 12, 4, 0.4,
         0.05, 0.05, 0.01));
