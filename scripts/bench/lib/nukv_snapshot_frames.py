@@ -32,16 +32,15 @@ for e in events:
     if "NuKVSnapshotBench$Bench.snapshot" not in frames:
         continue
     total += 1
-    if "SnapshotSource.take" in frames or "NuKVSnapshotBench.oldSnapshot" in frames: ph = "takeSnapshot"
-    elif "JeStore.prune" in frames or "InMemoryStore.prune" in frames: ph = "compaction: prune (parse)"
+    if "SnapshotSource.take" in frames: ph = "takeSnapshot"
     elif "JeStore.pruneRange" in frames or "InMemoryStore.pruneRange" in frames: ph = "compaction: pruneRange"
-    elif "JournalRaftStore.checkpoint" in frames: ph = "compaction: restatement"
-    elif "JournalRaftStore.persistSnapshotChunk" in frames:
+    elif "RaftJournal.checkpoint" in frames: ph = "compaction: restatement"
+    elif "RaftJournal.persistSnapshotChunk" in frames:
         if "JeStore.put" in frames:
             sub = next((f for f in frames if f.startswith("Database.") or f.startswith("GeneratedMessageV3") or f.startswith("AbstractMessageLite")), "JeStore.put other")
             ph = "persist chunk: JeStore.put > " + ("toByteArray" if "AbstractMessageLite.toByteArray" in frames else sub)
         else:
-            ph = "persist chunk: " + next((f for f in frames if f.startswith("JournalRaftStore") or f.startswith("RaftCodec")), "other")
+            ph = "persist chunk: " + next((f for f in frames if f.startswith("RaftJournal") or f.startswith("RaftCodec")), "other")
     else: ph = "other: " + frames[0]
     phases[ph] += 1
     selfc[frames[0]] += 1

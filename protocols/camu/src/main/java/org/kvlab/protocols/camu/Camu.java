@@ -13,6 +13,8 @@ import org.kvlab.api.RecordType;
 import org.kvlab.api.Topology;
 import org.kvlab.api.TopologyException;
 import org.kvlab.api.VersionKey;
+import org.kvlab.consensus.multicast.proto.SkeenData;
+import org.kvlab.consensus.multicast.proto.SkeenVote;
 
 /**
  * CaMu (Vandevoorde 2018): ordering of one-shot multi-partition transactions by Calvin's periodic broadcast (PB),
@@ -20,8 +22,9 @@ import org.kvlab.api.VersionKey;
  * execution in (ts, tid) order behind the MEC gate. See docs/protocols.md#camu.
  */
 public final class Camu extends BaseProtocol {
-  static final MessageTypes MESSAGES = MessageTypes.of(TxnReq.class, TxnReply.class, PartResult.class, TomTxn.class,
-      TomVote.class, PbRound.class, SwitchReq.class, SwitchAck.class);
+  /** TOM's two messages are the consensus module's (SkeenMulticast.MESSAGES), in the places CaMu's own had. */
+  static final MessageTypes MESSAGES = MessageTypes.of(TxnReq.class, TxnReply.class, PartResult.class,
+      SkeenData.class, SkeenVote.class, PbRound.class, SwitchReq.class, SwitchAck.class);
   static final RecordType<Record> RECORD = RecordType.of(Record.class, r -> VersionKey.of(r.getTs(), r.getTid()));
 
   public Camu() {

@@ -1,31 +1,29 @@
 package org.kvlab.protocols.camu;
 
-import com.google.protobuf.ByteString;
 import java.time.Duration;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HashMap;
-import java.util.Iterator;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
-import java.util.TreeMap;
 import java.util.TreeSet;
 import org.kvlab.api.Handlers;
 import org.kvlab.api.Invariants;
 import org.kvlab.api.NodeId;
 import org.kvlab.api.Request;
 import org.kvlab.api.Server;
-import org.kvlab.api.TxnProcedures;
+import org.kvlab.consensus.multicast.DurableTurn;
+import org.kvlab.consensus.multicast.SkeenMulticast;
+import org.kvlab.consensus.multicast.proto.SkeenState;
+import org.kvlab.protocols.camu.CamuLinks.Link;
 
 /**
  * One CaMu partition (one replica: see docs/protocols.md#camu-replication for why; crash recovery from the state
  * saved in the store: docs/protocols.md#camu-crash-recovery). The thesis's round loop (Listings 1-2), made
- * event-driven: a round starts on its timer, computes the LMEC, dispatches the batch (PB-only, TOM or hybrid per the
- * links of its participants), releases TOM decisions, sends one {@link PbRound} on every PB or transition link, and
+ * event-driven: a round starts on its timer, releases TOM decisions, computes the LMEC, dispatches the batch (PB-only,
+ * TOM or hybrid per the links of its participants), sends one {@link PbRound} on every PB or transition link, and
  * ends when the round message of every such link has arrived; it then executes, in (ts, tid) order, every queued
- * transaction with ts below the MEC (the minimum of its own LMEC and the received ones).
+ * transaction with ts below the MEC (the minimum of its own LMEC and the received ones). TOM is the consensus module's
+ * {@link SkeenMulticast} (one member per partition); this class keeps CaMu's own rules on top of it.
  *
  * <p>Deviation from the thesis (decided, see the docs): PB links are paired by their own message sequence (each link
  * is a reliable FIFO channel, so the k-th round message of one end pairs with the k-th of the other), not by a global
@@ -33,27 +31,13 @@ import org.kvlab.api.TxnProcedures;
  * partitions of a link and never needs the thesis's graph locking and round jump.
  */
 final class CamuServer extends Server<Record> {
-  enum Link { PB, TOM, TO_PB, TO_TOM }
-
   private static final Comparator<Txn> ORDER = Comparator.comparingLong(Txn::getTs).thenComparingLong(Txn::getTid);
 
   private int n;
   private int me;
-  private String mode;
   private Duration roundLength;
   private boolean mutant;
-  private boolean adaptive;
-  private int window;
-  private int high;
-  private int low;
-
-  private Link[] link;
-  private boolean[] exchanging;   // round messages flow on this link (PB, TO_PB once started, TO_TOM until done)
-  private boolean[] sentLast;
-  private boolean[] gotLast;
-  private boolean[] deferredReq;  // a switch request that arrived while the link was not stable
-  private boolean[] deferredToPb;
-  private List<ArrayDeque<PbRound>> inbox;
+  private CamuLinks links;
 
   // round state
   private long round;
@@ -69,121 +53,53 @@ final class CamuServer extends Server<Record> {
   private long executedSeq;
   private long localSeq;
 
-  // embedded TOM (Skeen with one replica per partition)
-  private long clock;
-  private final Map<Long, Tom> pending = new HashMap<>();
-  private final Map<Long, Map<Integer, Long>> votes = new HashMap<>();
+  // TOM: Skeen's multicast, one member per partition; what it delivered waits here for the next round to release it
+  private SkeenMulticast<Txn> tom;
+  private final List<Txn> decided = new ArrayList<>();
 
   // coordinator: transactions this partition originated, waiting for their participants' results
-  private final Map<Long, Coord> coords = new HashMap<>();
-
-  // adaptive rule and scripted switches
-  private int[] touched;
-  private boolean[] touchedThisRound;
-  private int windowRounds;
-  private final List<long[]> script = new ArrayList<>(); // {round, peer, toPb}
+  private CamuCoordinator coordinator;
 
   // crash recovery
   static final String STATE_KEY = "\u0000camu.state"; // no client key starts with NUL
   private boolean durableState;
   private long stateVersion;
-  private long firstSeqOfIncarnation = 1; // transactions with a lower local sequence were batched before a restart
-  private List<Object[]> outbox;          // messages of the running handler, sent once its state is saved
-
-  private static final class Tom {
-    final Txn txn;
-    long ts;
-    boolean fin;
-
-    Tom(Txn txn, long ts) {
-      this.txn = txn;
-      this.ts = ts;
-    }
-  }
-
-  private static final class Coord {
-    final Request<TxnReq> request;
-    final int parts;
-    final List<PartResult> results = new ArrayList<>();
-    long batched = -1;
-    String kind = "";
-
-    Coord(Request<TxnReq> request, int parts) {
-      this.request = request;
-      this.parts = parts;
-    }
-  }
+  private DurableTurn turn;               // every handler: its messages leave once its state is saved
 
   CamuServer() {}
 
   @Override
   protected void register(Handlers on) {
+    turn = new DurableTurn(this::send, this::persist);
+    tom = new SkeenMulticast<>(partition(), Txn.parser(), (q, m) -> turn.send(NodeId.of(0, q), m),
+        (tid, t, ts) -> decided.add(t.toBuilder().setTs(ts).build()));
     on.request(TxnReq.class, this::onTxnReq); // the batch is volatile: a crash loses it (the client sees unknown)
-    on.message(TomTxn.class, (m, from) -> atomic(() -> onTomTxn(m.getTxn())));
-    on.message(TomVote.class, (m, from) -> atomic(() -> onTomVote(m)));
-    on.message(PbRound.class, (m, from) -> atomic(() -> onPbRound(m)));
-    on.message(PartResult.class, (m, from) -> atomic(() -> onPartResult(m)));
-    on.message(SwitchReq.class, (m, from) -> atomic(() -> onSwitchReq(m.getFrom(), m.getToPb())));
-    on.message(SwitchAck.class, (m, from) -> atomic(() -> onSwitchAck(m.getFrom(), m.getToPb())));
+    tom.register(on, turn::run);
+    on.message(PbRound.class, (m, from) -> turn.run(() -> onPbRound(m)));
+    on.message(PartResult.class, (m, from) -> turn.run(() -> coordinator.onResult(m)));
+    on.message(SwitchReq.class, (m, from) -> turn.run(() -> links.onSwitchReq(m.getFrom(), m.getToPb())));
+    on.message(SwitchAck.class, (m, from) -> turn.run(() -> links.onSwitchAck(m.getFrom(), m.getToPb())));
   }
 
   // ------------------------------------------------------------------------------------------------ durable state
 
   /**
-   * Runs one handler as a unit for crash recovery: the messages it sends are held until it ends, then the ordering
-   * state is written to the store (one snapshot, {@link #STATE_KEY}) and only then do the messages leave. Under
-   * durability sync the runtime makes a message durable only after the writes before it and acks an incoming
-   * message only after its handler's writes are synced, so a restarted partition resumes from a state that covers
-   * every message it ever sent and every message it consumed; the simulator crashes between events, which is the
-   * same.
+   * Saves the ordering state (one snapshot, {@link #STATE_KEY}) at the end of every handler, before its messages
+   * leave ({@link DurableTurn}). The kit's durable slot (issue 30) will replace the snapshot's key in the user's
+   * keyspace, this method, {@link #recover} and the turn.
    */
-  private void atomic(Runnable handler) {
-    Invariants.check(outbox == null, "camu: nested handler");
-    outbox = new ArrayList<>();
-    List<Object[]> msgs;
-    try {
-      handler.run();
-      persist();
-      msgs = outbox;
-    } finally {
-      outbox = null; // a handler that threw sends nothing: its state was not saved
-    }
-    for (Object[] m : msgs) {
-      send((NodeId) m[0], (com.google.protobuf.Message) m[1]);
-    }
-  }
-
-  private void out(NodeId to, com.google.protobuf.Message m) {
-    if (outbox != null) {
-      outbox.add(new Object[] {to, m});
-    } else {
-      send(to, m);
-    }
-  }
-
   private void persist() {
     if (!durableState) {
       return;
     }
     CamuState.Builder s = CamuState.newBuilder().setVersion(++stateVersion).setRound(round).setInRound(inRound)
         .addAllAwaiting(awaiting).setLocalMec(localMec).setLastLmecSent(lastLmecSent).setPbClock(pbClock)
-        .addAllExecutable(executable).setExecutedSeq(executedSeq).setLocalSeq(localSeq).setClock(clock);
+        .addAllExecutable(executable).setExecutedSeq(executedSeq).setLocalSeq(localSeq)
+        .setTom(tom.state().toByteString()).addAllDecided(decided);
     if (lastExecuted != null) {
       s.setLastExecuted(lastExecuted);
     }
-    for (Tom e : pending.values()) {
-      s.addPending(TomEntry.newBuilder().setTxn(e.txn).setTs(e.ts).setFin(e.fin));
-    }
-    votes.forEach((tid, v) -> s.addVotes(VoteEntry.newBuilder().setTid(tid).putAllVotes(v)));
-    for (int q = 0; q < n; q++) {
-      LinkState.Builder l = LinkState.newBuilder().setLink(link[q] == null ? -1 : link[q].ordinal())
-          .setExchanging(exchanging[q]).setSentLast(sentLast[q]).setGotLast(gotLast[q])
-          .setDeferredReq(deferredReq[q]).setDeferredToPb(deferredToPb[q]).addAllInbox(inbox.get(q));
-      s.addLinks(l);
-    }
-    for (long[] sw : script) {
-      s.addScript(sw[0]).addScript(sw[1]).addScript(sw[2]);
-    }
+    links.save(s);
     store().put(STATE_KEY, Record.newBuilder().setValue(s.build().toByteString()).setTs(stateVersion).setTid(-1)
         .build());
     store().prune(STATE_KEY, r -> r.getTs() == stateVersion);
@@ -198,10 +114,16 @@ final class CamuServer extends Server<Record> {
     CamuState s;
     try {
       s = CamuState.parseFrom(r.get().getValue());
+      tom.restore(SkeenState.parseFrom(s.getTom()));
     } catch (com.google.protobuf.InvalidProtocolBufferException e) {
       throw new IllegalStateException("camu: partition " + me + " cannot read its saved ordering state (" + e
           .getMessage() + "). Fix: the store was written by another protocol or version; start from an empty data"
           + " directory", e);
+    }
+    if (!s.getUnknownFields().asMap().isEmpty()) { // e.g. fields 11-13: TOM's state before it moved to the block
+      throw new IllegalStateException("camu: partition " + me + " saved its ordering state with another version of"
+          + " camu (fields " + s.getUnknownFields().asMap().keySet() + " are unknown here). Fix: start from an empty"
+          + " data directory");
     }
     if (s.getLinksCount() != n) {
       throw new IllegalStateException("camu: partition " + me + " saved its ordering state in a cluster of "
@@ -219,30 +141,8 @@ final class CamuServer extends Server<Record> {
     lastExecuted = s.hasLastExecuted() ? s.getLastExecuted() : null;
     executedSeq = s.getExecutedSeq();
     localSeq = s.getLocalSeq();
-    clock = s.getClock();
-    for (TomEntry e : s.getPendingList()) {
-      Tom t = new Tom(e.getTxn(), e.getTs());
-      t.fin = e.getFin();
-      pending.put(e.getTxn().getTid(), t);
-    }
-    for (VoteEntry v : s.getVotesList()) {
-      votes.put(v.getTid(), new HashMap<>(v.getVotesMap()));
-    }
-    for (int q = 0; q < n; q++) {
-      LinkState l = s.getLinks(q);
-      link[q] = l.getLink() < 0 ? null : Link.values()[l.getLink()];
-      exchanging[q] = l.getExchanging();
-      sentLast[q] = l.getSentLast();
-      gotLast[q] = l.getGotLast();
-      deferredReq[q] = l.getDeferredReq();
-      deferredToPb[q] = l.getDeferredToPb();
-      inbox.get(q).clear();
-      inbox.get(q).addAll(l.getInboxList());
-    }
-    script.clear();
-    for (int i = 0; i + 2 < s.getScriptCount(); i += 3) {
-      script.add(new long[] {s.getScript(i), s.getScript(i + 1), s.getScript(i + 2)});
-    }
+    decided.addAll(s.getDecidedList());
+    links.restore(s);
     return true;
   }
 
@@ -251,66 +151,24 @@ final class CamuServer extends Server<Record> {
     Camu.check(params(), topology()); // the rules the cluster-file loader applied, for servers started otherwise
     n = topology().partitions();
     me = partition();
-    mode = params().string("mode", "camu");
     roundLength = params().duration("round", Duration.ofMillis(5));
     mutant = params().string("mutant", "none").equals("execute-before-mec-gate");
-    adaptive = params().bool("adaptive", false) && mode.equals("camu");
-    window = params().intValue("adaptiveWindow", 10);
-    high = params().intValue("adaptiveHigh", 75);
-    low = params().intValue("adaptiveLow", 25);
-    int k = params().intValue("pbPartners", 2);
-    link = new Link[n];
-    exchanging = new boolean[n];
-    sentLast = new boolean[n];
-    gotLast = new boolean[n];
-    deferredReq = new boolean[n];
-    deferredToPb = new boolean[n];
-    touched = new int[n];
-    touchedThisRound = new boolean[n];
-    inbox = new ArrayList<>();
-    java.util.Set<Integer> explicit = myPbLinks(Camu.pbLinks(params(), n));
-    for (int q = 0; q < n; q++) {
-      inbox.add(new ArrayDeque<>());
-      int d = Math.min(Math.floorMod(q - me, n), Math.floorMod(me - q, n));
-      boolean pb = mode.equals("pb") || (mode.equals("camu") && (explicit == null ? d <= k : explicit.contains(q)));
-      link[q] = q == me ? null : pb ? Link.PB : Link.TOM;
-      exchanging[q] = q != me && pb;
-    }
-    for (Camu.Switch w : Camu.switches(params(), n)) {
-      if (Math.min(w.a(), w.b()) == me) {
-        script.add(new long[] {w.round(), Math.max(w.a(), w.b()), w.toPb() ? 1 : 0});
-      }
-    }
+    coordinator = new CamuCoordinator(metrics());
+    links = new CamuLinks(params(), n, me, turn);
     durableState = params().bool("durableState", true);
     roundStart = nowMicros();
     if (durableState && recover()) {
       // Restarted after a crash: the batch and the coordinator state (the clients' open requests) were lost with the
       // memory; everything this partition sent or consumed is in the snapshot. A round cut short by the crash
       // resumes waiting for its peers' round messages (those sent while it was down arrive after the restart).
-      firstSeqOfIncarnation = localSeq + 1;
+      coordinator.restarted(localSeq + 1);
       metrics().count("camu.recovered");
       if (inRound) {
-        after(Duration.ZERO, () -> atomic(this::tryFinishRound));
+        after(Duration.ZERO, () -> turn.run(this::tryFinishRound));
         return;
       }
     }
-    after(roundLength, () -> atomic(this::startRound));
-  }
-
-  /** My PB peers among {@code links} (null if none are given: pbPartners decides). */
-  private java.util.Set<Integer> myPbLinks(List<int[]> links) {
-    if (links == null) {
-      return null;
-    }
-    java.util.Set<Integer> out = new java.util.HashSet<>();
-    for (int[] ab : links) {
-      if (ab[0] == me) {
-        out.add(ab[1]);
-      } else if (ab[1] == me) {
-        out.add(ab[0]);
-      }
-    }
-    return out;
+    after(roundLength, () -> turn.run(this::startRound));
   }
 
   // ------------------------------------------------------------------------------------------------ client requests
@@ -329,34 +187,8 @@ final class CamuServer extends Server<Record> {
     Txn t = Txn.newBuilder().setTid(tid).setOrigin(me).addAllParticipants(parts).addAllReads(b.getReadsList())
         .putAllWrites(b.getWritesMap()).setProcedure(b.getProcedure()).addAllArgs(b.getArgsList()).setApi(b.getApi())
         .build();
-    coords.put(tid, new Coord(req, parts.size()));
+    coordinator.accepted(tid, req, parts.size());
     batch.add(t);
-  }
-
-  private void onPartResult(PartResult r) {
-    Coord c = coords.get(r.getTid());
-    if (c == null) {
-      // a transaction batched before this partition crashed: it still runs everywhere, but its client's request
-      // died with the crash (the client sees an unknown outcome); anything newer must have a coordinator
-      Invariants.check((r.getTid() & ((1L << 40) - 1)) < firstSeqOfIncarnation,
-          "camu: result of unknown transaction %s from partition %s", r.getTid(), r.getPartition());
-      metrics().count("camu.resultsOfCrashedCoordinator");
-      return;
-    }
-    c.results.add(r);
-    if (c.results.size() == c.parts) {
-      coords.remove(r.getTid());
-      if (c.batched >= 0) { // the thesis's metric: from the batching round to execution at the last participant
-        long last = 0;
-        for (PartResult p : c.results) {
-          last = Math.max(last, p.getExec());
-        }
-        metrics().record("camu.latencyMicros", last - c.batched);
-        metrics().record("camu.latencyMicros." + c.kind, last - c.batched);
-      }
-      long ts = c.results.get(0).getTs();
-      c.request.reply(TxnReply.newBuilder().setTs(ts).setTid(r.getTid()).addAllParts(c.results).build());
-    }
   }
 
   // ------------------------------------------------------------------------------------------------ the round
@@ -368,41 +200,42 @@ final class CamuServer extends Server<Record> {
     // leaves the LMEC and goes out on its PB links in this round's messages, so the LMEC they carry may exceed it
     // (Fig. 3.3: in round 18, P1's LMEC is above A's 213 and A arrives with it).
     List<Txn> ready = new ArrayList<>();
-    for (Txn t : tomDecided()) {
+    for (Txn t : decided) { // delivered by TOM in (ts, tid) order
       if (t.getOrigin() == me && t.getPbPartsCount() > 0) {
         ready.add(t); // hybrid: the PB leg follows the TOM decision
       } else {
         executable.add(t);
       }
     }
+    decided.clear();
     localMec = lmec();
     Invariants.check(localMec >= lastLmecSent, "camu: LMEC went back from %s to %s", lastLmecSent, localMec);
     lastLmecSent = localMec;
     for (Txn t : batch) {
       Txn.Builder b = t.toBuilder().setBatched(roundStart);
-      boolean tom = false;
+      boolean viaTom = false;
       for (int q : t.getParticipantsList()) {
         if (q != me) {
-          if (link[q] == Link.PB) {
+          if (links.link[q] == Link.PB) {
             b.addPbParts(q);
           } else {
-            tom = true; // TOM, or a link in transition: new transactions use TOM (thesis §3.4.2)
+            viaTom = true; // TOM, or a link in transition: new transactions use TOM (thesis §3.4.2)
           }
         }
       }
-      Coord c = coords.get(t.getTid());
-      c.batched = roundStart;
-      c.kind = t.getParticipantsCount() == 1 ? "single" : !tom ? "pb" : b.getPbPartsCount() > 0 ? "hybrid" : "tom";
-      if (!tom) {
+      coordinator.batched(t.getTid(), roundStart, t.getParticipantsCount() == 1 ? "single" : !viaTom ? "pb"
+          : b.getPbPartsCount() > 0 ? "hybrid" : "tom");
+      if (!viaTom) {
         ready.add(b.setTs(pbClock).build()); // PB-only: stamped by the origin
       } else {
-        tomSend(b.build());
+        Txn m = b.build();
+        tom.multicast(m.getTid(), m, tomDest(m));
       }
     }
     batch.clear();
     awaiting = new ArrayList<>();
     for (int q = 0; q < n; q++) {
-      if (q == me || !exchanging[q]) {
+      if (q == me || !links.exchanging[q]) {
         continue;
       }
       PbRound.Builder m = PbRound.newBuilder().setFrom(me).setRound(round).setLmec(localMec);
@@ -411,16 +244,16 @@ final class CamuServer extends Server<Record> {
           m.addTxns(t);
         }
       }
-      if (!sentLast[q]) {
-        if (link[q] == Link.TO_TOM && !needsPb(q)) {
+      if (!links.sentLast[q]) {
+        if (links.link[q] == Link.TO_TOM && !needsPb(q)) {
           m.setLast(true);
-          sentLast[q] = true;
+          links.sentLast[q] = true;
         }
-        out(NodeId.of(0, q), m.build());
+        turn.send(NodeId.of(0, q), m.build());
       } else {
         Invariants.check(m.getTxnsCount() == 0, "camu: PB transaction for %s after the link's last round message", q);
       }
-      if (!gotLast[q]) {
+      if (!links.gotLast[q]) {
         awaiting.add(q);
       }
     }
@@ -430,8 +263,13 @@ final class CamuServer extends Server<Record> {
 
   /** Whether a transaction I originated still has to be PB-dispatched to q (a hybrid not yet decided by TOM). */
   private boolean needsPb(int q) {
-    for (Tom e : pending.values()) {
-      if (e.txn.getOrigin() == me && e.txn.getPbPartsList().contains(q)) {
+    for (Txn t : tom.undelivered()) {
+      if (t.getOrigin() == me && t.getPbPartsList().contains(q)) {
+        return true;
+      }
+    }
+    for (Txn t : decided) {
+      if (t.getOrigin() == me && t.getPbPartsList().contains(q)) {
         return true;
       }
     }
@@ -439,7 +277,7 @@ final class CamuServer extends Server<Record> {
   }
 
   private void onPbRound(PbRound m) {
-    inbox.get(m.getFrom()).add(m);
+    links.inbox.get(m.getFrom()).add(m);
     if (inRound) {
       tryFinishRound();
     }
@@ -447,7 +285,7 @@ final class CamuServer extends Server<Record> {
 
   private void tryFinishRound() {
     for (int q : awaiting) {
-      if (inbox.get(q).isEmpty()) {
+      if (links.inbox.get(q).isEmpty()) {
         return;
       }
     }
@@ -455,7 +293,7 @@ final class CamuServer extends Server<Record> {
     long max = localMec;
     List<Integer> consumed = new ArrayList<>();
     for (int q : awaiting) {
-      PbRound m = inbox.get(q).poll();
+      PbRound m = links.inbox.get(q).poll();
       for (Txn t : m.getTxnsList()) {
         Invariants.check(lastExecuted == null || ORDER.compare(t, lastExecuted) > 0 || mutant,
             "camu: %s received %s at ts %s after executing ts %s", me, t.getTid(), t.getTs(), lastExecuted == null ? 0
@@ -465,38 +303,38 @@ final class CamuServer extends Server<Record> {
       mec = Math.min(mec, m.getLmec());
       max = Math.max(max, m.getLmec());
       if (m.getLast()) {
-        gotLast[q] = true;
+        links.gotLast[q] = true;
       }
       consumed.add(q);
     }
     inRound = false;
     execute(mec);
     pbClock = Math.max(pbClock, max + 1); // thesis §6.2.3 and its code: +1 (without it PB-only stalls)
-    clock = Math.max(clock, pbClock);
+    tom.advanceClock(pbClock); // TOM's next votes exceed every PB timestamp used so far
     for (int q : consumed) {
-      if (link[q] == Link.TO_PB) {
-        link[q] = Link.PB; // this round's pbClock already exceeds the peer's LMEC: PB-only to q is safe from now
+      if (links.link[q] == Link.TO_PB) {
+        links.link[q] = Link.PB; // this round's pbClock already exceeds the peer's LMEC: PB-only to q is safe from now
         if (me < q) {
           metrics().count("camu.switched.toPb"); // counted once per link, at its lower partition
         }
       }
     }
     for (int q = 0; q < n; q++) {
-      if (q != me && link[q] == Link.TO_TOM && sentLast[q] && gotLast[q]) {
-        link[q] = Link.TOM;
+      if (q != me && links.link[q] == Link.TO_TOM && links.sentLast[q] && links.gotLast[q]) {
+        links.link[q] = Link.TOM;
         if (me < q) {
           metrics().count("camu.switched.toTom"); // counted once per link, at its lower partition
         }
-        exchanging[q] = false;
-        sentLast[q] = false;
-        gotLast[q] = false;
-        Invariants.check(inbox.get(q).isEmpty(), "camu: round message from %s after its last", q);
+        links.exchanging[q] = false;
+        links.sentLast[q] = false;
+        links.gotLast[q] = false;
+        Invariants.check(links.inbox.get(q).isEmpty(), "camu: round message from %s after its last", q);
       }
     }
     round++;
-    switching();
+    links.switching(round);
     long next = Math.max(nowMicros(), roundStart + roundLength.toNanos() / 1000);
-    after(Duration.ofNanos((next - nowMicros()) * 1000), () -> atomic(this::startRound));
+    after(Duration.ofNanos((next - nowMicros()) * 1000), () -> turn.run(this::startRound));
   }
 
   // ------------------------------------------------------------------------------------------------ execution
@@ -513,46 +351,17 @@ final class CamuServer extends Server<Record> {
   }
 
   private void run(Txn t) {
-    PartResult.Builder r = PartResult.newBuilder().setTid(t.getTid()).setPartition(me).setTs(t.getTs())
-        .setExec(nowMicros());
-    if (t.getApi()) {
-      r.setSeq(++executedSeq);
-    }
-    TreeSet<String> keys = new TreeSet<>();
-    Map<String, Optional<ByteString>> read = new TreeMap<>();
-    for (String k : t.getReadsList()) {
-      if (topology().partitionOf(k) == me) {
-        keys.add(k);
-        Optional<ByteString> v = store().newest(k).map(Record::getValue);
-        read.put(k, v);
-        r.addReads(KeyValue.newBuilder().setKey(k).setFound(v.isPresent()).setValue(v.orElse(ByteString.EMPTY)));
-      }
-    }
-    Map<String, ByteString> writes = new TreeMap<>();
-    if (!t.getProcedure().isEmpty()) {
-      writes.putAll(TxnProcedures.run(t.getProcedure(), t.getArgsList(), read));
-    } else {
-      t.getWritesMap().forEach((k, v) -> {
-        if (topology().partitionOf(k) == me) {
-          writes.put(k, v);
-        }
-      });
-    }
-    for (Map.Entry<String, ByteString> w : writes.entrySet()) {
-      keys.add(w.getKey());
-      store().put(w.getKey(), Record.newBuilder().setValue(w.getValue()).setTs(t.getTs()).setTid(t.getTid()).build());
-      r.addApplied(KeyValue.newBuilder().setKey(w.getKey()).setFound(true).setValue(w.getValue()));
-    }
-    r.addAllKeys(keys);
+    long seq = t.getApi() ? ++executedSeq : 0;
+    PartResult r = CamuExecution.run(t, me, topology(), store(), seq, nowMicros());
     for (int q : t.getParticipantsList()) {
       if (q != me) {
-        touchedThisRound[q] = true;
+        links.touched(q);
       }
     }
     if (t.getOrigin() == me) {
-      onPartResult(r.build());
+      coordinator.onResult(r);
     } else {
-      out(NodeId.of(0, t.getOrigin()), r.build());
+      turn.send(NodeId.of(0, t.getOrigin()), r);
     }
   }
 
@@ -568,174 +377,18 @@ final class CamuServer extends Server<Record> {
     return d;
   }
 
-  private void tomSend(Txn t) {
-    for (int q : tomDest(t)) {
-      if (q != me) {
-        out(NodeId.of(0, q), TomTxn.newBuilder().setTxn(t).build());
-      }
-    }
-    onTomTxn(t);
-  }
-
-  private void onTomTxn(Txn t) {
-    Invariants.check(!pending.containsKey(t.getTid()), "camu: TOM transaction %s delivered twice", t.getTid());
-    clock++;
-    Tom e = new Tom(t, clock);
-    pending.put(t.getTid(), e);
-    for (int q : tomDest(t)) {
-      if (q != me) {
-        out(NodeId.of(0, q), TomVote.newBuilder().setTid(t.getTid()).setFrom(me).setVote(clock).build());
-      }
-    }
-    vote(t.getTid(), me, clock);
-  }
-
-  private void onTomVote(TomVote v) {
-    vote(v.getTid(), v.getFrom(), v.getVote());
-  }
-
-  private void vote(long tid, int from, long v) {
-    votes.computeIfAbsent(tid, x -> new HashMap<>()).merge(from, v, Math::max);
-    Tom e = pending.get(tid);
-    if (e == null || e.fin) {
-      return; // the transaction itself has not arrived yet: the vote waits
-    }
-    List<Integer> dest = tomDest(e.txn);
-    Map<Integer, Long> got = votes.get(tid);
-    if (!got.keySet().containsAll(dest)) {
-      return;
-    }
-    long ts = 0;
-    for (int q : dest) {
-      ts = Math.max(ts, got.get(q));
-    }
-    Invariants.check(ts >= e.ts, "camu: final ts %s below my vote %s", ts, e.ts);
-    e.ts = ts;
-    e.fin = true;
-    clock = Math.max(clock, ts + 1);
-    votes.remove(tid);
-  }
-
-  /** Final transactions with ts below every undecided one and the clock, in (ts, tid) order (TOM delivery rule). */
-  private List<Txn> tomDecided() {
-    long bound = clock;
-    for (Tom e : pending.values()) {
-      if (!e.fin) {
-        bound = Math.min(bound, e.ts);
-      }
-    }
-    List<Txn> out = new ArrayList<>();
-    for (Iterator<Tom> it = pending.values().iterator(); it.hasNext(); ) {
-      Tom e = it.next();
-      if (e.fin && e.ts < bound) {
-        out.add(e.txn.toBuilder().setTs(e.ts).build());
-        it.remove();
-      }
-    }
-    out.sort(ORDER);
-    return out;
-  }
-
   /**
-   * LMEC = min(clock + 1, ts of every transaction TOM still holds here, tentative or final but unreleased): an
+   * LMEC = min(TOM's clock + 1, ts of every transaction TOM still holds here, tentative or final but unreleased): an
    * exclusive bound on what this partition may still send or deliver. A future TOM vote here is {@code ++clock}, so
    * at least clock + 1 (the thesis's min(clock, ...) is one lower: with it a PB-only transaction, stamped with the
    * previous round's max LMEC + 1, always waited one round more than in Calvin); a pending transaction may end at
    * exactly its tentative ts, hence the strict gate {@code ts < MEC}.
    */
   private long lmec() {
-    long m = clock + 1;
-    for (Tom e : pending.values()) {
-      m = Math.min(m, e.ts);
+    long m = tom.floor();
+    for (Txn t : decided) {
+      m = Math.min(m, t.getTs());
     }
     return m;
-  }
-
-  // ------------------------------------------------------------------------------------------------ switching
-
-  private boolean stable(int q) {
-    return link[q] == Link.PB || link[q] == Link.TOM;
-  }
-
-  private boolean switchInProgress() {
-    for (int q = 0; q < n; q++) {
-      if (q != me && !stable(q)) {
-        return true;
-      }
-    }
-    return false;
-  }
-
-  private void switching() {
-    for (int q = 0; q < n; q++) {
-      if (q != me && deferredReq[q] && stable(q)) {
-        deferredReq[q] = false;
-        onSwitchReq(q, deferredToPb[q]);
-      }
-    }
-    for (Iterator<long[]> it = script.iterator(); it.hasNext(); ) {
-      long[] s = it.next();
-      int q = (int) s[1];
-      if (round >= s[0] && stable(q) && !switchInProgress()) {
-        it.remove();
-        initiate(q, s[2] == 1);
-      }
-    }
-    if (!adaptive) {
-      return;
-    }
-    for (int q = 0; q < n; q++) {
-      if (touchedThisRound[q]) {
-        touched[q]++;
-        touchedThisRound[q] = false;
-      }
-    }
-    if (++windowRounds < window) {
-      return;
-    }
-    for (int q = me + 1; q < n; q++) { // the lower partition of a link decides for it
-      int pct = 100 * touched[q] / window;
-      if (!switchInProgress() && link[q] == Link.TOM && pct > high) {
-        initiate(q, true);
-      } else if (!switchInProgress() && link[q] == Link.PB && pct < low) {
-        initiate(q, false);
-      }
-    }
-    java.util.Arrays.fill(touched, 0);
-    windowRounds = 0;
-  }
-
-  private void initiate(int q, boolean toPb) {
-    if (toPb == (link[q] == Link.PB)) {
-      return;
-    }
-    if (!toPb) {
-      link[q] = Link.TO_TOM;
-    }
-    out(NodeId.of(0, q), SwitchReq.newBuilder().setFrom(me).setToPb(toPb).build());
-  }
-
-  private void onSwitchReq(int q, boolean toPb) {
-    if (!stable(q)) {
-      deferredReq[q] = true;
-      deferredToPb[q] = toPb;
-      return;
-    }
-    if (toPb) {
-      if (link[q] == Link.TOM) {
-        link[q] = Link.TO_PB;
-        exchanging[q] = true;
-      }
-      out(NodeId.of(0, q), SwitchAck.newBuilder().setFrom(me).setToPb(true).build());
-    } else if (link[q] == Link.PB) {
-      link[q] = Link.TO_TOM;
-    }
-  }
-
-  private void onSwitchAck(int q, boolean toPb) {
-    if (toPb && link[q] == Link.TOM) {
-      link[q] = Link.TO_PB;
-      exchanging[q] = true;
-    }
   }
 }

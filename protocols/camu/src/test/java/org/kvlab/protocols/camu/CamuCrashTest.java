@@ -1,12 +1,15 @@
 package org.kvlab.protocols.camu;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.google.protobuf.UnknownFieldSet;
 import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.kvlab.api.NodeId;
+import org.kvlab.api.Params;
 import org.kvlab.check.Result;
 import org.kvlab.check.TxnChecker;
 import org.kvlab.history.Operation;
@@ -68,5 +71,20 @@ class CamuCrashTest {
       caught = !r.ok();
     }
     assertTrue(caught, "a partition that restarts with empty ordering state must be caught within 20 seeds");
+  }
+
+  @Test
+  void when_theSavedStateIsFromAnOlderCamu_then_theRestartRefusesNamingTheFix() {
+    // before TOM moved to the consensus module's block, its clock, pending set and votes were fields 11-13
+    Params p = new Params(java.util.Map.of("mode", "tom"));
+    Fig33ScenarioTest.Harness h = new Fig33ScenarioTest.Harness(p);
+    Fig33ScenarioTest.Harness.Ctx restarted = h.new Ctx(1, p);
+    CamuState old = CamuState.newBuilder().setVersion(7).setUnknownFields(UnknownFieldSet.newBuilder()
+        .addField(11, UnknownFieldSet.Field.newBuilder().addVarint(42).build()).build()).build();
+    restarted.store.put(CamuServer.STATE_KEY, Record.newBuilder().setValue(old.toByteString()).setTs(7).setTid(-1)
+        .build());
+    IllegalStateException e = assertThrows(IllegalStateException.class, restarted.server::start);
+    assertEquals("camu: partition 1 saved its ordering state with another version of camu (fields [11] are unknown"
+        + " here). Fix: start from an empty data directory", e.getMessage());
   }
 }

@@ -24,6 +24,8 @@ import org.kvlab.api.Request;
 import org.kvlab.api.ServerContext;
 import org.kvlab.api.Timer;
 import org.kvlab.api.Topology;
+import org.kvlab.consensus.multicast.proto.SkeenData;
+import org.kvlab.consensus.multicast.proto.SkeenVote;
 import org.kvlab.store.InMemoryStore;
 import org.kvlab.store.VersionedStore;
 import org.slf4j.Logger;
@@ -256,7 +258,7 @@ class Fig33ScenarioTest {
   void when_aHybridIsStillOrderedAtItsOrigin_then_aLaterTomTransactionWaitsAtTheMecGateAndRunsAfterIt() {
     Harness h = new Harness(new Params(Map.of("mode", "camu", "pbLinks", "1-2", "round", "10ms")));
     // P0's vote on A (sent at 11 ms) reaches P1 at 45 ms, after P1's fourth round has started: A is undecided then
-    h.extraDelay = (to, m) -> to == 1 && m instanceof TomVote v && v.getFrom() == 0 ? 33_000L : 0L;
+    h.extraDelay = (to, m) -> to == 1 && m instanceof SkeenVote v && v.getGroup() == 0 ? 33_000L : 0L;
     Topology t = h.topology;
     h.at(5_000, () -> h.submit(1, 0, txn(t, 1, 0, 2)));   // A at P1: batched in round 1 (t = 10 ms)
     h.at(25_000, () -> h.submit(3, 1, txn(t, 3, 2)));     // B at P3: batched in round 3 (t = 30 ms)
@@ -277,7 +279,7 @@ class Fig33ScenarioTest {
     assertTrue(a.getTs() < b.getTs(), "A's timestamp " + a.getTs() + " is below B's " + b.getTs() + " (213 < 247)");
 
     // A is hybrid: TOM between P1 and P0 only, then a PB leg from P1 to P2 carrying A's final timestamp
-    assertTrue(h.sent.stream().noneMatch(s -> s.m() instanceof TomTxn x && x.getTxn().getTid() == a.getTid()
+    assertTrue(h.sent.stream().noneMatch(s -> s.m() instanceof SkeenData x && x.getId() == a.getTid()
         && s.to() == 2), "A goes to P2 by PB, not by TOM");
     Sent pbLeg = h.sent.stream().filter(s -> s.m() instanceof PbRound r && s.from() == 1 && r.getTxnsList().stream()
         .anyMatch(x -> x.getTid() == a.getTid())).findFirst().orElseThrow();
@@ -286,8 +288,8 @@ class Fig33ScenarioTest {
     // ... sent in the round after TOM decided A at P1 (P0's vote arrives at 45 ms): round 5, at 50 ms
     assertEquals(50_000, pbLeg.at());
     // B is TOM only: its messages stay between P3 and P2 (genuine)
-    assertTrue(h.sent.stream().filter(s -> (s.m() instanceof TomTxn x && x.getTxn().getTid() == b.getTid())
-        || (s.m() instanceof TomVote v && v.getTid() == b.getTid()))
+    assertTrue(h.sent.stream().filter(s -> (s.m() instanceof SkeenData x && x.getId() == b.getTid())
+        || (s.m() instanceof SkeenVote v && v.getId() == b.getTid()))
         .allMatch(s -> (s.from() == 3 && s.to() == 2) || (s.from() == 2 && s.to() == 3)));
 
     // The rounds before A's PB leg: P1 announces an LMEC at most A's timestamp, so P2's MEC cannot pass B

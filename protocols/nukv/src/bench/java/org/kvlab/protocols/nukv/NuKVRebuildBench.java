@@ -27,6 +27,8 @@ import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.kvlab.api.NodeId;
+import org.kvlab.consensus.raft.RaftCodec;
+import org.kvlab.consensus.raft.RaftJournal;
 import org.kvlab.eval.ProgramArgs;
 import org.kvlab.store.Durability;
 import org.kvlab.store.InMemoryStore;
@@ -34,11 +36,11 @@ import org.kvlab.store.JeStore;
 import org.kvlab.store.VersionedStore;
 
 /**
- * How long the stall watchdog's rebuild of a RaftNode ({@code NuKVServer.checkStall}) holds a NuKV replica's event
+ * How long the stall watchdog's rebuild of a RaftNode ({@code RaftWatchdog.check}) holds a NuKV replica's event
  * loop, as the journal grows (issue 15).
  *
  * <p>The rebuild runs on the replica's event loop in three turns, each timed here with the wall clock (GC during it
- * included, and shown apart): (1) the watchdog's timer task: {@link JournalRaftStore#restored} (the journal's
+ * included, and shown apart): (1) the watchdog's timer task: {@code RaftJournal.restored} (the journal's
  * in-memory mirror turned into MicroRaft's restored state: one {@code LogEntry} per log entry after the snapshot,
  * one {@code SnapshotChunk} per snapshot chunk; the store is not read) and {@code RaftNode.build()} (MicroRaft's
  * {@code RaftState.restore}, which puts every entry into its log); (2) the new node's start task (MicroRaft's
@@ -50,7 +52,7 @@ import org.kvlab.store.VersionedStore;
  * MicroRaft's executor running the tasks right away (its timers are dropped: none is due within the measured turns),
  * a transport that drops what it is given, and a state machine that skips what it is given again, as
  * {@code NuKVServer}'s does. For comparison it also times what a restart of the replica replays before its RaftNode
- * exists: {@code new JournalRaftStore(store)} (every journal record read from the store, and parsed from JE).
+ * exists: {@code new RaftJournal(store, ...)} (every journal record read from the store, and parsed from JE).
  *
  * <p>{@code snapshotEvery} is N + 1 in each row, so the N entries fit in MicroRaft's log and re-applying them crosses
  * no snapshot point; in a running group the log after the snapshot holds at most {@code snapshotEvery} - 1 committed
@@ -126,8 +128,8 @@ public final class NuKVRebuildBench {
     final String kind;
     final Path dir;
     final VersionedStore<Stored> store;
-    final JournalRaftStore journal;
-    final RaftCodec codec = new RaftCodec(MODELS);
+    final RaftJournal<Stored> journal;
+    final RaftCodec codec = new RaftCodec(MODELS, Op.parser());
     final RaftCodec.Endpoint self = new RaftCodec.Endpoint(NodeId.of(0, 0, 1));
     final RaftCodec.Endpoint leader = new RaftCodec.Endpoint(NodeId.of(0, 0, 0));
     final RaftConfig config;
@@ -156,7 +158,7 @@ public final class NuKVRebuildBench {
       List<RaftEndpoint> members = List.of(leader, self, new RaftCodec.Endpoint(NodeId.of(0, 0, 2)));
       RaftGroupMembersView view = MODELS.createRaftGroupMembersViewBuilder().setLogIndex(0).setMembers(members)
           .setVotingMembers(members).build();
-      journal = new JournalRaftStore(store);
+      journal = NuKVJournal.open(store, codec);
       journal.persistAndFlushLocalEndpoint(MODELS.createRaftEndpointPersistentStateBuilder().setLocalEndpoint(self)
           .setVoting(true).build());
       journal.persistAndFlushInitialGroupMembers(view);
@@ -178,7 +180,7 @@ public final class NuKVRebuildBench {
                 .setDc(0).setIdx(1 + i % index)).setLocalIdx(1 + i % index).setLocalT(t));
           }
           journal.persistSnapshotChunk(MODELS.createSnapshotChunkBuilder().setTerm(1).setIndex(index)
-              .setOperation(part.build()).setSnapshotChunkIndex(c).setSnapshotChunkCount(chunks)
+              .setOperation(part.build().toByteString()).setSnapshotChunkIndex(c).setSnapshotChunkCount(chunks)
               .setGroupMembersView(view).build());
         }
       }
@@ -202,15 +204,15 @@ public final class NuKVRebuildBench {
       return "user" + (1_000_000_000L + i * 7_919 % 1_000_000_000L);
     }
 
-    /** One rebuild, as checkStall does it: the old node terminated, the new one restored, started and caught up. */
+    /** One rebuild, as RaftWatchdog.check does it: the old node terminated, the new one restored, started and caught up. */
     Result rebuild() {
       long gc0 = NuKVSnapshotBench.gcMillis();
       if (node != null) {
         node.terminate();
-        loop.runAll(); // as in checkStall, the old node's termination runs before the new node's start task
+        loop.runAll(); // as in RaftWatchdog.check, the old node's termination runs before the new node's start task
       }
       long t0 = System.nanoTime();
-      RestoredRaftState restored = journal.restored(MODELS, codec);
+      RestoredRaftState restored = journal.restored();
       long t1 = System.nanoTime();
       Skipping machine = new Skipping(applied);
       node = RaftNode.newBuilder().setGroupId(GROUP).setConfig(config).setExecutor(loop).setTransport(new Drop())
@@ -241,7 +243,7 @@ public final class NuKVRebuildBench {
     /** What a restart replays before its RaftNode exists: the journal read from the store into a mirror, restored. */
     double restartReplay() {
       long t0 = System.nanoTime();
-      new JournalRaftStore(store).restored(MODELS, codec);
+      NuKVJournal.open(store, codec).restored();
       return (System.nanoTime() - t0) / 1e6;
     }
 
@@ -296,7 +298,7 @@ public final class NuKVRebuildBench {
     }
   }
 
-  /** NuKVServer's state machine after a rebuild: every entry and snapshot at or below what it applied is skipped. */
+  /** RaftGroup's state machine after a rebuild: every entry and snapshot at or below what it applied is skipped. */
   private static final class Skipping implements StateMachine {
     final long applied;
     long skipped;

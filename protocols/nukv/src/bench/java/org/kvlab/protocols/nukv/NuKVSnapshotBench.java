@@ -15,12 +15,11 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Optional;
 import java.util.SplittableRandom;
-import java.util.TreeSet;
-import java.util.function.Consumer;
 import java.util.function.Predicate;
 import org.kvlab.api.NodeId;
+import org.kvlab.consensus.raft.RaftCodec;
+import org.kvlab.consensus.raft.RaftJournal;
 import org.kvlab.eval.ProgramArgs;
 import org.kvlab.store.Durability;
 import org.kvlab.store.InMemoryStore;
@@ -32,29 +31,22 @@ import org.kvlab.store.VersionedStore;
  *
  * <p>MicroRaft 0.7 takes a snapshot synchronously on the node's executor, right after applying every
  * {@code snapshotEvery}-th commit (RaftNodeImpl.takeSnapshot): it calls the state machine's takeSnapshot, then
- * persists every chunk through the RaftStore one by one (here {@link JournalRaftStore}, whose last chunk triggers
+ * persists every chunk through the RaftStore one by one (here the group's RaftJournal, whose last chunk triggers
  * the journal's compaction), and keeps the chunk objects in memory as the log's snapshot entry. This program does
  * that same sequence, on a store holding N user keys and a journal holding the previous snapshot and the
  * {@code snapshotEvery} log entries since, and times it with the wall clock: that is the event-loop pause (GC
  * during it included, and shown apart).
  *
- * <p>Implementations (the {@code --impls} given, interleaved in each round, their order rotating): {@code rewrite},
- * the snapshot code before issue 15 (copied verbatim below: every key's newest version read from the store, and a
- * compaction that writes the snapshot's chunks to the journal a second time, then prunes by parsing every older
- * record); {@code parse}, issue 15's first change ({@link OpSnapshotSource}: only keys changed since the last snapshot
- * are read; the chunks stay where they were first written; the older records still parsed by the store's prune);
- * {@code at-once}, the older records pruned by version key (none read) in the snapshot's last persist;
- * {@code deferred}, pruned by version key, a few with each later record ({@link JournalRaftStore.Compaction}); these
- * three with the snapshot source of those sessions ({@link OpSnapshotSource}: parts of Op objects, which the journal
- * encodes again every snapshot, changed keys read from the store); and {@code encoded}, the replica's way now:
- * {@code deferred} with {@link SnapshotSource} (parts handed over as their encodings, unchanged keys' entries copied
- * as bytes from the last snapshot, changed keys' versions given by the writes, as the apply path gives them); and
- * {@code held}, the replica's way now: {@code encoded} with the chunks held by the journal in the snapshot's turn and
- * written after it, {@link NuKVServer#SNAPSHOT_WRITE_BYTES} a turn, the compaction with the last (each of those turns
- * timed apart, back to back here, where a server runs them a millisecond apart between its other work). One
- * journal runs throughout, switched between them before each snapshot; each source the implementations given need
- * sees every write and takes every snapshot (unmeasured when another implementation's is measured), so each encodes
- * or reads only what changed since the last snapshot.
+ * <p>Implementations (the {@code --impls} given, interleaved in each round, their order rotating): {@code encoded},
+ * {@link SnapshotSource} (parts handed over as their encodings, unchanged keys' entries copied as bytes from the last
+ * snapshot, changed keys' versions given by the writes, as the apply path gives them) with the chunks written in the
+ * snapshot's turn; and {@code held}, the replica's way: {@code encoded} with the chunks held by the journal in the
+ * snapshot's turn and written after it, {@link NuKVServer#SNAPSHOT_WRITE_BYTES} a turn, the compaction with the last
+ * (each of those turns timed apart, back to back here, where a server runs them a millisecond apart between its other
+ * work). One journal runs throughout, switched between them before each snapshot. The earlier implementations this
+ * program compared them with (the snapshot code before issue 15, its compaction that rewrote the chunks and pruned by
+ * parsing, pruning at once, and the source of Op objects) were deleted when the Raft group moved to kvlab-consensus;
+ * the program that compares them is in git history at commit 51b36c9 (docs/benchmarks/log/nukv-history.md).
  *
  * <p>Besides the pause, each row shows the time the store spent pruning in it, and in the {@code every} commits that
  * follow the snapshot (where the deferred prune runs; measured before the next snapshot, whichever implementation
@@ -73,7 +65,7 @@ import org.kvlab.store.VersionedStore;
 public final class NuKVSnapshotBench {
   private static final RaftModelFactory MODELS = new DefaultRaftModelFactory();
   /** The implementations {@code --impls} takes (see the class comment). */
-  private static final List<String> IMPLS = List.of("rewrite", "parse", "at-once", "deferred", "encoded", "held");
+  private static final List<String> IMPLS = List.of("encoded", "held");
 
   private NuKVSnapshotBench() {}
 
@@ -159,17 +151,6 @@ public final class NuKVSnapshotBench {
         x.cpuMs, x.longestTurnCpuMs, x.turns == 0 ? "" : x.longestIsLast ? "yes" : "no", x.turnsCpuMs);
   }
 
-  static JournalRaftStore.Compaction compaction(String impl) {
-    return switch (impl) {
-      case "rewrite" -> JournalRaftStore.Compaction.REWRITE;
-      case "parse" -> JournalRaftStore.Compaction.PARSE;
-      case "at-once" -> JournalRaftStore.Compaction.AT_ONCE;
-      case "deferred", "encoded", "held" -> JournalRaftStore.Compaction.DEFERRED;
-      default -> throw new IllegalArgumentException("unknown implementation " + impl
-          + ": use rewrite, parse, at-once, deferred, encoded or held");
-    };
-  }
-
   /**
    * One snapshot: the whole pause, the state machine's takeSnapshot, persisting the chunks (compaction included) and
    * the compaction alone (the last chunk's persist, which completes the snapshot and compacts the journal); with
@@ -191,9 +172,7 @@ public final class NuKVSnapshotBench {
     final int every;
     final ByteString value;
     final CountingStore store;
-    final SnapshotSource source; // encoded (else null)
-    final OpSnapshotSource opSource; // parse, at-once, deferred (else null)
-    final TreeSet<String> keys; // rewrite: the key set of the code before issue 15 (else null)
+    final SnapshotSource source;
     final boolean heap;
     final SplittableRandom random = new SplittableRandom(1);
     final RaftGroupMembersView view;
@@ -201,7 +180,7 @@ public final class NuKVSnapshotBench {
     long index;
     long t = 1;
     List<SnapshotChunk> held = List.of(); // what MicroRaft keeps: the last snapshot's chunks
-    JournalRaftStore journal;
+    RaftJournal<Stored> journal;
     final String first;
 
     Bench(String kind, Path dir, int n, int every, int valueBytes, List<String> impls, boolean heap)
@@ -223,10 +202,7 @@ public final class NuKVSnapshotBench {
         throw new IllegalArgumentException("unknown store " + kind + ": use memory or je");
       }
       this.store = new CountingStore(inner);
-      this.source = impls.contains("encoded") || impls.contains("held") ? new SnapshotSource(store) : null;
-      this.opSource = impls.stream().anyMatch(i -> List.of("parse", "at-once", "deferred").contains(i))
-          ? new OpSnapshotSource(store) : null;
-      this.keys = impls.contains("rewrite") ? new TreeSet<>() : null;
+      this.source = new SnapshotSource(store);
       this.heap = heap;
       this.first = impls.get(0);
       List<RaftEndpoint> members = List.of(self, new RaftCodec.Endpoint(NodeId.of(0, 0, 1)),
@@ -241,7 +217,7 @@ public final class NuKVSnapshotBench {
 
     /** N keys written (as a replica that applied N commits would hold them), then a first snapshot. */
     void load() {
-      journal = new JournalRaftStore(store, JournalRaftStore.Compaction.AT_ONCE);
+      journal = NuKVJournal.open(store, new RaftCodec(MODELS, Op.parser()));
       journal.persistAndFlushLocalEndpoint(MODELS.createRaftEndpointPersistentStateBuilder().setLocalEndpoint(self)
           .setVoting(true).build());
       journal.persistAndFlushInitialGroupMembers(view);
@@ -249,7 +225,7 @@ public final class NuKVSnapshotBench {
       for (int i = 0; i < n; i++) {
         write(key(i), false);
       }
-      snapshot(first, JournalRaftStore.Compaction.AT_ONCE, 0);
+      snapshot(first, 0);
     }
 
     /** One commit: a PUT of a random key, its log entry in the journal, the key's new version in the store. */
@@ -260,16 +236,8 @@ public final class NuKVSnapshotBench {
         journal.persistLogEntries(List.of(MODELS.createLogEntryBuilder().setIndex(index).setTerm(1)
             .setOperation(Op.newBuilder().setKey(key).setVersion(v).build()).build()));
       }
-      if (keys != null) {
-        keys.add(key);
-      }
-      if (opSource != null) {
-        opSource.add(key);
-      }
       store.put(key, Stored.newBuilder().setVersion(v).build());
-      if (source != null) {
-        source.put(key, v);
-      }
+      source.put(key, v);
     }
 
     /** {@code every} commits (random keys), logged in the journal: the commits between two snapshots. */
@@ -284,17 +252,10 @@ public final class NuKVSnapshotBench {
 
     /** The snapshot MicroRaft takes at the last commit, with the implementation {@code impl}. */
     Result snapshot(String impl, int round) {
-      return snapshot(impl, compaction(impl), round);
-    }
-
-    Result snapshot(String impl, JournalRaftStore.Compaction compaction, int round) {
-      boolean rewrite = impl.equals("rewrite");
       boolean hold = impl.equals("held");
-      boolean encoded = impl.equals("encoded") || hold;
-      journal.compaction(compaction);
       journal.holdOwnSnapshots(hold);
       long[] sv = {index, 0};
-      List<Object> parts = new ArrayList<>();
+      List<ByteString> parts = new ArrayList<>();
       long gc0 = gcMillis();
       long journal0 = store.journalBytes;
       double prune0 = store.pruneMs;
@@ -302,24 +263,13 @@ public final class NuKVSnapshotBench {
       long cpu0 = cpuNanos();
       long t0 = System.nanoTime();
       // RaftNodeImpl.takeSnapshot: the state machine's chunks, then each chunk persisted, then kept in memory.
-      int reads;
-      long keysEncoded;
-      if (rewrite) {
-        reads = oldSnapshot(keys, store, sv, parts::add);
-        keysEncoded = keys.size();
-      } else if (encoded) {
-        source.take(sv, NuKVServer.SNAPSHOT_CHUNK_KEYS, k -> null, parts::add);
-        reads = source.lastReads();
-        keysEncoded = source.lastEncoded();
-      } else {
-        opSource.take(sv, NuKVServer.SNAPSHOT_CHUNK_KEYS, k -> null, parts::add);
-        reads = opSource.lastReads();
-        keysEncoded = opSource.size(); // the journal encodes every Op of the parts
-      }
+      source.take(sv, NuKVServer.SNAPSHOT_CHUNK_KEYS, k -> null, parts::add);
+      int reads = source.lastReads();
+      long keysEncoded = source.lastEncoded();
       long t1 = System.nanoTime();
       List<SnapshotChunk> chunks = new ArrayList<>(parts.size());
       if (hold) {
-        journal.taking(index); // NuKVServer's Machine.takeSnapshot announces it before the state machine's chunks
+        journal.taking(index); // RaftGroup's takeSnapshot announces it before the state machine's chunks
       }
       long last = t1;
       for (int i = 0; i < parts.size(); i++) {
@@ -335,7 +285,7 @@ public final class NuKVSnapshotBench {
       long allocated = allocatedBytes() - alloc0;
       double pruneMs = store.pruneMs - prune0;
       long gcMs = gcMillis() - gc0;
-      // NuKVServer.writeSnapshot's turns (held only; none is left otherwise), each timed.
+      // RaftGroup.writeSnapshot's turns (held only; none is left otherwise), each timed.
       int turns = 0;
       double longestTurnMs = 0;
       double longestTurnCpuMs = 0;
@@ -358,17 +308,9 @@ public final class NuKVSnapshotBench {
       double turnsMs = (System.nanoTime() - turns0) / 1e6;
       double turnsCpuMs = (cpuNanos() - turnsCpu0) / 1e6;
       long turnsGcMs = gcMillis() - turnsGc0;
-      // Unmeasured: the other sources see a snapshot taken here too, as they would in a server running them, so that
-      // their next snapshot reads or encodes only the keys changed since this one.
-      if (!encoded && source != null) {
-        source.take(sv, NuKVServer.SNAPSHOT_CHUNK_KEYS, k -> null, p -> { });
-      }
-      if ((rewrite || encoded) && opSource != null) {
-        opSource.take(sv, NuKVServer.SNAPSHOT_CHUNK_KEYS, k -> null, p -> { });
-      }
       long bytes = 0;
-      for (Object p : parts) {
-        bytes += EncodedPart.size(p);
+      for (ByteString p : parts) {
+        bytes += p.size();
       }
       double heapMb = -1;
       if (heap) {
@@ -409,33 +351,6 @@ public final class NuKVSnapshotBench {
       ms += Math.max(0, gc.getCollectionTime());
     }
     return ms;
-  }
-
-  /**
-   * NuKVServer.snapshot before SnapshotSource (the commit before it), with the server's fields as parameters: the
-   * newest version of every key read from the store, {@link NuKVServer#SNAPSHOT_CHUNK_KEYS} keys a chunk.
-   */
-  static int oldSnapshot(TreeSet<String> keys, VersionedStore<Stored> store, long[] sv, Consumer<Object> chunks) {
-    SnapshotPart.Builder part = SnapshotPart.newBuilder();
-    for (long x : sv) {
-      part.addSv(x);
-    }
-    boolean emitted = false;
-    for (String key : keys) {
-      Optional<Stored> newest = store.newest(key);
-      if (newest.isPresent()) {
-        part.addOps(Op.newBuilder().setKey(key).setVersion(newest.get().getVersion()));
-      }
-      if (part.getOpsCount() >= NuKVServer.SNAPSHOT_CHUNK_KEYS) {
-        chunks.accept(part.build());
-        emitted = true;
-        part = SnapshotPart.newBuilder();
-      }
-    }
-    if (!emitted || part.getOpsCount() > 0) {
-      chunks.accept(part.build());
-    }
-    return keys.size();
   }
 
   /** A store that counts the bytes of journal records put into it, and times its prunes. */

@@ -10,6 +10,8 @@ import org.kvlab.api.Params;
 import org.kvlab.api.RecordType;
 import org.kvlab.api.Topology;
 import org.kvlab.api.VersionKey;
+import org.kvlab.consensus.raft.Raft;
+import org.kvlab.consensus.raft.RaftJournal;
 
 /**
  * NuKV's per-key session guarantees (seed 003 chapter 4): each partition of each datacenter is a Raft
@@ -21,7 +23,7 @@ public final class NuKV extends BaseProtocol {
       Raft.class, Replicate.class, ReplicateAck.class);
   /** User versions by (t, dc); the Raft journal (one reserved key) by its sequence number. */
   static final RecordType<Stored> RECORD = RecordType.of(Stored.class, s -> s.hasJournal()
-      ? JournalRaftStore.versionKey(s.getSeq()) : VersionKey.of(s.getVersion().getT(), s.getVersion().getDc()));
+      ? RaftJournal.versionKey(s.getSeq()) : VersionKey.of(s.getVersion().getT(), s.getVersion().getDc()));
 
   public NuKV() {
     super("nukv",

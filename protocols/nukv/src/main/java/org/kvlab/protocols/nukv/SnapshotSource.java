@@ -1,5 +1,6 @@
 package org.kvlab.protocols.nukv;
 
+import com.google.protobuf.ByteString;
 import com.google.protobuf.CodedInputStream;
 import com.google.protobuf.CodedOutputStream;
 import com.google.protobuf.ExtensionRegistryLite;
@@ -20,8 +21,8 @@ import org.kvlab.store.VersionedStore;
  * <p>MicroRaft 0.7 takes a snapshot synchronously, on the node's event loop ({@code StateMachine.takeSnapshot}),
  * persists its chunks there (the journal writes each as a record) and holds the chunk objects in memory until the
  * next one. Between two snapshots at most {@code snapshotEvery} keys change (one per Raft commit); the others are
- * listed again as they were. This source therefore hands out each part as its protobuf encoding ({@link
- * EncodedPart}), which the journal and the InstallSnapshot messages carry as it is, and builds it from the last
+ * listed again as they were. This source therefore hands out each part as its protobuf encoding (a
+ * {@link ByteString}), which the journal and the InstallSnapshot messages carry as it is, and builds it from the last
  * snapshot's parts: for every key it keeps where the key's entry (its {@link Op} as a field of the part: tag, length,
  * encoding) lies in the part of the last snapshot that holds it, and a key that did not change since is copied from
  * there as bytes, neither re-read, re-built nor re-encoded. Only the changed keys are encoded, each with the newest
@@ -112,13 +113,13 @@ final class SnapshotSource {
   }
 
   /**
-   * Hands {@code chunks} the snapshot as {@link EncodedPart}s: parts of at most {@code chunkKeys} keys each, the first
+   * Hands {@code chunks} the snapshot as encoded {@link SnapshotPart}s: parts of at most {@code chunkKeys} keys each, the first
    * one with {@code sv} (a single part, with sv only, if there is no key). {@code localWrite} gives a key's newest
    * write made in this replica's datacenter ({origin log index, HLC time}, or null), carried beside the key's newest
    * version for the forwarder's catch-up; it must change only together with a {@link #put} of that key. Returns the
    * number of parts.
    */
-  int take(long[] sv, int chunkKeys, Function<String, long[]> localWrite, Consumer<Object> chunks) {
+  int take(long[] sv, int chunkKeys, Function<String, long[]> localWrite, Consumer<ByteString> chunks) {
     Invariants.check(chunkKeys > 0, "snapshot parts of %s keys", chunkKeys);
     pos = 0;
     SnapshotPart.Builder first = SnapshotPart.newBuilder();
@@ -191,7 +192,7 @@ final class SnapshotSource {
   }
 
   /** The part built so far, its keys' slots pointed at their entries in it; starts the next part. */
-  private EncodedPart complete(Slot[] inPart, int[] offsets, int n) {
+  private ByteString complete(Slot[] inPart, int[] offsets, int n) {
     byte[] bytes = Arrays.copyOf(buf, pos); // never changed after this: the next snapshot copies from it
     for (int i = 0; i < n; i++) {
       Slot s = inPart[i];
@@ -203,7 +204,7 @@ final class SnapshotSource {
       inPart[i] = null;
     }
     pos = 0;
-    return new EncodedPart(UnsafeByteOperations.unsafeWrap(bytes));
+    return UnsafeByteOperations.unsafeWrap(bytes);
   }
 
   /** The Op a slot's entry in the last snapshot holds. */

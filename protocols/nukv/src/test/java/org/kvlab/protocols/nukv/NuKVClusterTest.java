@@ -85,7 +85,7 @@ class NuKVClusterTest {
 
       // A run without a stall (a leader stopped, another elected by MicroRaft, the old one back as a follower): the
       // stall watchdog rebuilt no RaftNode. (Checked before the peers stop: a replica left alone, whose restart left
-      // it a pre-candidate state, sends no pre-vote, and the watchdog rebuilds it once; see NuKVServer.checkStall.)
+      // it a pre-candidate state, sends no pre-vote, and the watchdog rebuilds it once; see RaftWatchdog in kvlab-consensus.)
       List<Node> all = new ArrayList<>(cluster.nodes());
       all.add(restarted);
       for (Node node : all) {
@@ -193,10 +193,10 @@ class NuKVClusterTest {
     long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
     while (System.nanoTime() < deadline) {
       String marker = node.runOnLoopGet(() -> {
-        for (Object m : node.store().versions(JournalRaftStore.KEY)) {
-          JournalRecord r = ((Stored) m).getJournal();
-          if (r.hasEntry() && r.getEntry().getOp().getNewTerm()) {
-            return r.getEntry().getOp().getKey();
+        for (Object m : node.store().versions(NuKVJournal.KEY)) {
+          org.kvlab.consensus.raft.JournalRecord r = ((Stored) m).getJournal();
+          if (r.hasEntry() && !r.getEntry().getNewTerm().isEmpty()) {
+            return r.getEntry().getNewTerm();
           }
         }
         return "";

@@ -66,7 +66,7 @@ class NuKVRemoteLeaderCrashTest {
       }
       hit += run.counter("nukv.forward.retarget") > 0 ? 1 : 0;
       // MicroRaft elects the new leader by itself here (the followers did not restart under the crashed leader): the
-      // stall watchdog (NuKVServer.checkStall, see NuKVRestartedFollowersTest) must not rebuild any RaftNode.
+      // stall watchdog (RaftWatchdog.check, see NuKVRestartedFollowersTest) must not rebuild any RaftNode.
       assertEquals(0, run.counter("nukv.raft.rebuilt"), "seed " + seed + ": " + run.counters());
       Result session = new SessionChecker().check(run.history());
       assertTrue(session.valid(), "seed " + seed + ": " + session);

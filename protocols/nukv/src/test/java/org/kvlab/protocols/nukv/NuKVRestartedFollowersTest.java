@@ -33,7 +33,7 @@ import org.kvlab.sim.Simulation;
  * when the leader then crashed, neither follower ever started an election: datacenter 1 took no write for 14 s and
  * datacenter 0's writes reached it 12.1 s late, until replica 0 came back at 44 s, in 83 of 200 seeds (4, 5, 7 and 8
  * of the first 8). Now a replica whose Raft node has neither heard a leader nor sent an election message for several
- * timeouts rebuilds its RaftNode from its journal (NuKVServer.checkStall): in those 83 seeds both followers rebuilt
+ * timeouts rebuilds its RaftNode from its journal (RaftWatchdog.check): in those 83 seeds both followers rebuilt
  * theirs once, datacenter 1 took a write 5.0 to 5.6 s after the crash and forwarded writes arrived within 5.6 s (in
  * the other seeds MicroRaft elected by itself: within 3.1 and 3.2 s, no rebuild). Asserted per seed: datacenter 1's
  * group takes a write within {@link #ELECT_BOUND_MICROS} of the leader crash, every acknowledged write of datacenter

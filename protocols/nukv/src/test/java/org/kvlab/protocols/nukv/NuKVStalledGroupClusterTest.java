@@ -31,7 +31,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The Raft stall watchdog ({@code NuKVServer.checkStall}) on the real runtime: a loopback cluster of 2 datacenters x 1
+ * The Raft stall watchdog ({@code RaftWatchdog.check}) on the real runtime: a loopback cluster of 2 datacenters x 1
  * partition x a 3-replica Raft group, Berkeley DB JE with fsync'd replies, every operation recorded.
  *
  * <p>The stall is reproduced as {@link NuKVRestartedFollowersTest} does in the simulator, with no test hook: the two

@@ -41,9 +41,9 @@ class SnapshotSourceTest {
     source.put(key, v);
   }
 
-  private List<EncodedPart> take(long[] sv, int chunkKeys) {
-    List<EncodedPart> parts = new ArrayList<>();
-    int n = source.take(sv, chunkKeys, localWrites::get, o -> parts.add((EncodedPart) o));
+  private List<ByteString> take(long[] sv, int chunkKeys) {
+    List<ByteString> parts = new ArrayList<>();
+    int n = source.take(sv, chunkKeys, localWrites::get, parts::add);
     assertEquals(parts.size(), n);
     return parts;
   }
@@ -84,8 +84,8 @@ class SnapshotSourceTest {
     return parts;
   }
 
-  private static List<ByteString> bytes(List<EncodedPart> parts) {
-    return parts.stream().map(EncodedPart::bytes).toList();
+  private static List<ByteString> bytes(List<ByteString> parts) {
+    return parts;
   }
 
   @Test
@@ -101,11 +101,11 @@ class SnapshotSourceTest {
       }
       long[] sv = {round, 2L * round};
       int chunkKeys = 1 + random.nextInt(64);
-      List<EncodedPart> parts = take(sv, chunkKeys);
+      List<ByteString> parts = take(sv, chunkKeys);
       assertEquals(fullEncoding(sv, chunkKeys), bytes(parts), "round " + round);
       List<Op> ops = new ArrayList<>();
       for (int p = 0; p < parts.size(); p++) {
-        SnapshotPart part = parts.get(p).parse();
+        SnapshotPart part = parse(parts.get(p));
         assertTrue(part.getOpsCount() <= chunkKeys, "part " + p + " holds " + part.getOpsCount());
         assertTrue(p == parts.size() - 1 || part.getOpsCount() == chunkKeys, "only the last part is short");
         assertEquals(p == 0 ? List.of((long) round, 2L * round) : List.of(), part.getSvList(), "sv in part 0 only");
@@ -118,9 +118,9 @@ class SnapshotSourceTest {
 
   @Test
   void when_noKeyIsHeld_then_theSnapshotIsOnePartWithSvOnly() {
-    List<EncodedPart> parts = take(new long[] {3, 4}, 10);
+    List<ByteString> parts = take(new long[] {3, 4}, 10);
     assertEquals(1, parts.size());
-    assertEquals(SnapshotPart.newBuilder().addSv(3).addSv(4).build().toByteString(), parts.get(0).bytes());
+    assertEquals(SnapshotPart.newBuilder().addSv(3).addSv(4).build().toByteString(), parts.get(0));
     assertEquals(0, source.lastReads());
     assertEquals(0, source.lastEncoded());
   }
@@ -144,12 +144,12 @@ class SnapshotSourceTest {
     changed.add("k5");
     put("new", 1, 0, "c");
     changed.add("new");
-    List<EncodedPart> second = take(new long[] {2}, 100);
+    List<ByteString> second = take(new long[] {2}, 100);
     assertEquals(fullEncoding(new long[] {2}, 100), bytes(second));
     assertEquals(changed.size(), source.lastEncoded(), "only the keys changed since the last snapshot are encoded");
     assertEquals(1 + 1, source.lastReads(), "the new key, and one changed key checked against the store");
 
-    List<EncodedPart> third = take(new long[] {3}, 100);
+    List<ByteString> third = take(new long[] {3}, 100);
     assertEquals(fullEncoding(new long[] {3}, 100), bytes(third));
     assertEquals(0, source.lastReads(), "nothing changed since the last snapshot: no store read");
     assertEquals(0, source.lastEncoded(), "nothing changed since the last snapshot: every entry copied");
@@ -175,10 +175,10 @@ class SnapshotSourceTest {
     for (int i = 0; i < 50; i += 2) {
       keys.add("k" + i); // the keys the new source saw
     }
-    List<EncodedPart> parts = take(new long[] {7}, 8);
+    List<ByteString> parts = take(new long[] {7}, 8);
     assertEquals(fullEncoding(new long[] {7}, 8), bytes(parts));
     assertEquals(25, source.lastReads());
-    for (Op op : parts.get(0).parse().getOpsList()) {
+    for (Op op : parse(parts.get(0)).getOpsList()) {
       assertEquals("before the restart", op.getVersion().getValue().toStringUtf8(), op.getKey());
     }
   }
@@ -197,7 +197,7 @@ class SnapshotSourceTest {
       put("k" + i, 1_000 + i, 1, "b");
     }
     int[] handed = {0};
-    Consumer<Object> failing = o -> {
+    Consumer<ByteString> failing = o -> {
       if (++handed[0] == 3) {
         throw new IllegalStateException("the third part is refused");
       }
@@ -220,5 +220,13 @@ class SnapshotSourceTest {
     Invariants.InvariantViolation e = assertThrows(Invariants.InvariantViolation.class,
         () -> take(new long[] {2}, 10));
     assertTrue(e.getMessage().contains("key a was last put at (5, 0)"), e.getMessage());
+  }
+
+  private static SnapshotPart parse(ByteString part) {
+    try {
+      return SnapshotPart.parseFrom(part);
+    } catch (com.google.protobuf.InvalidProtocolBufferException e) {
+      throw new AssertionError("a snapshot part does not parse", e);
+    }
   }
 }

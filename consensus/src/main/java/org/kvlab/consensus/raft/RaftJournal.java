@@ -1,6 +1,5 @@
-package org.kvlab.protocols.nukv;
+package org.kvlab.consensus.raft;
 
-import io.microraft.model.RaftModelFactory;
 import io.microraft.model.log.LogEntry;
 import io.microraft.model.log.RaftGroupMembersView;
 import io.microraft.model.log.SnapshotChunk;
@@ -13,14 +12,17 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeMap;
+import java.util.function.BiFunction;
+import java.util.function.Function;
+import java.util.function.ToLongFunction;
 import org.kvlab.api.Invariants;
 import org.kvlab.api.VersionKey;
 import org.kvlab.store.VersionedStore;
 
 /**
  * MicroRaft's persistent state in kvlab's store, so the same code is durable on JE and replayable in the
- * simulator: an append-only journal under one reserved key whose versions are numbered records (a log
- * entry, a truncation, the term and vote, the group members, the local endpoint, a snapshot chunk). Restoring
+ * simulator: an append-only journal under one reserved key ({@link Format#key}) whose versions are numbered records
+ * (a log entry, a truncation, the term and vote, the group members, the local endpoint, a snapshot chunk). Restoring
  * replays the journal in order. Durability follows the cluster's {@code storage.durability}: under {@code sync}
  * kvlab holds replies and channel acknowledgements until a group fsync covers the journal records
  * written before them, which is what Raft asks of {@link #flush()} (so flush itself does nothing).
@@ -35,9 +37,8 @@ import org.kvlab.store.VersionedStore;
  * snapshot's chunks on means all of it. The chunk records themselves stay where they were written and are not
  * written again (a snapshot is written to the journal once); only if some of them were pruned already (an older
  * snapshot completed while this one was arriving) are the chunks restated too, from memory, before the entries.
- * No record is larger than one snapshot chunk (at most {@link NuKVServer#SNAPSHOT_CHUNK_KEYS} keys) or one log
- * entry, however many keys the snapshot holds. A chunk whose part the state machine handed over as its encoding
- * ({@link EncodedPart}) is written as those bytes, the same layout ({@link RaftCodec#chunk}).
+ * No record is larger than one snapshot chunk (one part of the application's state) or one log entry, however
+ * large the snapshot.
  *
  * <p>Pruning: the records before the snapshot's chunks (the previous snapshot and the entries since it) are removed
  * by version key ({@link VersionedStore#pruneRange} from the oldest record left: the store reads none of them; the
@@ -51,13 +52,12 @@ import org.kvlab.store.VersionedStore;
  * superseded record) prunes the rest at once, so superseded records of at most one compaction wait. The journal
  * thus holds at most about two snapshots and {@code 2 * snapshotEvery} entries; in a steady stream of writes the
  * previous snapshot's records are gone after about a quarter of the interval. A restart forgets which records were
- * superseded; the next compaction prunes them with its own. The layout on disk is the one earlier versions wrote: a
- * journal they left is read and continued as it is.
+ * superseded; the next compaction prunes them with its own.
  *
  * <p>Held chunks: the chunks of a snapshot this replica takes itself (announced by {@link #taking}) are not written in
  * MicroRaft's {@code persistSnapshotChunk}, which runs in the snapshot's event-loop turn, but held in memory and
- * written later by {@link #writeHeld}, a slice per turn (NuKVServer calls it from a timer), the compaction with the
- * last of them. Safe because the journal keeps meaning what it meant before the snapshot until its last chunk is
+ * written later by {@link #writeHeld}, a slice per turn ({@link RaftGroup} calls it from a timer), the compaction with
+ * the last of them. Safe because the journal keeps meaning what it meant before the snapshot until its last chunk is
  * written: the previous snapshot and every entry since, none of which the held snapshot's compaction has superseded
  * yet; MicroRaft's {@code truncateLogEntriesUntil} for the held snapshot (at or below its index, right after its
  * chunks) is not written, as the snapshot's completion implies it. A crash with k of n chunks written restarts from
@@ -69,30 +69,63 @@ import org.kvlab.store.VersionedStore;
  * another snapshot, first writes every held chunk (so at most one snapshot is held), and so does {@link #restored}
  * (a RaftNode rebuilt from the journal restores the snapshot its predecessor took).
  */
-final class JournalRaftStore implements RaftStore {
-  /** The reserved key; user keys cannot start with a NUL character through the client API's tools. */
-  static final String KEY = "\u0000nukv.raft";
+public final class RaftJournal<R> implements RaftStore {
+  /** How the journal's records are kept among the application's records in its store. */
+  public interface Format<R> {
+    /** The reserved key the records are versions of (user keys cannot start with a NUL character). */
+    String key();
 
-  /** Superseded records pruned with each record appended (but a snapshot chunk's) while some wait. */
-  static final int PRUNE_PER_RECORD = 4;
+    /** The store record holding journal record {@code r} at position {@code seq}; its version key is {@link
+     * #versionKey}(seq). */
+    R record(long seq, JournalRecord r);
 
-  /**
-   * How a compaction prunes. The journal runs {@link #DEFERRED}; the others are the ways earlier versions did it,
-   * kept so that NuKVSnapshotBench can compare them on the same state (they write the same layout).
-   */
-  enum Compaction {
-    /** By version key, {@link #PRUNE_PER_RECORD} superseded records with each later record (see the class comment). */
-    DEFERRED,
-    /** By version key, every superseded record at once, in the persist of the snapshot's last chunk. */
-    AT_ONCE,
-    /** As issue 15's first change left it: every superseded record read and parsed by the store's prune, at once. */
-    PARSE,
-    /** As before issue 15: PARSE, and the snapshot's chunks written a second time by the restatement. */
-    REWRITE
+    JournalRecord journal(R stored);
+
+    long seq(R stored);
   }
 
-  private final VersionedStore<Stored> store;
-  private Compaction compaction;
+  /**
+   * The format of a store that holds only the journal, under {@code key}: records are {@link JournalEntry}s, whose
+   * version key is {@link #versionKey}(seq) (the server's {@code RecordType} must give it).
+   */
+  public static Format<JournalEntry> entries(String key) {
+    return format(key, (seq, r) -> JournalEntry.newBuilder().setSeq(seq).setRecord(r).build(),
+        JournalEntry::getRecord, JournalEntry::getSeq);
+  }
+
+  /** The format that keeps journal record r at position seq as {@code record(seq, r)} under {@code key}. */
+  public static <R> Format<R> format(String key, BiFunction<Long, JournalRecord, R> record,
+      Function<R, JournalRecord> journal, ToLongFunction<R> seq) {
+    return new Format<>() {
+      @Override
+      public String key() {
+        return key;
+      }
+
+      @Override
+      public R record(long at, JournalRecord r) {
+        return record.apply(at, r);
+      }
+
+      @Override
+      public JournalRecord journal(R stored) {
+        return journal.apply(stored);
+      }
+
+      @Override
+      public long seq(R stored) {
+        return seq.applyAsLong(stored);
+      }
+    };
+  }
+
+  /** Superseded records pruned with each record appended (but a snapshot chunk's) while some wait. */
+  public static final int PRUNE_PER_RECORD = 4;
+
+  private final VersionedStore<R> store;
+  private final Format<R> format;
+  private final String key;
+  private final RaftCodec codec;
   private final State state = new State();
   private long seq;
   /** The journal's oldest record still in the store (records before it are pruned). */
@@ -108,32 +141,26 @@ final class JournalRaftStore implements RaftStore {
   /** The snapshot at {@link #ownIndex}'s chunks not written yet, in chunk order. */
   private final ArrayDeque<SnapshotChunk> held = new ArrayDeque<>();
 
-  JournalRaftStore(VersionedStore<Stored> store) {
-    this(store, Compaction.DEFERRED);
-  }
-
-  JournalRaftStore(VersionedStore<Stored> store, Compaction compaction) {
+  /** Opens the journal {@code store} holds under {@code format}'s key (replays it). */
+  public RaftJournal(VersionedStore<R> store, Format<R> format, RaftCodec codec) {
     this.store = store;
-    this.compaction = compaction;
-    List<Stored> newestFirst = store.versions(KEY);
+    this.format = format;
+    this.key = format.key();
+    this.codec = codec;
+    List<R> newestFirst = store.versions(key);
     for (int i = newestFirst.size() - 1; i >= 0; i--) {
-      state.apply(newestFirst.get(i).getJournal(), newestFirst.get(i).getSeq());
+      state.apply(format.journal(newestFirst.get(i)), format.seq(newestFirst.get(i)));
     }
-    this.seq = newestFirst.isEmpty() ? 0 : newestFirst.get(0).getSeq();
-    this.oldest = newestFirst.isEmpty() ? 1 : newestFirst.get(newestFirst.size() - 1).getSeq();
+    this.seq = newestFirst.isEmpty() ? 0 : format.seq(newestFirst.get(0));
+    this.oldest = newestFirst.isEmpty() ? 1 : format.seq(newestFirst.get(newestFirst.size() - 1));
     this.supersededBelow = oldest;
-  }
-
-  /** From now on compacts this way (NuKVSnapshotBench alternates them on one journal). */
-  void compaction(Compaction c) {
-    compaction = c;
   }
 
   /**
    * From now on holds this replica's own snapshots' chunks (true, the default) or writes them in MicroRaft's persist,
-   * in the snapshot's turn (NuKVSnapshotBench compares both on one journal).
+   * in the snapshot's turn (a benchmark compares both on one journal).
    */
-  void holdOwnSnapshots(boolean hold) {
+  public void holdOwnSnapshots(boolean hold) {
     writeHeld(Long.MAX_VALUE);
     holdOwn = hold;
   }
@@ -143,9 +170,9 @@ final class JournalRaftStore implements RaftStore {
    * class comment). Chunks still held of an earlier snapshot are written first, and a partial snapshot at the same
    * index in the journal (chunks written or received before a crash; the one taken now may be cut otherwise) is voided.
    */
-  void taking(long index) {
+  public void taking(long index) {
     writeHeld(Long.MAX_VALUE);
-    Invariants.check(index > state.snapshotIndex, "NuKV Raft snapshot at %s taken, the journal has one at %s", index,
+    Invariants.check(index > state.snapshotIndex, "Raft snapshot at %s taken, the journal has one at %s", index,
         state.snapshotIndex);
     if (state.pending.containsKey(index)) {
       record(JournalRecord.newBuilder().setDeleteChunks(index).build());
@@ -155,7 +182,7 @@ final class JournalRaftStore implements RaftStore {
   }
 
   /** Chunks held, not written yet (0: the journal holds every snapshot MicroRaft persisted). */
-  int held() {
+  public int held() {
     return held.size();
   }
 
@@ -163,14 +190,14 @@ final class JournalRaftStore implements RaftStore {
    * Writes held chunks, in order, until {@code budget} bytes of chunk records are written (at least one chunk) or none
    * is left; the last one completes the snapshot and compacts the journal. Returns the chunks still held.
    */
-  int writeHeld(long budget) {
+  public int writeHeld(long budget) {
     long written = 0;
     while (!held.isEmpty() && (written == 0 || written < budget)) {
       SnapshotChunk c = held.poll();
       JournalRecord r = JournalRecord.newBuilder().setChunk(RaftCodec.chunk(c)).build();
       written += r.getSerializedSize();
       boolean completed = record(r);
-      Invariants.check(completed == held.isEmpty(), "NuKV Raft snapshot at %s: writing chunk %s of %s %s",
+      Invariants.check(completed == held.isEmpty(), "Raft snapshot at %s: writing chunk %s of %s %s",
           c.getIndex(), c.getSnapshotChunkIndex(), c.getSnapshotChunkCount(),
           completed ? "completed it early" : "did not complete it");
       if (completed) {
@@ -187,7 +214,7 @@ final class JournalRaftStore implements RaftStore {
    * is not completed with chunks of the earlier one, which may be cut otherwise (after a restart the store may hold
    * newer versions, so a snapshot at the same index may hold more keys). Returns how many it voided.
    */
-  int dropPartial() {
+  public int dropPartial() {
     List<Long> partial = new ArrayList<>(state.pending.keySet());
     for (long index : partial) {
       record(JournalRecord.newBuilder().setDeleteChunks(index).build());
@@ -195,29 +222,29 @@ final class JournalRaftStore implements RaftStore {
     return partial.size();
   }
 
-  /** The version key of the journal record at position {@code seq} (see {@link NuKV#RECORD}). */
-  static byte[] versionKey(long seq) {
+  /** The version key of the journal record at position {@code seq}: the application's record type must give it. */
+  public static byte[] versionKey(long seq) {
     return VersionKey.of(seq);
   }
 
-  /** Journal records (versions of {@link #KEY}) in the store: tests check compaction with it. */
-  int records() {
-    return store.versions(KEY).size();
+  /** Journal records (versions of the key) in the store: tests check compaction with it. */
+  public int records() {
+    return store.versions(key).size();
   }
 
   /** Journal records in the store, from the positions of the first and last (none is read; benchmarks, tests). */
-  long storedRecords() {
+  public long storedRecords() {
     return seq - oldest + 1;
   }
 
   /** Superseded records still in the store, waiting to be pruned (tests). */
-  long superseded() {
+  public long superseded() {
     return supersededBelow - oldest;
   }
 
   /** Appends a record and applies it to the in-memory mirror; true if it completed a snapshot. */
   private boolean record(JournalRecord r) {
-    store.put(KEY, Stored.newBuilder().setSeq(++seq).setJournal(r).build());
+    store.put(key, format.record(++seq, r));
     boolean completed = state.apply(r, seq);
     if (!r.hasChunk()) {
       pruneSuperseded(PRUNE_PER_RECORD); // not in a snapshot's persist: MicroRaft runs it on the event loop
@@ -229,7 +256,7 @@ final class JournalRaftStore implements RaftStore {
   private void pruneSuperseded(long n) {
     if (oldest < supersededBelow) {
       long below = Math.min(supersededBelow, oldest + n);
-      store.pruneRange(KEY, versionKey(oldest), versionKey(below));
+      store.pruneRange(key, versionKey(oldest), versionKey(below));
       oldest = below;
     }
   }
@@ -258,7 +285,7 @@ final class JournalRaftStore implements RaftStore {
   @Override
   public void persistLogEntries(List<LogEntry> entries) {
     for (LogEntry e : entries) {
-      record(JournalRecord.newBuilder().setEntry(RaftCodec.entry(e)).build());
+      record(JournalRecord.newBuilder().setEntry(codec.entry(e)).build());
     }
   }
 
@@ -266,7 +293,7 @@ final class JournalRaftStore implements RaftStore {
   public void persistSnapshotChunk(SnapshotChunk chunk) {
     if (ownIndex > 0 && chunk.getIndex() == ownIndex) {
       // This replica's own snapshot (see taking): held, written by writeHeld. MicroRaft persists its chunks in order.
-      Invariants.check(chunk.getSnapshotChunkIndex() == ownChunks, "NuKV Raft snapshot at %s: chunk %s persisted"
+      Invariants.check(chunk.getSnapshotChunkIndex() == ownChunks, "Raft snapshot at %s: chunk %s persisted"
           + " after %s", ownIndex, chunk.getSnapshotChunkIndex(), ownChunks);
       ownChunks++;
       held.add(chunk);
@@ -286,7 +313,7 @@ final class JournalRaftStore implements RaftStore {
   private void checkpoint() {
     // Every chunk record is still in the journal and none is superseded (a chunk of this snapshot persisted before an
     // older snapshot completed is, and may be pruned any time).
-    boolean inPlace = compaction != Compaction.REWRITE && state.snapshotFrom >= supersededBelow;
+    boolean inPlace = state.snapshotFrom >= supersededBelow;
     long from = inPlace ? state.snapshotFrom : seq + 1;
     List<JournalRecord> restated = new ArrayList<>();
     for (JournalRecord r : new JournalRecord[] {state.endpoint, state.members, state.term}) {
@@ -302,19 +329,11 @@ final class JournalRaftStore implements RaftStore {
       boolean completed = record(r);
       Invariants.check(!completed, "restating snapshot %s completed a snapshot again", state.snapshotIndex);
     }
-    Invariants.check(from <= seq, "NuKV Raft journal compaction from %s past its last record %s", from, seq);
-    Invariants.check(from >= supersededBelow, "NuKV Raft journal compaction from %s, below the superseded %s", from,
+    Invariants.check(from <= seq, "Raft journal compaction from %s past its last record %s", from, seq);
+    Invariants.check(from >= supersededBelow, "Raft journal compaction from %s, below the superseded %s", from,
         supersededBelow);
-    if (compaction == Compaction.PARSE || compaction == Compaction.REWRITE) {
-      store.prune(KEY, s -> s.getSeq() <= from);
-      oldest = from;
-    } else {
-      pruneSuperseded(supersededBelow - oldest); // what an earlier compaction left (see the class comment)
-    }
+    pruneSuperseded(supersededBelow - oldest); // what an earlier compaction left (see the class comment)
     supersededBelow = from;
-    if (compaction == Compaction.AT_ONCE) {
-      pruneSuperseded(supersededBelow - oldest);
-    }
     checkpoints++;
     if (inPlace) {
       chunksKeptInPlace++;
@@ -324,21 +343,21 @@ final class JournalRaftStore implements RaftStore {
   /** Compactions so far (tests). */
   private int checkpoints;
 
-  int checkpoints() {
+  public int checkpoints() {
     return checkpoints;
   }
 
   /** Compactions that left the snapshot's chunk records where they were (tests). */
   private int chunksKeptInPlace;
 
-  int chunksKeptInPlace() {
+  public int chunksKeptInPlace() {
     return chunksKeptInPlace;
   }
 
   @Override
   public void truncateLogEntriesFrom(long index) {
     // Raft truncates only entries not committed, and a snapshot holds only committed ones.
-    Invariants.check(index > Math.max(ownIndex, state.snapshotIndex), "NuKV Raft log truncated from %s, a snapshot at"
+    Invariants.check(index > Math.max(ownIndex, state.snapshotIndex), "Raft log truncated from %s, a snapshot at"
         + " %s covers it", index, Math.max(ownIndex, state.snapshotIndex));
     record(JournalRecord.newBuilder().setTruncateFrom(index).build());
   }
@@ -364,18 +383,14 @@ final class JournalRaftStore implements RaftStore {
     // kvlab's runtime makes replies and acknowledgements wait for the group fsync (durability: sync)
   }
 
-  /** The state to restart from, or null if this server never persisted any (a fresh start). */
-  static RestoredRaftState restore(VersionedStore<Stored> store, RaftModelFactory models, RaftCodec codec) {
-    return new JournalRaftStore(store).restored(models, codec);
-  }
-
   /**
    * What this journal holds, as MicroRaft restores it; null if it holds no endpoint and members yet. Held chunks are
    * written first: a RaftNode rebuilt from the journal restores the snapshot its predecessor took (else it would take
    * it again, below what this replica applied).
    */
-  RestoredRaftState restored(RaftModelFactory models, RaftCodec codec) {
+  public RestoredRaftState restored() {
     writeHeld(Long.MAX_VALUE);
+    var models = codec.models();
     if (state.endpoint == null || state.members == null) {
       return null; // crashed before the first records were written: start afresh (nothing was acknowledged)
     }
@@ -403,7 +418,7 @@ final class JournalRaftStore implements RaftStore {
     List<LogEntry> log = new ArrayList<>();
     long expected = state.snapshot.isEmpty() ? (state.log.isEmpty() ? 0 : state.log.firstKey()) : state.snapshotIndex + 1;
     for (JournalRecord r : state.log.values()) {
-      Invariants.check(r.getEntry().getIndex() == expected, "NuKV Raft journal has a gap: entry %s after %s",
+      Invariants.check(r.getEntry().getIndex() == expected, "Raft journal has a gap: entry %s after %s",
           r.getEntry().getIndex(), expected - 1);
       expected++;
       log.add(codec.logEntry(r.getEntry()));
@@ -430,7 +445,7 @@ final class JournalRaftStore implements RaftStore {
     /** Applies one record, at position {@code at} of the journal; true if it completed a snapshot. */
     boolean apply(JournalRecord r, long at) {
       if (r.hasCheckpoint()) {
-        // A journal compacted by an earlier version of this class, into one record: its whole state.
+        // A whole journal state in one record (journals written before 2026-11 end their compactions with one).
         endpoint = null;
         members = null;
         term = null;
@@ -444,7 +459,7 @@ final class JournalRaftStore implements RaftStore {
           apply(inner, at);
         }
         Invariants.check(snapshotIndex == r.getCheckpoint().getSnapshotIndex(),
-            "NuKV Raft checkpoint restored snapshot %s, wrote %s", snapshotIndex, r.getCheckpoint().getSnapshotIndex());
+            "Raft checkpoint restored snapshot %s, wrote %s", snapshotIndex, r.getCheckpoint().getSnapshotIndex());
         return false;
       } else if (r.hasChunk()) {
         Chunk c = r.getChunk();

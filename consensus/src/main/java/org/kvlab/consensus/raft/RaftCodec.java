@@ -1,8 +1,9 @@
-package org.kvlab.protocols.nukv;
+package org.kvlab.consensus.raft;
 
 import com.google.protobuf.ByteString;
 import com.google.protobuf.InvalidProtocolBufferException;
-import com.google.protobuf.UnknownFieldSet;
+import com.google.protobuf.Message;
+import com.google.protobuf.Parser;
 import io.microraft.RaftEndpoint;
 import io.microraft.model.RaftModelFactory;
 import io.microraft.model.log.LogEntry;
@@ -22,24 +23,28 @@ import io.microraft.model.message.VoteResponse;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
-import java.util.Objects;
 import org.kvlab.api.Invariants;
 import org.kvlab.api.NodeId;
 
 /**
- * MicroRaft's messages to and from kvlab's wire ({@link Raft}, one flattened protobuf message), and the
- * endpoints: a replica's endpoint is its kvlab {@link NodeId}; snapshot chunks carry {@link SnapshotPart}s.
- * Membership changes are off, so only the messages of a fixed group occur.
+ * MicroRaft's messages to and from kvlab's wire ({@link Raft}, one flattened protobuf message), its log entries and
+ * snapshot chunks to and from journal records, and the endpoints: a replica's endpoint is its kvlab {@link NodeId}.
+ * In memory a log entry's operation is the application's protobuf message (or a {@link NewTerm} marker) and a
+ * snapshot chunk's operation is a {@link ByteString}, the application's encoding of one part of its state; on the
+ * wire and in the journal both are bytes. Membership changes are off, so only the messages of a fixed group occur.
  */
-final class RaftCodec {
+public final class RaftCodec {
   private final RaftModelFactory models;
+  private final Parser<? extends Message> operations;
 
-  RaftCodec(RaftModelFactory models) {
+  /** {@code operations} parses the application's operations (the messages it proposes). */
+  public RaftCodec(RaftModelFactory models, Parser<? extends Message> operations) {
     this.models = models;
+    this.operations = operations;
   }
 
   /** A replica of a Raft group, identified by its server id. */
-  record Endpoint(NodeId id) implements RaftEndpoint {
+  public record Endpoint(NodeId id) implements RaftEndpoint {
     @Override
     public Object getId() {
       return id;
@@ -51,15 +56,22 @@ final class RaftCodec {
     }
   }
 
-  static NodeId node(RaftEndpoint e) {
+  /** The entry a new leader appends (MicroRaft's new-term operation), named so that the leader knows its own. */
+  record NewTerm(String marker) {}
+
+  public RaftModelFactory models() {
+    return models;
+  }
+
+  public static NodeId node(RaftEndpoint e) {
     return (NodeId) e.getId();
   }
 
-  static Endpoint endpoint(String text) {
+  public static Endpoint endpoint(String text) {
     return new Endpoint(NodeId.parse(text));
   }
 
-  Raft encode(RaftMessage m) {
+  public Raft encode(RaftMessage m) {
     Raft.Builder b = Raft.newBuilder().setGroup(m.getGroupId().toString()).setSender(m.getSender().getId().toString())
         .setTerm(m.getTerm());
     if (m instanceof PreVoteRequest r) {
@@ -102,14 +114,14 @@ final class RaftCodec {
           .setRequestedChunk(r.getRequestedSnapshotChunkIndex()).setQuerySeq(r.getQuerySequenceNumber())
           .setFlowSeq(r.getFlowControlSequenceNumber());
     } else {
-      Invariants.check(false, "NuKV cannot send MicroRaft message %s (membership changes are off)",
+      Invariants.check(false, "A Raft group cannot send MicroRaft message %s (membership changes are off)",
           m.getClass().getSimpleName());
     }
     return b.build();
   }
 
   /** Decodes a message from a peer; throws IllegalArgumentException on one that makes no sense. */
-  RaftMessage decode(Raft m) {
+  public RaftMessage decode(Raft m) {
     Endpoint sender = endpoint(m.getSender());
     String group = m.getGroup();
     switch (m.getKind()) {
@@ -163,90 +175,54 @@ final class RaftCodec {
     }
   }
 
-  static Entry entry(LogEntry e) {
+  /** A log entry as the journal and an AppendEntries request carry it. */
+  public Entry entry(LogEntry e) {
     Object op = e.getOperation();
-    Invariants.check(op instanceof Op, "NuKV log entry %s holds %s, not a NuKV operation", e.getIndex(),
+    Entry.Builder b = Entry.newBuilder().setIndex(e.getIndex()).setTerm(e.getTerm());
+    if (op instanceof NewTerm n) {
+      return b.setNewTerm(n.marker()).build();
+    }
+    Invariants.check(op instanceof Message, "Raft log entry %s holds %s, not a protobuf operation", e.getIndex(),
         op == null ? "null" : op.getClass().getName());
-    return Entry.newBuilder().setIndex(e.getIndex()).setTerm(e.getTerm()).setOp((Op) op).build();
+    return b.setOp(((Message) op).toByteString()).build();
   }
 
-  LogEntry logEntry(Entry e) {
-    return models.createLogEntryBuilder().setIndex(e.getIndex()).setTerm(e.getTerm())
-        .setOperation(Objects.requireNonNull(e.getOp())).build();
-  }
-
-  /**
-   * A snapshot chunk as the journal and the InstallSnapshot message carry it. A part that {@link SnapshotSource} handed
-   * over as its encoding ({@link EncodedPart}) goes out as those bytes, as field {@value Chunk#PART_FIELD_NUMBER}
-   * (with the members, field {@value Chunk#MEMBERS_FIELD_NUMBER}, after it) in the message's unknown fields: protobuf
-   * writes them as they are, after the known fields, in field order, so the chunk's encoding is byte for byte what
-   * {@code setPart} would give (an embedded message is a length-delimited field), without encoding the part's Ops
-   * again. Whatever parses it (a restart, a follower) gets the part as a SnapshotPart; an unparsed chunk built here is
-   * read with {@link #operation} and {@link #members(Chunk)}, never with {@code getPart}.
-   */
-  static Chunk chunk(SnapshotChunk c) {
-    Object part = c.getOperation();
-    Invariants.check(part instanceof SnapshotPart || part instanceof EncodedPart, "NuKV snapshot chunk %s/%s holds %s,"
-        + " not a NuKV snapshot part", c.getIndex(), c.getSnapshotChunkIndex(),
-        part == null ? "null" : part.getClass().getName());
-    Chunk.Builder b = Chunk.newBuilder().setIndex(c.getIndex()).setTerm(c.getTerm())
-        .setChunkIndex(c.getSnapshotChunkIndex()).setChunkCount(c.getSnapshotChunkCount());
-    if (part instanceof SnapshotPart p) {
-      b.setPart(p);
-      if (c.getGroupMembersView() != null) {
-        b.setMembers(members(c.getGroupMembersView()));
-      }
+  /** Throws IllegalArgumentException if the operation does not parse. */
+  public LogEntry logEntry(Entry e) {
+    Object op;
+    if (!e.getNewTerm().isEmpty()) {
+      op = new NewTerm(e.getNewTerm());
     } else {
-      UnknownFieldSet.Builder fields = UnknownFieldSet.newBuilder().addField(Chunk.PART_FIELD_NUMBER,
-          UnknownFieldSet.Field.newBuilder().addLengthDelimited(((EncodedPart) part).bytes()).build());
-      if (c.getGroupMembersView() != null) {
-        fields.addField(Chunk.MEMBERS_FIELD_NUMBER, UnknownFieldSet.Field.newBuilder()
-            .addLengthDelimited(members(c.getGroupMembersView()).toByteString()).build());
+      try {
+        op = operations.parseFrom(e.getOp());
+      } catch (InvalidProtocolBufferException x) {
+        throw new IllegalArgumentException("log entry " + e.getIndex() + ": its operation does not parse: "
+            + x.getMessage(), x);
       }
-      b.setUnknownFields(fields.build());
+    }
+    return models.createLogEntryBuilder().setIndex(e.getIndex()).setTerm(e.getTerm()).setOperation(op).build();
+  }
+
+  /** A snapshot chunk as the journal and the InstallSnapshot message carry it: its part is the application's bytes. */
+  public static Chunk chunk(SnapshotChunk c) {
+    Object part = c.getOperation();
+    Invariants.check(part instanceof ByteString, "Raft snapshot chunk %s/%s holds %s, not the bytes of a part",
+        c.getIndex(), c.getSnapshotChunkIndex(), part == null ? "null" : part.getClass().getName());
+    Chunk.Builder b = Chunk.newBuilder().setIndex(c.getIndex()).setTerm(c.getTerm())
+        .setChunkIndex(c.getSnapshotChunkIndex()).setChunkCount(c.getSnapshotChunkCount()).setPart((ByteString) part);
+    if (c.getGroupMembersView() != null) {
+      b.setMembers(members(c.getGroupMembersView()));
     }
     return b.build();
   }
 
-  /**
-   * The part a chunk holds: its SnapshotPart if it was parsed or built with one, else (a chunk {@link #chunk} built
-   * from an {@link EncodedPart}, not parsed since) that EncodedPart.
-   */
-  static Object operation(Chunk c) {
-    if (c.hasPart()) {
-      return c.getPart();
-    }
-    List<ByteString> encoded = c.getUnknownFields().getField(Chunk.PART_FIELD_NUMBER).getLengthDelimitedList();
-    Invariants.check(encoded.size() <= 1, "NuKV snapshot chunk %s/%s holds %s encoded parts", c.getIndex(),
-        c.getChunkIndex(), encoded.size());
-    return encoded.isEmpty() ? SnapshotPart.getDefaultInstance() : new EncodedPart(encoded.get(0));
-  }
-
-  /** The members a chunk carries (see {@link #operation}), or null if none. */
-  static Members members(Chunk c) {
-    if (c.hasMembers()) {
-      return c.getMembers();
-    }
-    List<ByteString> encoded = c.getUnknownFields().getField(Chunk.MEMBERS_FIELD_NUMBER).getLengthDelimitedList();
-    if (encoded.isEmpty()) {
-      return null;
-    }
-    try {
-      return Members.parseFrom(encoded.get(encoded.size() - 1));
-    } catch (InvalidProtocolBufferException e) {
-      throw new Invariants.InvariantViolation("NuKV snapshot chunk " + c.getIndex() + "/" + c.getChunkIndex()
-          + " holds members that do not parse: " + e.getMessage());
-    }
-  }
-
-  SnapshotChunk snapshotChunk(Chunk c) {
+  public SnapshotChunk snapshotChunk(Chunk c) {
     if (c.getChunkCount() < 1 || c.getChunkIndex() < 0 || c.getChunkIndex() >= c.getChunkCount()) {
       throw new IllegalArgumentException("snapshot chunk " + c.getChunkIndex() + " of " + c.getChunkCount());
     }
-    Members m = members(c);
-    return models.createSnapshotChunkBuilder().setIndex(c.getIndex()).setTerm(c.getTerm()).setOperation(operation(c))
+    return models.createSnapshotChunkBuilder().setIndex(c.getIndex()).setTerm(c.getTerm()).setOperation(c.getPart())
         .setSnapshotChunkIndex(c.getChunkIndex()).setSnapshotChunkCount(c.getChunkCount())
-        .setGroupMembersView(m == null ? null : view(m)).build();
+        .setGroupMembersView(c.hasMembers() ? view(c.getMembers()) : null).build();
   }
 
   static Members members(RaftGroupMembersView v) {

@@ -8,18 +8,26 @@ import io.microraft.model.RaftModelFactory;
 import io.microraft.model.impl.DefaultRaftModelFactory;
 import io.microraft.model.log.LogEntry;
 import io.microraft.persistence.RestoredRaftState;
+import com.google.protobuf.ByteString;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.kvlab.api.NodeId;
+import org.kvlab.consensus.raft.Checkpoint;
+import org.kvlab.consensus.raft.JournalRecord;
+import org.kvlab.consensus.raft.RaftCodec;
+import org.kvlab.consensus.raft.RaftJournal;
 import org.kvlab.store.Durability;
 import org.kvlab.store.InMemoryStore;
 import org.kvlab.store.JeStore;
 
-/** The Raft journal in kvlab's store: what MicroRaft persisted is what a restart restores, truncations included. */
-class JournalRaftStoreTest {
+/**
+ * The Raft journal (kvlab-consensus's RaftJournal) in a NuKV replica's store, with NuKV's records and snapshot parts:
+ * what MicroRaft persisted is what a restart restores, truncations included.
+ */
+class NuKVJournalTest {
   private final RaftModelFactory models = new DefaultRaftModelFactory();
-  private final RaftCodec codec = new RaftCodec(models);
+  private final RaftCodec codec = new RaftCodec(models, Op.parser());
 
   private LogEntry entry(long index, int term, String key) {
     return models.createLogEntryBuilder().setIndex(index).setTerm(term)
@@ -29,11 +37,11 @@ class JournalRaftStoreTest {
   @Test
   void when_entriesTermAndMembersArePersisted_then_aRestartRestoresThemWithTruncationsApplied() throws Exception {
     InMemoryStore<Stored> store = new InMemoryStore<>(NuKV.RECORD);
-    assertNull(JournalRaftStore.restore(store, models, codec), "nothing persisted: a fresh start");
+    assertNull(NuKVJournal.open(store, codec).restored(), "nothing persisted: a fresh start");
     RaftCodec.Endpoint self = new RaftCodec.Endpoint(NodeId.of(0, 0, 1));
     List<io.microraft.RaftEndpoint> members = List.of(new RaftCodec.Endpoint(NodeId.of(0, 0, 0)), self,
         new RaftCodec.Endpoint(NodeId.of(0, 0, 2)));
-    JournalRaftStore journal = new JournalRaftStore(store);
+    RaftJournal<Stored> journal = NuKVJournal.open(store, codec);
     journal.persistAndFlushLocalEndpoint(models.createRaftEndpointPersistentStateBuilder().setLocalEndpoint(self)
         .setVoting(true).build());
     journal.persistAndFlushInitialGroupMembers(models.createRaftGroupMembersViewBuilder().setLogIndex(0)
@@ -45,9 +53,9 @@ class JournalRaftStoreTest {
     journal.persistLogEntries(List.of(entry(3, 3, "c2"), entry(4, 3, "d")));
     journal.persistAndFlushTerm(models.createRaftTermPersistentStateBuilder().setTerm(3).setVotedFor(null).build());
 
-    JournalRaftStore reopened = new JournalRaftStore(store); // continues the journal's numbering
+    RaftJournal<Stored> reopened = NuKVJournal.open(store, codec); // continues the journal's numbering
     reopened.persistLogEntries(List.of(entry(5, 3, "e")));
-    RestoredRaftState r = JournalRaftStore.restore(store, models, codec);
+    RestoredRaftState r = NuKVJournal.open(store, codec).restored();
     assertEquals(NodeId.of(0, 0, 1), r.getLocalEndpointPersistentState().getLocalEndpoint().getId());
     assertEquals(3, r.getInitialGroupMembers().getMembers().size());
     assertEquals(3, r.getTermPersistentState().getTerm());
@@ -67,7 +75,7 @@ class JournalRaftStoreTest {
         new RaftCodec.Endpoint(NodeId.of(0, 0, 2)));
     var view = models.createRaftGroupMembersViewBuilder().setLogIndex(0).setMembers(members).setVotingMembers(members)
         .build();
-    JournalRaftStore journal = new JournalRaftStore(store);
+    RaftJournal<Stored> journal = NuKVJournal.open(store, codec);
     journal.persistAndFlushLocalEndpoint(models.createRaftEndpointPersistentStateBuilder().setLocalEndpoint(self)
         .setVoting(true).build());
     journal.persistAndFlushInitialGroupMembers(view);
@@ -88,7 +96,7 @@ class JournalRaftStoreTest {
     // Compacted: the 2 chunks, the restatement (endpoint, members, term, entries 101-120) and the 2 records after it;
     // the 125 records before the first chunk are superseded, and the 2 records after the restatement pruned 4 each.
     assertEquals(1, journal.checkpoints());
-    assertEquals(125 - 2 * JournalRaftStore.PRUNE_PER_RECORD, journal.superseded());
+    assertEquals(125 - 2 * RaftJournal.PRUNE_PER_RECORD, journal.superseded());
     assertEquals(3 + 2 + 20 + 2 + journal.superseded(), journal.records());
     assertEquals(journal.storedRecords(), journal.records());
     assertRestoresSnapshot100(store, 121); // superseded records still there: the same state
@@ -101,19 +109,19 @@ class JournalRaftStoreTest {
     assertEquals(152, i, "30 records pruned the 117 left, 4 each");
     assertEquals(3 + 2 + 20 + 2 + 30, journal.records(), "compaction replaced " + before + " records");
     assertEquals(journal.storedRecords(), journal.records());
-    assertTrue(store.versions(JournalRaftStore.KEY).get(journal.records() - 1).getJournal().hasChunk(),
+    assertTrue(store.versions(NuKVJournal.KEY).get(journal.records() - 1).getJournal().hasChunk(),
         "the oldest record is the snapshot's first chunk");
     assertRestoresSnapshot100(store, 151);
   }
 
   private void assertRestoresSnapshot100(InMemoryStore<Stored> store, long lastEntry) {
-    RestoredRaftState r = JournalRaftStore.restore(store, models, codec);
+    RestoredRaftState r = NuKVJournal.open(store, codec).restored();
     assertEquals(100, r.getSnapshotEntry().getIndex());
     @SuppressWarnings("unchecked")
     List<io.microraft.model.log.SnapshotChunk> chunks =
         (List<io.microraft.model.log.SnapshotChunk>) r.getSnapshotEntry().getOperation();
     assertEquals(List.of("a", "b"), chunks.stream()
-        .map(c -> ((SnapshotPart) c.getOperation()).getOps(0).getKey()).toList());
+        .map(c -> part(c.getOperation()).getOps(0).getKey()).toList());
     assertEquals(3, r.getSnapshotEntry().getGroupMembersView().getMembers().size());
     assertEquals(java.util.stream.LongStream.rangeClosed(101, lastEntry).boxed().toList(),
         r.getLogEntries().stream().map(LogEntry::getIndex).toList());
@@ -135,7 +143,7 @@ class JournalRaftStoreTest {
         new RaftCodec.Endpoint(NodeId.of(0, 0, 2)));
     var view = models.createRaftGroupMembersViewBuilder().setLogIndex(0).setMembers(members).setVotingMembers(members)
         .build();
-    JournalRaftStore journal = new JournalRaftStore(store);
+    RaftJournal<Stored> journal = NuKVJournal.open(store, codec);
     journal.persistAndFlushLocalEndpoint(models.createRaftEndpointPersistentStateBuilder().setLocalEndpoint(self)
         .setVoting(true).build());
     journal.persistAndFlushInitialGroupMembers(view);
@@ -154,7 +162,7 @@ class JournalRaftStoreTest {
       assertEquals(round, journal.checkpoints());
       // Round 1 supersedes the 3 first records and 1,010 entries, round 2 the first snapshot and 1,023 records more
       // (the first round's were pruned by the 1,010 entries of round 2); the truncation pruned 4.
-      assertEquals((round == 1 ? 3 + 1_010 : chunks + 13 + 1 + 1_010) - JournalRaftStore.PRUNE_PER_RECORD,
+      assertEquals((round == 1 ? 3 + 1_010 : chunks + 13 + 1 + 1_010) - RaftJournal.PRUNE_PER_RECORD,
           journal.superseded(), "round " + round);
       assertEquals(3 + chunks + 10 + 1 + journal.superseded(), journal.records(),
           "round " + round + ": the restatement, the truncation and the superseded records");
@@ -164,12 +172,12 @@ class JournalRaftStoreTest {
       largestChunk = Math.max(largestChunk, JournalRecord.newBuilder()
           .setChunk(RaftCodec.chunk(bigChunk(2_000, c, chunks, perChunk, view))).build().getSerializedSize());
     }
-    for (Stored r : store.versions(JournalRaftStore.KEY)) {
+    for (Stored r : store.versions(NuKVJournal.KEY)) {
       assertTrue(r.getSerializedSize() <= largestChunk + 64, "a journal record of " + r.getSerializedSize()
           + " bytes, a chunk is " + largestChunk);
     }
 
-    RestoredRaftState r = JournalRaftStore.restore(store, models, codec);
+    RestoredRaftState r = NuKVJournal.open(store, codec).restored();
     assertEquals(2_000, r.getSnapshotEntry().getIndex());
     @SuppressWarnings("unchecked")
     List<io.microraft.model.log.SnapshotChunk> restored =
@@ -177,7 +185,7 @@ class JournalRaftStoreTest {
     assertEquals(chunks, restored.size());
     long keys = 0;
     for (int c = 0; c < chunks; c++) {
-      SnapshotPart part = (SnapshotPart) restored.get(c).getOperation();
+      SnapshotPart part = part(restored.get(c).getOperation());
       assertEquals(c, restored.get(c).getSnapshotChunkIndex());
       assertEquals("2000/" + c + "/0", part.getOps(0).getKey());
       keys += part.getOpsCount();
@@ -196,17 +204,17 @@ class JournalRaftStoreTest {
   void when_aSnapshotCompletes_then_itsChunksAreNotWrittenAgainAndARestartRestoresIt() throws Exception {
     InMemoryStore<Stored> store = new InMemoryStore<>(NuKV.RECORD);
     var view = view();
-    JournalRaftStore journal = sixtyEntriesAndASnapshotAt50(store, view);
+    RaftJournal<Stored> journal = sixtyEntriesAndASnapshotAt50(store, view);
     assertEquals(1, journal.checkpoints());
     assertEquals(1, journal.chunksKeptInPlace());
-    List<Stored> records = store.versions(JournalRaftStore.KEY);
+    List<Stored> records = store.versions(NuKVJournal.KEY);
     assertEquals(5, records.stream().filter(r -> r.getJournal().hasChunk()).count(), "each chunk once");
     // The chunks, then the restatement: endpoint, members, term, entries 51-60; the 63 records before the chunks are
     // superseded, not pruned yet (nothing was written after the restatement).
     assertEquals(63, journal.superseded());
     assertEquals(5 + 3 + 10 + 63, records.size());
 
-    RestoredRaftState r = JournalRaftStore.restore(store, models, codec);
+    RestoredRaftState r = NuKVJournal.open(store, codec).restored();
     assertEquals(50, r.getSnapshotEntry().getIndex());
     @SuppressWarnings("unchecked")
     List<io.microraft.model.log.SnapshotChunk> chunks =
@@ -219,7 +227,7 @@ class JournalRaftStoreTest {
 
     // A restart forgets which records were superseded: they stay until the next compaction. The next snapshot, in the
     // reopened journal, supersedes them with this one's chunks; later records prune them.
-    JournalRaftStore reopened = new JournalRaftStore(store);
+    RaftJournal<Stored> reopened = NuKVJournal.open(store, codec);
     assertEquals(0, reopened.superseded());
     for (long i = 61; i <= 110; i++) {
       reopened.persistLogEntries(List.of(entry(i, 1, "k" + i)));
@@ -230,15 +238,15 @@ class JournalRaftStoreTest {
     }
     assertEquals(1, reopened.chunksKeptInPlace());
     assertEquals(5 + 3 + 10 + 63 + 50, reopened.superseded());
-    assertEquals(100, JournalRaftStore.restore(store, models, codec).getSnapshotEntry().getIndex());
+    assertEquals(100, NuKVJournal.open(store, codec).restored().getSnapshotEntry().getIndex());
     for (long i = 111; reopened.superseded() > 0; i++) {
       reopened.persistLogEntries(List.of(entry(i, 1, "k" + i)));
     }
-    records = store.versions(JournalRaftStore.KEY);
+    records = store.versions(NuKVJournal.KEY);
     assertEquals(5, records.stream().filter(x -> x.getJournal().hasChunk()).count(), "the first snapshot's are gone");
     assertTrue(records.get(records.size() - 1).getJournal().hasChunk(), "the oldest record is the first chunk");
     assertEquals(100, records.get(records.size() - 1).getJournal().getChunk().getIndex());
-    assertEquals(100, JournalRaftStore.restore(store, models, codec).getSnapshotEntry().getIndex());
+    assertEquals(100, NuKVJournal.open(store, codec).restored().getSnapshotEntry().getIndex());
   }
 
   /**
@@ -251,7 +259,7 @@ class JournalRaftStoreTest {
   void when_aCompactionPrunedAChunkOfASnapshotStillArriving_then_itsCompletionRestatesTheChunks() throws Exception {
     InMemoryStore<Stored> store = new InMemoryStore<>(NuKV.RECORD);
     var view = view();
-    JournalRaftStore journal = started(store, view);
+    RaftJournal<Stored> journal = started(store, view);
     for (long i = 1; i <= 120; i++) {
       journal.persistLogEntries(List.of(entry(i, 1, "k" + i)));
     }
@@ -260,7 +268,7 @@ class JournalRaftStoreTest {
     journal.persistSnapshotChunk(bigChunk(100, 1, 2, 3, view));
     assertEquals(1, journal.chunksKeptInPlace());
     assertEquals(124, journal.superseded(), "the 123 first records and the chunk of 200 written before the snapshot");
-    assertEquals(1, store.versions(JournalRaftStore.KEY).stream()
+    assertEquals(1, store.versions(NuKVJournal.KEY).stream()
         .filter(r -> r.getJournal().hasChunk() && r.getJournal().getChunk().getIndex() == 200).count(),
         "superseded, not pruned yet");
     journal.persistSnapshotChunk(bigChunk(200, 1, 2, 3, view));
@@ -271,22 +279,22 @@ class JournalRaftStoreTest {
     for (long i = 201; journal.superseded() > 0; i++) {
       journal.persistLogEntries(List.of(entry(i, 1, "k" + i)));
     }
-    assertEquals(2, store.versions(JournalRaftStore.KEY).stream()
+    assertEquals(2, store.versions(NuKVJournal.KEY).stream()
         .filter(r -> r.getJournal().hasChunk() && r.getJournal().getChunk().getIndex() == 200).count(),
         "the chunk of 200 written before the snapshot at 100 is pruned, the 2 restated ones are left");
-    assertEquals(0, store.versions(JournalRaftStore.KEY).stream()
+    assertEquals(0, store.versions(NuKVJournal.KEY).stream()
         .filter(r -> r.getJournal().hasChunk() && r.getJournal().getChunk().getIndex() == 100).count());
     assertRestoresSnapshot200(store);
   }
 
   private void assertRestoresSnapshot200(InMemoryStore<Stored> store) {
-    RestoredRaftState r = JournalRaftStore.restore(store, models, codec);
+    RestoredRaftState r = NuKVJournal.open(store, codec).restored();
     assertEquals(200, r.getSnapshotEntry().getIndex());
     @SuppressWarnings("unchecked")
     List<io.microraft.model.log.SnapshotChunk> chunks =
         (List<io.microraft.model.log.SnapshotChunk>) r.getSnapshotEntry().getOperation();
     assertEquals(List.of("200/0/0", "200/1/0"), chunks.stream()
-        .map(c -> ((SnapshotPart) c.getOperation()).getOps(0).getKey()).toList());
+        .map(c -> part(c.getOperation()).getOps(0).getKey()).toList());
     for (LogEntry e : r.getLogEntries()) {
       assertTrue(e.getIndex() > 200, "an entry the snapshot covers: " + e.getIndex());
     }
@@ -301,21 +309,21 @@ class JournalRaftStoreTest {
   void when_aReplicaRestartsAtAnyPointOfTheDeferredPrune_then_itRestoresTheSameState() throws Exception {
     InMemoryStore<Stored> store = new InMemoryStore<>(NuKV.RECORD);
     var view = view();
-    JournalRaftStore journal = sixtyEntriesAndASnapshotAt50(store, view);
-    List<Stored> newestFirst = store.versions(JournalRaftStore.KEY);
+    RaftJournal<Stored> journal = sixtyEntriesAndASnapshotAt50(store, view);
+    List<Stored> newestFirst = store.versions(NuKVJournal.KEY);
     assertEquals(63, journal.superseded());
     for (int pruned = 0; pruned <= 63; pruned++) {
       InMemoryStore<Stored> left = new InMemoryStore<>(NuKV.RECORD);
       for (int i = newestFirst.size() - 1 - pruned; i >= 0; i--) {
-        left.put(JournalRaftStore.KEY, newestFirst.get(i));
+        left.put(NuKVJournal.KEY, newestFirst.get(i));
       }
-      RestoredRaftState r = JournalRaftStore.restore(left, models, codec);
+      RestoredRaftState r = NuKVJournal.open(left, codec).restored();
       assertEquals(50, r.getSnapshotEntry().getIndex(), pruned + " pruned");
       @SuppressWarnings("unchecked")
       List<io.microraft.model.log.SnapshotChunk> chunks =
           (List<io.microraft.model.log.SnapshotChunk>) r.getSnapshotEntry().getOperation();
       assertEquals(List.of("50/0/0", "50/1/0", "50/2/0", "50/3/0", "50/4/0"), chunks.stream()
-          .map(c -> ((SnapshotPart) c.getOperation()).getOps(0).getKey()).toList(), pruned + " pruned");
+          .map(c -> part(c.getOperation()).getOps(0).getKey()).toList(), pruned + " pruned");
       assertEquals(java.util.stream.LongStream.rangeClosed(51, 60).boxed().toList(),
           r.getLogEntries().stream().map(LogEntry::getIndex).toList(), pruned + " pruned");
       assertEquals(1, r.getTermPersistentState().getTerm());
@@ -333,7 +341,7 @@ class JournalRaftStoreTest {
       @org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
     var view = view();
     try (JeStore<Stored> store = new JeStore<>(NuKV.RECORD, dir, Durability.SYNC)) {
-      JournalRaftStore journal = started(store, view);
+      RaftJournal<Stored> journal = started(store, view);
       for (long i = 1; i <= 60; i++) {
         journal.persistLogEntries(List.of(entry(i, 1, "k" + i)));
       }
@@ -341,15 +349,15 @@ class JournalRaftStoreTest {
         journal.persistSnapshotChunk(bigChunk(50, c, 5, 10, view));
       }
       journal.persistLogEntries(List.of(entry(61, 1, "k61"), entry(62, 1, "k62")));
-      assertEquals(63 - 2 * JournalRaftStore.PRUNE_PER_RECORD, journal.superseded());
+      assertEquals(63 - 2 * RaftJournal.PRUNE_PER_RECORD, journal.superseded());
       store.sync();
     }
     try (JeStore<Stored> store = new JeStore<>(NuKV.RECORD, dir, Durability.SYNC)) {
-      RestoredRaftState r = JournalRaftStore.restore(store, models, codec);
+      RestoredRaftState r = NuKVJournal.open(store, codec).restored();
       assertEquals(50, r.getSnapshotEntry().getIndex());
       assertEquals(java.util.stream.LongStream.rangeClosed(51, 62).boxed().toList(),
           r.getLogEntries().stream().map(LogEntry::getIndex).toList());
-      JournalRaftStore journal = new JournalRaftStore(store);
+      RaftJournal<Stored> journal = NuKVJournal.open(store, codec);
       assertEquals(journal.storedRecords(), journal.records());
       for (long i = 63; i <= 110; i++) {
         journal.persistLogEntries(List.of(entry(i, 1, "k" + i)));
@@ -360,14 +368,14 @@ class JournalRaftStoreTest {
       for (long i = 111; journal.superseded() > 0; i++) {
         journal.persistLogEntries(List.of(entry(i, 1, "k" + i)));
       }
-      List<Stored> records = store.versions(JournalRaftStore.KEY);
+      List<Stored> records = store.versions(NuKVJournal.KEY);
       assertEquals(journal.storedRecords(), records.size());
       assertEquals(100, records.get(records.size() - 1).getJournal().getChunk().getIndex(),
           "the oldest record is the snapshot at 100's first chunk");
       assertEquals(5, records.stream().filter(x -> x.getJournal().hasChunk()).count());
     }
     try (JeStore<Stored> store = new JeStore<>(NuKV.RECORD, dir, Durability.SYNC)) {
-      RestoredRaftState r = JournalRaftStore.restore(store, models, codec);
+      RestoredRaftState r = NuKVJournal.open(store, codec).restored();
       assertEquals(100, r.getSnapshotEntry().getIndex());
       long last = r.getLogEntries().get(r.getLogEntries().size() - 1).getIndex();
       assertEquals(java.util.stream.LongStream.rangeClosed(101, last).boxed().toList(),
@@ -378,21 +386,23 @@ class JournalRaftStoreTest {
 
   /**
    * Journals left by earlier versions: the layout is unchanged, so a journal compacted by the earlier prune (every
-   * older record parsed, at once) is continued as it is; a journal compacted into one checkpoint record (the first
+   * record before the snapshot's chunks removed at once, as the store's prune does here) is continued as it is; a journal compacted into one checkpoint record (the first
    * version) restores too and is compacted the new way at the next snapshot.
    */
   @Test
   void when_aJournalWasWrittenByAnEarlierVersion_then_itIsRestoredAndContinued() throws Exception {
     var view = view();
     InMemoryStore<Stored> store = new InMemoryStore<>(NuKV.RECORD);
-    JournalRaftStore old = started(store, view);
-    old.compaction(JournalRaftStore.Compaction.PARSE);
+    RaftJournal<Stored> old = started(store, view);
     for (long i = 1; i <= 60; i++) {
       old.persistLogEntries(List.of(entry(i, 1, "k" + i)));
     }
     for (int c = 0; c < 5; c++) {
       old.persistSnapshotChunk(bigChunk(50, c, 5, 10, view));
     }
+    long firstChunk = store.versions(NuKVJournal.KEY).stream().filter(x -> x.getJournal().hasChunk())
+        .mapToLong(Stored::getSeq).min().orElseThrow();
+    store.prune(NuKVJournal.KEY, x -> x.getSeq() <= firstChunk); // every version older than the newest such one
     assertEquals(5 + 3 + 10, old.records(), "pruned at once");
     continueTo100(store, view);
 
@@ -400,7 +410,7 @@ class JournalRaftStoreTest {
     // and the entries after it.
     InMemoryStore<Stored> first = new InMemoryStore<>(NuKV.RECORD);
     Checkpoint.Builder cp = Checkpoint.newBuilder().setSnapshotIndex(50);
-    for (Stored x : store.versions(JournalRaftStore.KEY)) {
+    for (Stored x : store.versions(NuKVJournal.KEY)) {
       if (!x.getJournal().hasChunk() && !x.getJournal().hasEntry()) {
         cp.addRecords(x.getJournal()); // endpoint, members, term
       }
@@ -409,11 +419,11 @@ class JournalRaftStoreTest {
       cp.addRecords(JournalRecord.newBuilder().setChunk(RaftCodec.chunk(bigChunk(50, c, 5, 10, view))));
     }
     for (long i = 51; i <= 60; i++) {
-      cp.addRecords(JournalRecord.newBuilder().setEntry(RaftCodec.entry(entry(i, 1, "k" + i))));
+      cp.addRecords(JournalRecord.newBuilder().setEntry(codec.entry(entry(i, 1, "k" + i))));
     }
-    first.put(JournalRaftStore.KEY, Stored.newBuilder().setSeq(7).setJournal(JournalRecord.newBuilder()
+    first.put(NuKVJournal.KEY, Stored.newBuilder().setSeq(7).setJournal(JournalRecord.newBuilder()
         .setCheckpoint(cp)).build());
-    RestoredRaftState r = JournalRaftStore.restore(first, models, codec);
+    RestoredRaftState r = NuKVJournal.open(first, codec).restored();
     assertEquals(50, r.getSnapshotEntry().getIndex());
     assertEquals(java.util.stream.LongStream.rangeClosed(51, 60).boxed().toList(),
         r.getLogEntries().stream().map(LogEntry::getIndex).toList());
@@ -435,21 +445,20 @@ class JournalRaftStoreTest {
     SnapshotPart second;
     try (JeStore<Stored> store = new JeStore<>(NuKV.RECORD, dir, Durability.SYNC)) {
       SnapshotSource source = new SnapshotSource(store);
-      JournalRaftStore journal = started(store, view);
+      RaftJournal<Stored> journal = started(store, view);
       for (int k = 0; k < 2_500; k++) {
         userWrite(store, source, "user" + k, 1 + k);
       }
       for (long i = 1; i <= 60; i++) {
         journal.persistLogEntries(List.of(entry(i, 1, "k" + i)));
       }
-      List<Object> firstParts = persistTaken(journal, source, 50, view);
+      List<ByteString> firstParts = persistTaken(journal, source, 50, view);
       assertEquals(3, firstParts.size());
       assertEquals(1, journal.checkpoints());
-      for (Object p : firstParts) {
-        SnapshotPart parsed = ((EncodedPart) p).parse();
-        assertEquals(((EncodedPart) p).bytes(), parsed.toByteString());
-        assertEquals(RaftCodec.chunk(chunkOf(50, 0, 3, parsed, view)).toByteString(),
-            RaftCodec.chunk(chunkOf(50, 0, 3, p, view)).toByteString(), "a chunk record's bytes");
+      for (ByteString p : firstParts) {
+        SnapshotPart parsed = part(p);
+        assertEquals(p, parsed.toByteString());
+        assertEquals(p, RaftCodec.chunk(chunkOf(50, 0, 3, p, view)).getPart(), "a chunk record's part");
       }
       for (int k = 0; k < 2_500; k += 9) {
         userWrite(store, source, "user" + k, 10_000 + k);
@@ -457,7 +466,7 @@ class JournalRaftStoreTest {
       for (long i = 61; i <= 110; i++) {
         journal.persistLogEntries(List.of(entry(i, 1, "k" + i)));
       }
-      List<Object> secondParts = persistTaken(journal, source, 100, view);
+      List<ByteString> secondParts = persistTaken(journal, source, 100, view);
       assertEquals(278, source.lastEncoded(), "only the changed keys are encoded");
       assertEquals(2, journal.checkpoints());
       second = merged(secondParts);
@@ -466,13 +475,13 @@ class JournalRaftStoreTest {
       // The watchdog's rebuild restores from the live journal: the same parts, still encoded.
       @SuppressWarnings("unchecked")
       List<io.microraft.model.log.SnapshotChunk> live = (List<io.microraft.model.log.SnapshotChunk>)
-          journal.restored(models, codec).getSnapshotEntry().getOperation();
+          journal.restored().getSnapshotEntry().getOperation();
       assertEquals(secondParts, live.stream().map(io.microraft.model.log.SnapshotChunk::getOperation).toList());
       assertEquals(3, live.get(0).getGroupMembersView().getMembers().size());
       store.sync();
     }
     try (JeStore<Stored> store = new JeStore<>(NuKV.RECORD, dir, Durability.SYNC)) {
-      RestoredRaftState r = JournalRaftStore.restore(store, models, codec);
+      RestoredRaftState r = NuKVJournal.open(store, codec).restored();
       assertEquals(100, r.getSnapshotEntry().getIndex());
       @SuppressWarnings("unchecked")
       List<io.microraft.model.log.SnapshotChunk> chunks =
@@ -484,7 +493,7 @@ class JournalRaftStoreTest {
 
       // The restarted replica: a new source (every key read again at its first snapshot), the journal continued.
       SnapshotSource source = new SnapshotSource(store);
-      JournalRaftStore journal = new JournalRaftStore(store);
+      RaftJournal<Stored> journal = NuKVJournal.open(store, codec);
       for (int k = 0; k < 2_500; k += 2) {
         userWrite(store, source, "user" + k, 20_000 + k);
       }
@@ -494,7 +503,7 @@ class JournalRaftStoreTest {
       persistTaken(journal, source, 150, view);
       assertEquals(1_250, source.lastReads(), "the keys put since the restart, read from the store");
       assertEquals(1, journal.checkpoints());
-      RestoredRaftState again = JournalRaftStore.restore(store, models, codec);
+      RestoredRaftState again = NuKVJournal.open(store, codec).restored();
       assertEquals(150, again.getSnapshotEntry().getIndex());
       @SuppressWarnings("unchecked")
       List<io.microraft.model.log.SnapshotChunk> chunks150 =
@@ -518,9 +527,9 @@ class JournalRaftStoreTest {
   }
 
   /** The source's snapshot at {@code index} (1,000 keys a part, as the server), each part persisted as MicroRaft does. */
-  private List<Object> persistTaken(JournalRaftStore journal, SnapshotSource source, long index,
+  private List<ByteString> persistTaken(RaftJournal<Stored> journal, SnapshotSource source, long index,
       io.microraft.model.log.RaftGroupMembersView view) {
-    List<Object> parts = new ArrayList<>();
+    List<ByteString> parts = new ArrayList<>();
     source.take(new long[] {index, 0}, NuKVServer.SNAPSHOT_CHUNK_KEYS, k -> null, parts::add);
     for (int c = 0; c < parts.size(); c++) {
       journal.persistSnapshotChunk(chunkOf(index, c, parts.size(), parts.get(c), view));
@@ -535,9 +544,9 @@ class JournalRaftStoreTest {
   }
 
   /** The parts (either form) as one part: sv and every Op in order. */
-  private static SnapshotPart merged(List<Object> parts) {
+  private static SnapshotPart merged(List<?> parts) {
     SnapshotPart.Builder all = SnapshotPart.newBuilder();
-    parts.forEach(p -> all.mergeFrom(EncodedPart.part(p)));
+    parts.forEach(p -> all.mergeFrom(part(p)));
     return all.build();
   }
 
@@ -556,7 +565,7 @@ class JournalRaftStoreTest {
 
   /** Reopens the journal, which holds a snapshot at 50 and entries to 60, and runs it past a snapshot at 100. */
   private void continueTo100(InMemoryStore<Stored> store, io.microraft.model.log.RaftGroupMembersView view) {
-    JournalRaftStore journal = new JournalRaftStore(store);
+    RaftJournal<Stored> journal = NuKVJournal.open(store, codec);
     for (long i = 61; i <= 110; i++) {
       journal.persistLogEntries(List.of(entry(i, 1, "k" + i)));
     }
@@ -567,9 +576,9 @@ class JournalRaftStoreTest {
     for (long i = 111; journal.superseded() > 0; i++) {
       journal.persistLogEntries(List.of(entry(i, 1, "k" + i)));
     }
-    List<Stored> records = store.versions(JournalRaftStore.KEY);
+    List<Stored> records = store.versions(NuKVJournal.KEY);
     assertEquals(100, records.get(records.size() - 1).getJournal().getChunk().getIndex());
-    RestoredRaftState r = JournalRaftStore.restore(store, models, codec);
+    RestoredRaftState r = NuKVJournal.open(store, codec).restored();
     assertEquals(100, r.getSnapshotEntry().getIndex());
     assertEquals(101, r.getLogEntries().get(0).getIndex());
     assertEquals(1, r.getTermPersistentState().getTerm());
@@ -601,7 +610,7 @@ class JournalRaftStoreTest {
   }
 
   /** Log entries from..to (term 1) persisted one by one, as MicroRaft appends them. */
-  private void persistEntries(JournalRaftStore journal, long from, long to) {
+  private void persistEntries(RaftJournal<Stored> journal, long from, long to) {
     for (long i = from; i <= to; i++) {
       journal.persistLogEntries(List.of(entry(i, 1, "k" + i)));
     }
@@ -614,7 +623,7 @@ class JournalRaftStoreTest {
     for (int k = 0; k <= n; k++) {
       org.kvlab.store.VersionedStore<Stored> store = open.apply(k);
       try {
-        JournalRaftStore journal = started(store, view);
+        RaftJournal<Stored> journal = started(store, view);
         persistEntries(journal, 1, 60);
         for (int c = 0; c < n; c++) {
           journal.persistSnapshotChunk(bigChunk(50, c, n, 10, view)); // written at once (not announced by taking)
@@ -643,7 +652,7 @@ class JournalRaftStoreTest {
         } else {
           assertRestores(store, 100, 101, 110 + k, "k=" + k + " after the crash");
         }
-        JournalRaftStore reopened = new JournalRaftStore(store);
+        RaftJournal<Stored> reopened = NuKVJournal.open(store, codec);
         assertEquals(k > 0 && k < n ? 1 : 0, reopened.dropPartial(), "k=" + k + ": the partial snapshot voided");
         persistEntries(reopened, 111 + k, 120);
         // Taken again after the restart, from a store holding more (3 chunks, other keys); or the next one (k = n).
@@ -659,7 +668,7 @@ class JournalRaftStoreTest {
         List<io.microraft.model.log.SnapshotChunk> chunks =
             (List<io.microraft.model.log.SnapshotChunk>) r.getSnapshotEntry().getOperation();
         assertEquals(List.of("retaken0", "retaken1", "retaken2"), chunks.stream()
-            .map(c -> ((SnapshotPart) c.getOperation()).getOps(0).getKey()).toList(), "k=" + k);
+            .map(c -> part(c.getOperation()).getOps(0).getKey()).toList(), "k=" + k);
       } finally {
         store.close();
       }
@@ -669,7 +678,7 @@ class JournalRaftStoreTest {
   /** Restores the store's journal: the snapshot at {@code snapshot} and entries first..last (none if first > last). */
   private RestoredRaftState assertRestores(org.kvlab.store.VersionedStore<Stored> store, long snapshot, long first,
       long last, String what) {
-    RestoredRaftState r = JournalRaftStore.restore(store, models, codec);
+    RestoredRaftState r = NuKVJournal.open(store, codec).restored();
     assertEquals(snapshot, r.getSnapshotEntry().getIndex(), what);
     assertEquals(java.util.stream.LongStream.rangeClosed(first, last).boxed().toList(),
         r.getLogEntries().stream().map(LogEntry::getIndex).toList(), what);
@@ -685,7 +694,7 @@ class JournalRaftStoreTest {
   void when_aLeadersSnapshotArrivesWhileChunksAreHeld_then_theyAreWrittenFirst() throws Exception {
     InMemoryStore<Stored> store = new InMemoryStore<>(NuKV.RECORD);
     var view = view();
-    JournalRaftStore journal = started(store, view);
+    RaftJournal<Stored> journal = started(store, view);
     persistEntries(journal, 1, 60);
     journal.taking(50);
     for (int c = 0; c < 3; c++) {
@@ -704,7 +713,7 @@ class JournalRaftStoreTest {
     journal.taking(210);
     journal.persistSnapshotChunk(bigChunk(210, 0, 1, 3, view));
     assertEquals(1, journal.held());
-    assertEquals(210, journal.restored(models, codec).getSnapshotEntry().getIndex(), "a rebuild restores it");
+    assertEquals(210, journal.restored().getSnapshotEntry().getIndex(), "a rebuild restores it");
     assertEquals(0, journal.held());
   }
 
@@ -715,10 +724,10 @@ class JournalRaftStoreTest {
         .build();
   }
 
-  private JournalRaftStore started(org.kvlab.store.VersionedStore<Stored> store,
+  private RaftJournal<Stored> started(org.kvlab.store.VersionedStore<Stored> store,
       io.microraft.model.log.RaftGroupMembersView view) {
     RaftCodec.Endpoint self = new RaftCodec.Endpoint(NodeId.of(0, 0, 0));
-    JournalRaftStore journal = new JournalRaftStore(store);
+    RaftJournal<Stored> journal = NuKVJournal.open(store, codec);
     journal.persistAndFlushLocalEndpoint(models.createRaftEndpointPersistentStateBuilder().setLocalEndpoint(self)
         .setVoting(true).build());
     journal.persistAndFlushInitialGroupMembers(view);
@@ -737,7 +746,7 @@ class JournalRaftStoreTest {
           .setValue(com.google.protobuf.ByteString.copyFromUtf8("value-" + k)).setT(index * 1_000_000 + k).setDc(0)
           .setIdx(index)));
     }
-    return models.createSnapshotChunkBuilder().setIndex(index).setTerm(1).setOperation(part.build())
+    return models.createSnapshotChunkBuilder().setIndex(index).setTerm(1).setOperation(part.build().toByteString())
         .setSnapshotChunkIndex(chunk).setSnapshotChunkCount(count).setGroupMembersView(view).build();
   }
 
@@ -747,14 +756,14 @@ class JournalRaftStoreTest {
     if (chunk == 0) {
       part.addSv(index).addSv(0);
     }
-    return models.createSnapshotChunkBuilder().setIndex(index).setTerm(1).setOperation(part.build())
+    return models.createSnapshotChunkBuilder().setIndex(index).setTerm(1).setOperation(part.build().toByteString())
         .setSnapshotChunkIndex(chunk).setSnapshotChunkCount(count).setGroupMembersView(view).build();
   }
 
   /** A started journal with entries 1..60 persisted, then a 5-chunk snapshot at index 50 (completing it). */
-  private JournalRaftStore sixtyEntriesAndASnapshotAt50(InMemoryStore<Stored> store,
+  private RaftJournal<Stored> sixtyEntriesAndASnapshotAt50(InMemoryStore<Stored> store,
       io.microraft.model.log.RaftGroupMembersView view) throws Exception {
-    JournalRaftStore journal = started(store, view);
+    RaftJournal<Stored> journal = started(store, view);
     for (long i = 1; i <= 60; i++) {
       journal.persistLogEntries(List.of(entry(i, 1, "k" + i)));
     }
@@ -762,5 +771,14 @@ class JournalRaftStoreTest {
       journal.persistSnapshotChunk(bigChunk(50, c, 5, 10, view));
     }
     return journal;
+  }
+
+  /** The part a snapshot chunk's operation holds (its encoding). */
+  private static SnapshotPart part(Object operation) {
+    try {
+      return SnapshotPart.parseFrom((com.google.protobuf.ByteString) operation);
+    } catch (com.google.protobuf.InvalidProtocolBufferException e) {
+      throw new AssertionError("a snapshot part does not parse", e);
+    }
   }
 }
