@@ -86,8 +86,8 @@ final class Dependencies {
     Arrays.fill(firstFailed, Integer.MAX_VALUE);
     for (int k = 0; k < keys; k++) {
       long[] l = h.longest[k];
-      if (l == null) {
-        continue;
+      if (l == null || h.opaque(k)) {
+        continue; // a key an operation left out wrote (a PUT of a list history): its lists are no version order
       }
       int prev = -1;
       for (int i = 0; i < l.length; i++) {
@@ -98,9 +98,11 @@ final class Dependencies {
               + " twice", ids(h.longestReader[k]));
         }
         if (w < 0) {
-          h.report(GARBAGE, h.describe(h.longestReader[k]) + " read " + h.keys.get(k) + "="
-              + TxnHistory.show(l, l.length) + ", whose element " + l[i] + " no transaction appended",
-              ids(h.longestReader[k]));
+          if (!h.opaque(k)) { // else written by an operation left out: no dependency known
+            h.report(GARBAGE, h.describe(h.longestReader[k]) + " read " + h.keys.get(k) + "="
+                + TxnHistory.show(l, l.length) + ", whose element " + l[i] + " no transaction appended",
+                ids(h.longestReader[k]));
+          }
         } else if (h.outcome[w] == FAIL) {
           firstFailed[k] = Math.min(firstFailed[k], i);
         } else if (node(prev) && prev != w) {
@@ -113,7 +115,7 @@ final class Dependencies {
     for (int t = 0; t < h.n; t++) {
       for (int m = h.mopStart[t]; m < h.mopStart[t + 1]; m++) {
         byte type = h.mopType[m];
-        if (type != READ && type != READ_OWN) {
+        if ((type != READ && type != READ_OWN) || h.opaque(h.mopKey[m])) {
           continue;
         }
         int k = h.mopKey[m];
@@ -190,17 +192,21 @@ final class Dependencies {
         }
         int k = h.mopKey[m];
         long v = h.mopVal[m];
-        version[r] = ((long) k << 32) | (v + 1);
-        reader[r] = t;
-        order[r] = r;
-        r++;
+        int w = v < 0 ? -1 : h.writer.get(k, v);
+        if (v < 0 || w >= 0 || !h.opaque(k)) { // a value of an operation left out may not be unique: no version
+          version[r] = ((long) k << 32) | (v + 1);
+          reader[r] = t;
+          order[r] = r;
+          r++;
+        }
         if (v < 0) {
           continue;
         }
-        int w = h.writer.get(k, v);
-        if (w < 0) {
+        if (w < 0 && !h.opaque(k)) {
           h.report(GARBAGE, h.describe(t) + " read " + h.keys.get(k) + "=" + h.showValue(v) + ", which no"
               + " transaction wrote", ids(t));
+        } else if (w < 0) {
+          continue; // written by an operation left out (a procedure such as add): no dependency known
         } else if (h.outcome[w] == FAIL) {
           h.report(G1A, h.describe(t) + " read " + h.keys.get(k) + "=" + h.showValue(v) + ", written by "
               + h.describe(w) + ", which failed: a failed transaction's writes must never be seen (aborted read)",
@@ -215,7 +221,8 @@ final class Dependencies {
         }
       }
     }
-    Arrays.sort(order, (a, b) -> Long.compare(version[a], version[b]));
+    count = r;
+    Arrays.sort(order, 0, count, (a, b) -> Long.compare(version[a], version[b]));
     for (int i = 0; i < count; ) {
       int j = i;
       while (j < count && version[order[j]] == version[order[i]]) {

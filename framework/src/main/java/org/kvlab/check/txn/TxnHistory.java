@@ -81,6 +81,8 @@ public final class TxnHistory {
   final List<Violation> violations = new ArrayList<>();
   final Map<String, Integer> violationCounts = new HashMap<>();
   int skipped;
+  /** Keys that operations left out wrote (or may have): a value of them nobody in the history wrote is no garbage. */
+  private final java.util.BitSet opaque = new java.util.BitSet();
 
   private TxnHistory(Model model, int expected) {
     this.model = model;
@@ -135,6 +137,19 @@ public final class TxnHistory {
       return ops[t].describe();
     }
     return texts[t];
+  }
+
+  /** Leaves one operation out: its keys become opaque. */
+  private void skip(List<String> written) {
+    skipped++;
+    for (String k : written) {
+      opaque.set(keyId(k));
+    }
+  }
+
+  /** True if an operation left out (other procedure, plain write in a list history) wrote or may have written k. */
+  boolean opaque(int k) {
+    return opaque.get(k);
   }
 
   int keyId(String k) {
@@ -329,7 +344,7 @@ public final class TxnHistory {
         }
         case PUT -> {
           if (list) {
-            h.skipped++;
+            h.skip(List.of(op.key()));
             return;
           }
           begin(op);
@@ -343,7 +358,7 @@ public final class TxnHistory {
           boolean append = TxnProcedures.APPEND.equals(q.procedure());
           if ((q.procedure() != null && !append) || (list && !append && !q.writes().isEmpty())
               || (!list && append)) {
-            h.skipped++;
+            h.skip(q.keys());
             return;
           }
           begin(op);

@@ -381,6 +381,42 @@ class SerializabilityCheckerTest {
     passes(fromFile(dir, "\"1\"", SerializabilityChecker.STRICT));
   }
 
+  @Test
+  void when_aReadReturnsWhatALeftOutProcedureWrote_then_itIsNoGarbage_butAnUnwrittenValueIs() {
+    java.util.Map<String, java.util.Optional<com.google.protobuf.ByteString>> one = java.util.Map.of("x",
+        java.util.Optional.of(com.google.protobuf.ByteString.copyFromUtf8("1")));
+    org.kvlab.api.TxnRequest add = org.kvlab.api.TxnRequest.procedure("add", List.of("x"), "1");
+    List<org.kvlab.history.Operation> ops = new java.util.ArrayList<>(List.of(
+        new org.kvlab.history.Operation(1, 1, 0, org.kvlab.history.Operation.Type.TXN, null, null,
+            java.util.Map.of("x", java.util.Optional.empty()), 10, 20, Outcome.OK, null,
+            new org.kvlab.history.Operation.Txn(add, null)),
+        new org.kvlab.history.Operation(2, 2, 0, org.kvlab.history.Operation.Type.GET, "x", null, one, 30, 40,
+            Outcome.OK, null)));
+    Result r = SerializabilityChecker.serializable().check(new org.kvlab.history.History(ops));
+    passes(r);
+    assertTrue(r.note().contains("left out 1 operations"), r.note());
+    ops.remove(0);
+    caught(SerializabilityChecker.serializable().check(new org.kvlab.history.History(ops)),
+        SerializabilityChecker.GARBAGE_READ);
+  }
+
+  @Test
+  void when_twoReadsReturnTheSameValueOfLeftOutProcedures_then_theyAreNotOneVersion_soNoLostUpdate() {
+    java.util.Map<String, java.util.Optional<com.google.protobuf.ByteString>> one = java.util.Map.of("x",
+        java.util.Optional.of(com.google.protobuf.ByteString.copyFromUtf8("1")));
+    org.kvlab.api.TxnRequest add = org.kvlab.api.TxnRequest.procedure("add", List.of("x"), "1");
+    List<org.kvlab.history.Operation> ops = new java.util.ArrayList<>();
+    for (int i = 0; i < 2; i++) { // add(1) on an absent x writes "1"; then a transaction reads "1" and overwrites x
+      ops.add(new org.kvlab.history.Operation(4 * i, 1, 0, org.kvlab.history.Operation.Type.TXN, null, null,
+          java.util.Map.of("x", java.util.Optional.empty()), 100 * i, 100 * i + 10, Outcome.OK, null,
+          new org.kvlab.history.Operation.Txn(add, null)));
+      ops.add(new org.kvlab.history.Operation(4 * i + 1, 2, 0, org.kvlab.history.Operation.Type.TXN, null, null, one,
+          100 * i + 20, 100 * i + 30, Outcome.OK, null, new org.kvlab.history.Operation.Txn(org.kvlab.api.TxnRequest
+          .of(List.of("x"), java.util.Map.of("x", com.google.protobuf.ByteString.copyFromUtf8("w" + i))), null)));
+    }
+    passes(SerializabilityChecker.strictSerializable().check(new org.kvlab.history.History(ops)));
+  }
+
   // generated histories: a correct store passes, one that loses appends is caught
 
   @Test
