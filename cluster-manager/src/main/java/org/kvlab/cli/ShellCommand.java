@@ -25,7 +25,7 @@ import picocli.CommandLine.Parameters;
 /** An interactive (or scripted, from standard input) get/put/rotx console, with one session per datacenter used. */
 @Command(name = "shell", mixinStandardHelpOptions = true,
     description = "Read and write keys against a running cluster. Commands: get <key>, put <key> <value>, "
-        + "get@<level> <key>, put@<level> <key> <value> (per-operation session guarantees, e.g. nukv), rotx <key>..., txn r <key>... w <key>=<value>... (or txn add <delta> <key>...),"
+        + "get@<level> <key>, put@<level> <key> <value> (per-operation session guarantees, e.g. nukv), rotx <key>..., txn r <key>... w <key>=<value>... (or txn add <delta> <key>..., txn append <element> <key>... [r <key>...], txn transfer <amount> <from> <to>),"
         + " dc <n> (switch to this shell's session in datacenter n), move <n> (move the current session to datacenter"
         + " n: the same session, so its guarantees go with it), sleep <duration>, help, quit. "
         + "Reads standard input, so it can be scripted; exit code 1 if any operation failed.")
@@ -243,7 +243,8 @@ final class ShellCommand implements Callable<Integer> {
     }
   }
 
-  static final String TXN_USAGE = "txn [r <key>...] [w <key>=<value>...] | txn add <delta> <key>...";
+  static final String TXN_USAGE = "txn [r <key>...] [w <key>=<value>...] | txn add <delta> <key>... | txn append"
+      + " <element> <key>... [r <key>...] | txn transfer <amount> <from> <to>";
 
   /**
    * The words after {@code txn}: {@code r k1 k2 w k3=v3 k4=v4} (a read set and a write set, either may be absent) or
@@ -252,6 +253,19 @@ final class ShellCommand implements Callable<Integer> {
   static TxnRequest parseTxn(List<String> words) {
     if (words.isEmpty()) {
       throw new IllegalArgumentException("txn needs keys");
+    }
+    if (words.get(0).equals(org.kvlab.api.TxnProcedures.APPEND) && words.size() >= 3) {
+      // append <element> <key>... [r <key>...]: the list-append workload's transaction (docs/checkers.md)
+      int r = words.indexOf("r");
+      List<String> appended = words.subList(2, r < 0 ? words.size() : r);
+      java.util.Set<String> keys = new java.util.TreeSet<>(appended);
+      keys.addAll(r < 0 ? List.of() : words.subList(r + 1, words.size()));
+      List<String> args = new java.util.ArrayList<>(List.of(words.get(1)));
+      args.addAll(appended);
+      return new TxnRequest(List.copyOf(keys), Map.of(), words.get(0), args);
+    }
+    if (words.get(0).equals(org.kvlab.api.TxnProcedures.TRANSFER) && words.size() == 4) {
+      return TxnRequest.procedure(words.get(0), words.subList(2, 4), words.get(1), words.get(2), words.get(3));
     }
     if (org.kvlab.api.TxnProcedures.NAMES.contains(words.get(0))) {
       if (words.size() < 3) {

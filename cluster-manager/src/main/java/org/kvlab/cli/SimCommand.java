@@ -23,6 +23,7 @@ import org.kvlab.sim.SimResult.StartFailure;
 import org.kvlab.sim.SimRunner;
 import org.kvlab.sim.SimRunner.SeedReport;
 import org.kvlab.sim.SimSpec;
+import org.kvlab.sim.TxnWorkload;
 import org.kvlab.sim.Workload;
 import org.kvlab.store.Durability;
 import picocli.CommandLine.Command;
@@ -46,7 +47,8 @@ final class SimCommand implements Callable<Integer> {
   List<String> faults = new ArrayList<>();
 
   @Option(names = "--check", split = ",", defaultValue = "convergence",
-      description = "checkers: causal, session, convergence, rotx, linearizable, txn (default: ${DEFAULT-VALUE})")
+      description = "checkers: causal, session, convergence, rotx, linearizable, txn (protocol metadata),"
+          + " serializable, strict-serializable, bank (black box: docs/checkers.md#transactions) (default: ${DEFAULT-VALUE})")
   List<String> checks;
 
   @Option(names = "--duration", defaultValue = "10s", description = "simulated time of the workload per seed, 1ms to "
@@ -66,6 +68,15 @@ final class SimCommand implements Callable<Integer> {
   @Option(names = "--rotx-keys", defaultValue = "3", description = "keys per read-only transaction, 1 to 100"
       + " (default: ${DEFAULT-VALUE})") int rotxKeys;
   @Option(names = "--distribution", defaultValue = "uniform", description = "key choice: uniform or zipfian (default: ${DEFAULT-VALUE})") String distribution;
+  @Option(names = "--txn-workload", description = "every operation a transaction of this workload, whose history the"
+      + " black-box checks judge: list-append, rw-register or bank (protocols with transactions; default: none)")
+  String txnWorkload;
+  @Option(names = "--txn-length", defaultValue = "1..4", description = "keys per transaction of --txn-workload, MIN..MAX"
+      + " (default: ${DEFAULT-VALUE})") String txnLength;
+  @Option(names = "--txn-read-share", defaultValue = "0.5", description = "--txn-workload: share of keys only read"
+      + " (bank: of read-all transactions), 0 to 1 (default: ${DEFAULT-VALUE})") double txnReadShare;
+  @Option(names = "--txn-locality", defaultValue = "0", description = "--txn-workload: share of keys from the session's"
+      + " home partition, 0 to 1 (default: ${DEFAULT-VALUE})") double txnLocality;
   @Option(names = "--rtt", defaultValue = "50ms", description = "round-trip time between datacenters, 0 to 1s (default: ${DEFAULT-VALUE})") String rtt;
   @Option(names = "--durability", defaultValue = "sync", description = "sync or none: what a crash keeps (default: ${DEFAULT-VALUE})") String durability;
   @Option(names = "--max-skew", defaultValue = "100ms", description = "bound of the clock skew the skew fault draws, 0 to 1s (default: ${DEFAULT-VALUE})") String maxSkew;
@@ -321,13 +332,33 @@ final class SimCommand implements Callable<Integer> {
       } catch (IllegalArgumentException e) { // names the fault and the known ones
         throw new Main.CliException(Main.USAGE, "--faults: " + e.getMessage());
       }
+      Workload w;
       try {
-        return spec.withWorkload(new Workload(sessions, keys, getRatio, rotxRatio, rotxKeys, distribution, 2_000, null));
+        w = new Workload(sessions, keys, getRatio, rotxRatio, rotxKeys, distribution, 2_000, null);
       } catch (IllegalArgumentException e) { // the distribution's name: all else is in range
         throw new Main.CliException(Main.USAGE, "--distribution: " + e.getMessage());
       }
+      return txnWorkload == null ? spec.withWorkload(w) : spec.withWorkload(w.withTxn(Workload.Txns.of(1.0,
+          txnWorkload())));
     } catch (SimLimits.SettingException e) {
       throw new Main.CliException(Main.USAGE, "--" + e.getMessage());
+    }
+  }
+
+  /** --txn-workload with its length, read share, locality and the key distribution. */
+  private TxnWorkload txnWorkload() {
+    String[] range = txnLength.split("\\.\\.", -1);
+    try {
+      if (range.length != 2) {
+        throw new NumberFormatException();
+      }
+      return new TxnWorkload(txnWorkload, Integer.parseInt(range[0].trim()), Integer.parseInt(range[1].trim()),
+          txnReadShare, distribution, txnLocality);
+    } catch (NumberFormatException e) {
+      throw new Main.CliException(Main.USAGE, "--txn-length: '" + txnLength + "' is not MIN..MAX. Fix: e.g."
+          + " --txn-length 1..4");
+    } catch (IllegalArgumentException e) {
+      throw new Main.CliException(Main.USAGE, "--txn-workload: " + e.getMessage());
     }
   }
 

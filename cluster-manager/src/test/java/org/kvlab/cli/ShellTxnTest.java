@@ -45,11 +45,19 @@ class ShellTxnTest {
         .getMessage().contains("<key>=<value>"));
     assertThrows(IllegalArgumentException.class, () -> ShellCommand.parseTxn(List.of("add", "x", "a")));
     assertThrows(IllegalArgumentException.class, () -> ShellCommand.parseTxn(List.of()));
+    TxnRequest append = ShellCommand.parseTxn(List.of("append", "7", "x", "y", "r", "z"));
+    assertEquals(List.of("x", "y", "z"), append.reads());
+    assertEquals(List.of("7", "x", "y"), append.args());
+    TxnRequest transfer = ShellCommand.parseTxn(List.of("transfer", "3", "a", "b"));
+    assertEquals(List.of("3", "a", "b"), transfer.args());
+    assertTrue(assertThrows(IllegalArgumentException.class, () -> ShellCommand.parseTxn(List.of("append", "e", "x")))
+        .getMessage().contains("the first argument must be a whole number"));
   }
 
-  @Test
-  void when_aShellScriptRunsTransactionsOnCamu_then_theyApplyAtomicallyAndTheHistoryPassesTheTxnChecker(
-      @TempDir Path dir) throws Exception {
+  /** What a shell script did on a real 1 x 3 CaMu cluster on loopback: exit code, output, recorded history file. */
+  private record Ran(int code, String out, Path history) {}
+
+  private static Ran shellOnCamu(Path dir, String... commands) throws Exception {
     Path file = dir.resolve("camu-shell.yaml");
     Files.writeString(file, """
         name: camu-shell
@@ -62,10 +70,7 @@ class ShellTxnTest {
         """.formatted(TestClusters.freeBasePort(3)));
     ClusterConfig config = ClusterConfig.load(file);
     Path history = dir.resolve("run.jsonl");
-    String script = String.join("\n", "txn w x=1 y=2 z=3", "txn add 10 x y z", "txn r x y z", "txn r x w",
-        "txn w q", "quit", "");
-    String out;
-    int code;
+    String script = String.join("\n", commands) + "\n";
     try (LocalCluster cluster = LocalCluster.start(config, new Camu())) {
       assertTrue(cluster.awaitConnected(Duration.ofSeconds(30)));
       InputStream stdin = System.in;
@@ -74,18 +79,36 @@ class ShellTxnTest {
       try {
         System.setIn(new ByteArrayInputStream(script.getBytes(StandardCharsets.UTF_8)));
         System.setOut(new PrintStream(captured, true, StandardCharsets.UTF_8));
-        code = Main.run("shell", file.toString(), "--history", history.toString());
+        int code = Main.run("shell", file.toString(), "--history", history.toString());
+        return new Ran(code, captured.toString(StandardCharsets.UTF_8), history);
       } finally {
         System.setIn(stdin);
         System.setOut(stdout);
       }
-      out = captured.toString(StandardCharsets.UTF_8);
     }
-    assertEquals(Main.FAILED, code, "the malformed last command fails the script: " + out);
+  }
+
+  @Test
+  void when_aShellScriptRunsTransactionsOnCamu_then_theyApplyAtomicallyAndTheHistoryPassesTheTxnChecker(
+      @TempDir Path dir) throws Exception {
+    Ran r = shellOnCamu(dir, "txn w x=1 y=2 z=3", "txn add 10 x y z", "txn r x y z", "txn r x w", "txn w q", "quit");
+    String out = r.out();
+    assertEquals(Main.FAILED, r.code(), "the malformed last command fails the script: " + out);
     assertTrue(out.contains("x = \"11\"") && out.contains("y = \"12\"") && out.contains("z = \"13\""), out);
     assertTrue(out.contains("a write is <key>=<value>, got 'q'") && out.contains("usage: txn"), out);
-    History h = HistoryFiles.read(history);
+    History h = HistoryFiles.read(r.history());
     assertEquals(4, h.size(), out);
-    assertEquals(Main.OK, Main.run("check", history.toString(), "--check", "txn"));
+    assertEquals(Main.OK, Main.run("check", r.history().toString(), "--check", "txn"));
+  }
+
+  @Test
+  void when_aShellScriptAppendsToListsOnCamu_then_theHistoryIsStrictlySerializableByTheBlackBoxChecker(
+      @TempDir Path dir) throws Exception {
+    Ran r = shellOnCamu(dir, "txn append 1 x y", "txn append 2 y r x", "txn append 3 x z", "txn r x y z", "quit");
+    assertEquals(Main.OK, r.code(), r.out());
+    assertTrue(r.out().contains("x = \"1 3\"") && r.out().contains("y = \"1 2\"") && r.out().contains("z = \"3\""),
+        r.out());
+    assertEquals(4, HistoryFiles.read(r.history()).size());
+    assertEquals(Main.OK, Main.run("check", r.history().toString(), "--check", "serializable,strict-serializable"));
   }
 }

@@ -193,6 +193,22 @@ class SimCommandTest {
   }
 
   @Test
+  void when_camuRunsTheListAppendWorkload_then_theBlackBoxChecksJudgeItAndCheckAgreesOnItsHistory() throws Exception {
+    Path file = dir.resolve("append.jsonl");
+    Run r = InProcessCli.run("sim", "--protocol", "camu", "--seeds", "1", "--duration", "500ms", "--jobs", "1",
+        "--sessions", "4", "--txn-workload", "list-append", "--txn-length", "1..3", "--check",
+        "serializable,strict-serializable,txn", "--history", file.toString());
+    assertEquals(Main.OK, r.code(), r.out() + r.err());
+    Run c = InProcessCli.run("check", file.toString(), "--check", "serializable,strict-serializable");
+    assertEquals(Main.OK, c.code(), c.out() + c.err());
+    assertTrue(c.out().contains("serializable") && c.out().contains("list-append"), c.out());
+    Run bad = InProcessCli.run("sim", "--protocol", "camu", "--seeds", "1", "--txn-workload", "list-append",
+        "--txn-length", "4");
+    assertEquals(Main.USAGE, bad.code());
+    assertTrue(bad.err().contains("--txn-length: '4' is not MIN..MAX. Fix: e.g. --txn-length 1..4"), bad.err());
+  }
+
+  @Test
   void when_noDatacentersAreGiven_then_camuRunsInItsOwnSingleDatacenter() {
     Run r = InProcessCli.run("sim", "--protocol", "camu", "--seeds", "1", "--duration", "500ms", "--jobs", "1");
     assertEquals(Main.OK, r.code(), r.out() + r.err());

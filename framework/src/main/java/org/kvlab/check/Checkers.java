@@ -17,11 +17,17 @@ public final class Checkers {
     REGISTRY.put(RotxChecker.NAME, RotxChecker::new);
     REGISTRY.put(LinearizabilityChecker.NAME, LinearizabilityChecker::new);
     REGISTRY.put(TxnChecker.NAME, TxnChecker::new);
+    REGISTRY.put(org.kvlab.check.txn.SerializabilityChecker.SERIALIZABLE,
+        org.kvlab.check.txn.SerializabilityChecker::serializable);
+    REGISTRY.put(org.kvlab.check.txn.SerializabilityChecker.STRICT,
+        org.kvlab.check.txn.SerializabilityChecker::strictSerializable);
+    REGISTRY.put(org.kvlab.check.txn.BankChecker.NAME, org.kvlab.check.txn.BankChecker::new);
   }
 
   private Checkers() {}
 
-  /** The registered names, in a fixed order: causal, session, convergence, rotx, linearizable, txn. */
+  /** The registered names, in a fixed order: causal, session, convergence, rotx, linearizable, txn,
+   * serializable, strict-serializable, bank. */
   public static List<String> names() {
     return List.copyOf(REGISTRY.keySet());
   }

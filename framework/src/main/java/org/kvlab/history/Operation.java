@@ -74,7 +74,8 @@ public record Operation(
       case ROTX -> "rotx" + (reads == null ? "" : reads.entrySet().stream()
           .map(e -> e.getKey() + "=" + show(e.getValue())).toList());
       case TXN -> (txn == null ? "txn?" : txn.request().describe())
-          + (txn == null || txn.result() == null ? "" : "@ts" + txn.result().ts() + "/tid" + txn.result().tid())
+          + (txn == null || txn.result() == null || txn.result().parts().isEmpty() ? ""
+          : "@ts" + txn.result().ts() + "/tid" + txn.result().tid())
           + (reads == null || reads.isEmpty() ? "" : "->" + reads.entrySet().stream()
           .map(e -> e.getKey() + "=" + show(e.getValue())).toList());
     };

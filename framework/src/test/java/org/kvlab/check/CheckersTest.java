@@ -10,7 +10,8 @@ import org.junit.jupiter.api.Test;
 class CheckersTest {
   @Test
   void when_namesAreListed_then_allFiveCheckersAreThereInOrder() {
-    assertEquals(List.of("causal", "session", "convergence", "rotx", "linearizable", "txn"), Checkers.names());
+    assertEquals(List.of("causal", "session", "convergence", "rotx", "linearizable", "txn", "serializable",
+        "strict-serializable", "bank"), Checkers.names());
   }
 
   @Test
@@ -19,7 +20,7 @@ class CheckersTest {
       assertEquals(name, Checkers.byName(name).name());
     }
     assertEquals("causal", Checkers.byName(" Causal ").name());
-    assertEquals(6, Checkers.all().size());
+    assertEquals(9, Checkers.all().size());
   }
 
   @Test
@@ -34,7 +35,7 @@ class CheckersTest {
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
         () -> Checkers.validate(List.of("causal", "convergance", "lin")));
     assertTrue(e.getMessage().contains("unknown checkers 'convergance', 'lin'")
-        && e.getMessage().contains("known: causal, session, convergence, rotx, linearizable, txn"), e.getMessage());
+        && e.getMessage().contains("known: causal, session, convergence, rotx, linearizable, txn, serializable"), e.getMessage());
     assertThrows(IllegalArgumentException.class, () -> Checkers.validate(List.of()));
   }
 

@@ -184,6 +184,9 @@ final class SimSession implements ClientContext {
 
   /** A transaction per the workload: partitions by {@link org.kvlab.api.TxnPartners}, keys in each. */
   org.kvlab.api.TxnRequest randomTxn(Workload.Txns t) {
+    if (t.workload() != null) {
+      return t.workload().next(sessionRandom, id, sim.keysByPartition(), valueCounter++);
+    }
     int n = sim.spec.topology().partitions();
     List<List<String>> byPartition = sim.keysByPartition();
     List<Integer> parts = sim.partners(t).choose(sessionRandom, sessionRandom.nextInt(n), t.partitions());

@@ -33,10 +33,22 @@ public record Workload(int sessionsPerDc, int keys, double getRatio, double rotx
    * @param partitions partitions per transaction (1 = single-partition transactions)
    * @param partner {@code uniform} or {@code zipf}
    * @param zipfS the Zipf exponent (the CaMu thesis uses 2)
+   * @param workload null for the transactions above, else a workload whose histories the black-box checkers judge
+   *     ({@link TxnWorkload}: list-append, rw-register, bank), which then chooses keys itself
    */
   public record Txns(double ratio, int partitions, String partner, double zipfS, int keysPerPartition,
-      double procedureRatio) {
+      double procedureRatio, TxnWorkload workload) {
     public static final Txns NONE = new Txns(0, 2, "uniform", 2, 1, 0);
+
+    public Txns(double ratio, int partitions, String partner, double zipfS, int keysPerPartition,
+        double procedureRatio) {
+      this(ratio, partitions, partner, zipfS, keysPerPartition, procedureRatio, null);
+    }
+
+    /** A share {@code ratio} of the operations are transactions of {@code workload}. */
+    public static Txns of(double ratio, TxnWorkload workload) {
+      return new Txns(ratio, 2, "uniform", 2, 1, 0, workload);
+    }
 
     public Txns {
       if (!partner.equals("uniform") && !partner.equals("zipf")) {
@@ -136,19 +148,21 @@ public record Workload(int sessionsPerDc, int keys, double getRatio, double rotx
 
     KeyChooser(Workload w) {
       this.keys = w.keys();
-      if (w.distribution().equals("zipfian")) {
-        cdf = new double[keys];
-        double sum = 0;
-        for (int i = 0; i < keys; i++) {
-          sum += 1.0 / Math.pow(i + 1, 0.99);
-          cdf[i] = sum;
-        }
-        for (int i = 0; i < keys; i++) {
-          cdf[i] /= sum;
-        }
-      } else {
-        cdf = null;
+      cdf = w.distribution().equals("zipfian") ? zipfCdf(keys) : null;
+    }
+
+    /** The cumulative distribution of YCSB's Zipf (constant 0.99) over {@code keys} ranks. */
+    static double[] zipfCdf(int keys) {
+      double[] cdf = new double[keys];
+      double sum = 0;
+      for (int i = 0; i < keys; i++) {
+        sum += 1.0 / Math.pow(i + 1, 0.99);
+        cdf[i] = sum;
       }
+      for (int i = 0; i < keys; i++) {
+        cdf[i] /= sum;
+      }
+      return cdf;
     }
 
     public String next(Random random) {
