@@ -185,7 +185,7 @@ final class SimSession implements ClientContext {
   /** A transaction per the workload: partitions by {@link org.kvlab.api.TxnPartners}, keys in each. */
   org.kvlab.api.TxnRequest randomTxn(Workload.Txns t) {
     if (t.workload() != null) {
-      return t.workload().next(sessionRandom, id, sim.keysByPartition(), valueCounter++);
+      return t.workload().next(sessionRandom, id, sim.keysByPartition(), sim.valueCounter++);
     }
     int n = sim.spec.topology().partitions();
     List<List<String>> byPartition = sim.keysByPartition();
