@@ -30,7 +30,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Predicate;
 import org.kvlab.api.Clock;
-import org.kvlab.api.Handlers;
 import org.kvlab.api.Invariants;
 import org.kvlab.api.Invariants.InvariantViolation;
 import org.kvlab.api.MessageTypes;
@@ -38,18 +37,21 @@ import org.kvlab.api.Metrics;
 import org.kvlab.api.NodeId;
 import org.kvlab.api.Params;
 import org.kvlab.api.Protocol;
-import org.kvlab.api.Request;
 import org.kvlab.api.Server;
-import org.kvlab.api.ServerContext;
 import org.kvlab.api.Timer;
 import org.kvlab.api.Topology;
 import org.kvlab.clock.PhysicalClock;
+import org.kvlab.host.HostDriver;
+import org.kvlab.host.HostRequest;
+import org.kvlab.host.KitFrame;
+import org.kvlab.host.ProtocolHost;
 import org.kvlab.config.ClusterConfig;
 import org.kvlab.config.ClusterConfig.Limits;
 import org.kvlab.config.ClusterConfig.ServerSpec;
 import org.kvlab.config.ClusterSecret;
 import org.kvlab.store.ChannelLog;
 import org.kvlab.store.Durability;
+import org.kvlab.store.KitState;
 import org.kvlab.store.Stores;
 import org.kvlab.store.VersionedStore;
 import org.kvlab.wire.Ack;
@@ -59,6 +61,7 @@ import org.kvlab.wire.ControlReply;
 import org.kvlab.wire.Data;
 import org.kvlab.wire.Frame;
 import org.kvlab.wire.Hello;
+import org.kvlab.wire.Kit;
 import org.kvlab.wire.PeerStatus;
 import org.kvlab.wire.Pong;
 import org.kvlab.wire.Reply;
@@ -110,17 +113,12 @@ public final class Node implements AutoCloseable {
   private final long startedMillis = System.currentTimeMillis();
   private final Map<NodeId, PeerLink> links = new TreeMap<>();
   private final Map<NodeId, InboundState> inbound = new HashMap<>();
-  private final Handlers.RequestHandler<?>[] requestHandlers;
-  private final Handlers.MessageHandler<?>[] messageHandlers;
-  private final String[] typeNames;
-  private final long[] handled;
-  private final List<Periodic> periodics = new ArrayList<>();
+  private final KitState kitState;
+  private final ProtocolHost host;
   private final List<Channel> clients = new ArrayList<>();
   private final CompletableFuture<Void> terminated = new CompletableFuture<>();
   private Channel listener;
   private volatile boolean closing;
-
-  private record Periodic(Duration period, Runnable task) {}
 
   /**
    * What this node knows of one sender's channel: its incarnation and the last sequence delivered. Under
@@ -167,6 +165,7 @@ public final class Node implements AutoCloseable {
     this.clock = new PhysicalClock(config.emulation().skewMillisOf(id));
     this.random = new Random(System.nanoTime() ^ ((long) id.hashCode() << 32));
     long freshIncarnation = System.currentTimeMillis() * 1000 + random.nextInt(1000);
+    long kitIncarnation;
     this.protocolLog = LoggerFactory.getLogger("kvlab." + protocol.name() + "." + id);
     @SuppressWarnings("unchecked")
     VersionedStore<Message> opened = (VersionedStore<Message>) Stores.open(protocol.record(), config.storage(), config.name(), id);
@@ -179,6 +178,9 @@ public final class Node implements AutoCloseable {
       if (channelLog != null) {
         recoverInbound();
       }
+      this.kitState = KitState.of(opened);
+      kitIncarnation = KitState.nextIncarnation(kitState);
+      opened.sync(); // the count is durable before any id of this incarnation is used
     } catch (RuntimeException e) {
       opened.close();
       group.shutdownGracefully(0, 0, TimeUnit.SECONDS);
@@ -186,13 +188,10 @@ public final class Node implements AutoCloseable {
     }
     this.sync = durable ? new SyncBarrier(opened, loop, id.toString(), this::fatal) : null;
     this.store = sync == null ? opened : new CountingStore(opened, sync);
-    this.requestHandlers = new Handlers.RequestHandler<?>[types.size()];
-    this.messageHandlers = new Handlers.MessageHandler<?>[types.size()];
-    this.typeNames = new String[types.size()];
-    this.handled = new long[types.size()];
-    for (int i = 0; i < types.size(); i++) {
-      typeNames[i] = types.typeOf(i).getSimpleName();
-    }
+    // The run tag of this start's calls and forwards: random, since a store kept in memory starts every run at
+    // incarnation 1 and a peer may still resend an answer to the run before.
+    this.host = new ProtocolHost(new Driver(), new HostDriver.Env(id, config.topology(), config.params(), clock, random,
+        store, metrics, protocolLog), types, kitIncarnation, random.nextLong() | 1);
     this.server = protocol.newServer();
   }
 
@@ -298,27 +297,7 @@ public final class Node implements AutoCloseable {
   }
 
   private void bindProtocol() {
-    server.bind(context, new Handlers() {
-      @Override
-      public <Q extends Message> void request(Class<Q> type, RequestHandler<Q> handler) {
-        int t = types.idOf(type);
-        Invariants.check(requestHandlers[t] == null, "two request handlers for %s", type.getSimpleName());
-        requestHandlers[t] = handler;
-      }
-
-      @Override
-      public <M extends Message> void message(Class<M> type, MessageHandler<M> handler) {
-        int t = types.idOf(type);
-        Invariants.check(messageHandlers[t] == null, "two message handlers for %s", type.getSimpleName());
-        messageHandlers[t] = handler;
-      }
-
-      @Override
-      public void every(Duration period, Runnable task) {
-        Invariants.check(!period.isNegative() && !period.isZero(), "timer period must be positive, got %s", period);
-        periodics.add(new Periodic(period, task));
-      }
-    });
+    host.bind(server);
   }
 
   private void listen(ServerSpec spec) throws StartException {
@@ -356,10 +335,7 @@ public final class Node implements AutoCloseable {
         link.connect();
       }
     }
-    guarded("start", server::start);
-    for (Periodic p : periodics) {
-      context.every(p.period(), p.task());
-    }
+    host.start();
     LOG.info("server {} ({}) listening on {} ({})", id, protocol.name(), listener.localAddress(), transport);
     long direct = io.netty.util.internal.PlatformDependent.maxDirectMemory();
     if (partialFrames.max() > direct / 2) {
@@ -518,9 +494,10 @@ public final class Node implements AutoCloseable {
           .setRttMillis(Double.isNaN(link.rttMillis()) ? -1 : link.rttMillis()).setQueued(link.queued()));
     }
     s.setPeersConnected(connected);
+    long[] handled = host.handled();
     for (int i = 0; i < handled.length; i++) {
       if (handled[i] > 0) {
-        s.putOperations(typeNames[i], handled[i]);
+        s.putOperations(host.typeName(i), handled[i]);
       }
     }
     metrics.counters().forEach(s::putOperations);
@@ -551,16 +528,6 @@ public final class Node implements AutoCloseable {
   // ---------------------------------------------------------------------------------------------
   // Event dispatch
 
-  private void guarded(String what, Runnable handler) {
-    try {
-      handler.run();
-    } catch (InvariantViolation e) {
-      fatal(new IllegalStateException("invariant violated in " + what + ": " + e.getMessage(), e));
-    } catch (RuntimeException e) {
-      LOG.error("{}: {} failed: {}", id, what, e.toString(), e);
-    }
-  }
-
   /** Halts the node after an unrecoverable error (a violated invariant, a failing disk). */
   private void fatal(Throwable cause) {
     LOG.error("server {} halting: {}", id, cause.getMessage(), cause);
@@ -581,7 +548,7 @@ public final class Node implements AutoCloseable {
    * decoders parse requests with ({@link Wire.FrameDecoder#parseRequests}).
    */
   private com.google.protobuf.Parser<? extends Message> requestParser(int t) {
-    return t >= 0 && t < requestHandlers.length && requestHandlers[t] != null ? types.parser(t) : null;
+    return host.handlesRequest(t) ? types.parser(t) : null;
   }
 
   /**
@@ -589,7 +556,7 @@ public final class Node implements AutoCloseable {
    * channels' decoders parse Data messages with ({@link Wire.FrameDecoder#parsePeerData}).
    */
   private com.google.protobuf.Parser<? extends Message> messageParser(int t) {
-    return t >= 0 && t < messageHandlers.length && messageHandlers[t] != null ? types.parser(t) : null;
+    return t == KitFrame.WIRE_TYPE ? Kit.parser() : host.handlesMessage(t) ? types.parser(t) : null;
   }
 
   /** A peer's Data message whose body the decoder parsed already (see {@link #messageParser}). */
@@ -598,9 +565,8 @@ public final class Node implements AutoCloseable {
 
   private void onRequest(Channel ch, org.kvlab.wire.Request frame) {
     int t = frame.getType(); // uint32 on the wire: 2^31 and above arrive negative
-    Handlers.RequestHandler<?> handler = t >= 0 && t < requestHandlers.length ? requestHandlers[t] : null;
-    if (handler == null) {
-      String name = t >= 0 && t < typeNames.length ? typeNames[t] : "type #" + Integer.toUnsignedString(t);
+    if (!host.handlesRequest(t)) {
+      String name = t >= 0 && t < types.size() ? host.typeName(t) : "type #" + Integer.toUnsignedString(t);
       ch.writeAndFlush(Frame.newBuilder().setReply(Reply.newBuilder().setId(frame.getId())
           .setError("server " + id + " (" + protocol.name() + ") has no handler for request " + name)).build());
       return;
@@ -610,44 +576,26 @@ public final class Node implements AutoCloseable {
       body = types.parse(t, frame.getBody());
     } catch (InvalidProtocolBufferException e) {
       ch.writeAndFlush(Frame.newBuilder().setReply(Reply.newBuilder().setId(frame.getId())
-          .setError("malformed " + typeNames[t] + ": " + e.getMessage())).build());
+          .setError("malformed " + host.typeName(t) + ": " + e.getMessage())).build());
       return;
     }
     handle(new RequestImpl(ch, frame.getId(), t, body));
   }
 
   /** Runs the handler of a request (of a type that has one). */
-  @SuppressWarnings({"unchecked", "rawtypes"})
   private void handle(RequestImpl req) {
-    int t = req.requestType;
-    Handlers.RequestHandler handler = requestHandlers[t];
-    handled[t]++;
-    try {
-      handler.handle(req);
-    } catch (InvariantViolation e) {
-      fatal(new IllegalStateException("invariant violated handling " + typeNames[t] + ": " + e.getMessage(), e));
-    } catch (org.kvlab.api.BackPressureException e) {
-      LOG.warn("{}: {} refused: {}", id, typeNames[t], e.getMessage());
-      if (!req.answered()) {
-        req.refuseOverloaded("server " + id + " is overloaded: " + e.getMessage());
-      }
-    } catch (RuntimeException e) {
-      LOG.warn("{}: handler of {} failed: {}", id, typeNames[t], e.toString(), e);
-      if (!req.answered()) {
-        // The handler may have written or sent something before it threw: the outcome is unknown.
-        req.unknown("server " + id + " failed handling " + typeNames[t] + ": " + e);
-      }
-    }
+    host.onRequest(req);
   }
 
   /** A peer's message of type {@code t}: {@code parsed}, or if null its bytes {@code body} (parsed here). */
-  @SuppressWarnings({"unchecked", "rawtypes"})
   private boolean onData(NodeId from, int t, Message parsed, com.google.protobuf.ByteString body) {
+    if (t == KitFrame.WIRE_TYPE) {
+      return onKit(from, parsed, body);
+    }
     // t: uint32 on the wire, 2^31 and above arrive negative
-    Handlers.MessageHandler handler = t >= 0 && t < messageHandlers.length ? messageHandlers[t] : null;
-    if (handler == null) {
+    if (!host.handlesMessage(t)) {
       LOG.error("{}: peer {} sent {} but the protocol has no handler for it", id, from,
-          t >= 0 && t < typeNames.length ? typeNames[t] : "unknown type #" + Integer.toUnsignedString(t));
+          t >= 0 && t < types.size() ? host.typeName(t) : "unknown type #" + Integer.toUnsignedString(t));
       return false;
     }
     Message message = parsed;
@@ -655,19 +603,24 @@ public final class Node implements AutoCloseable {
       try {
         message = types.parse(t, body);
       } catch (InvalidProtocolBufferException e) {
-        LOG.error("{}: malformed {} from {}: {}", id, typeNames[t], from, e.getMessage());
+        LOG.error("{}: malformed {} from {}: {}", id, host.typeName(t), from, e.getMessage());
         return false;
       }
     }
-    handled[t]++;
+    host.onMessage(t, message, from);
+    return true;
+  }
+
+  /** A kit frame (a call, a forward or an answer) from peer {@code from}. */
+  private boolean onKit(NodeId from, Message parsed, com.google.protobuf.ByteString bytes) {
+    KitFrame frame;
     try {
-      handler.handle(message, from);
-    } catch (InvariantViolation e) { // the name of the handler is formatted only when something failed
-      fatal(new IllegalStateException("invariant violated in handler of " + typeNames[t] + " from " + from + ": "
-          + e.getMessage(), e));
-    } catch (RuntimeException e) {
-      LOG.error("{}: handler of {} from {} failed: {}", id, typeNames[t], from, e.toString(), e);
+      frame = KitWire.decode(parsed != null ? (Kit) parsed : Kit.parseFrom(bytes), types);
+    } catch (InvalidProtocolBufferException | IllegalArgumentException e) {
+      LOG.error("{}: malformed kit frame from {}: {}", id, from, e.getMessage());
+      return false;
     }
+    host.onKit(frame, from);
     return true;
   }
 
@@ -675,11 +628,11 @@ public final class Node implements AutoCloseable {
    * A client request; its reply waits for pending writes to be synced under durability sync. It is also the frame of
    * its reply ({@link Wire.ReplyFrame}: the body is set when the protocol replies), one object per request.
    */
-  private final class RequestImpl extends Wire.ReplyFrame implements Request<Message> {
+  private final class RequestImpl extends Wire.ReplyFrame implements HostRequest {
     private final Channel channel;
     private final int requestType;
     private final Message body;
-    private boolean answered;
+    private long answer; // the first answer's record (ProtocolHost.claim), 0 while unanswered
 
     RequestImpl(Channel channel, long requestId, int requestType, Message body) {
       super(requestId); // the request's id is the reply frame's (ReplyFrame.id): one field per request object
@@ -694,43 +647,56 @@ public final class Node implements AutoCloseable {
     }
 
     @Override
+    public int type() {
+      return requestType;
+    }
+
+    @Override
+    public long answerRecord() {
+      return answer;
+    }
+
+    @Override
+    public void answerRecord(long record) {
+      answer = record;
+    }
+
+    @Override
     public void reply(Message reply) {
       // Encoded as Frame{reply: Reply{id, type, body}} with the body serialized straight into the socket's buffer.
       int replyType = types.idOf(reply.getClass());
-      claim();
+      claim(ProtocolHost.REPLY);
       body(replyType, reply);
       write(this);
     }
 
     @Override
     public void fail(String reason) {
-      answer(Reply.newBuilder().setId(this.id).setError(reason));
+      answer(ProtocolHost.FAIL, Reply.newBuilder().setId(this.id).setError(reason));
     }
 
     @Override
     public void unknown(String reason) {
-      answer(Reply.newBuilder().setId(this.id).setError(reason).setOutcomeUnknown(true));
+      answer(ProtocolHost.UNKNOWN, Reply.newBuilder().setId(this.id).setError(reason).setOutcomeUnknown(true));
     }
 
     /** Fails the request as refused for back-pressure: the client raises {@link org.kvlab.api.OverloadedException}. */
-    void refuseOverloaded(String reason) {
-      answer(Reply.newBuilder().setId(this.id).setError(reason).setOverloaded(true));
+    @Override
+    public void refuseOverloaded(String reason) {
+      answer(ProtocolHost.FAIL, Reply.newBuilder().setId(this.id).setError(reason).setOverloaded(true));
     }
 
-    private void answer(Reply.Builder reply) {
-      claim();
+    private void answer(int how, Reply.Builder reply) {
+      claim(how);
       write(Frame.newBuilder().setReply(reply).build());
     }
 
-    /** Marks the request answered; fails if it was, or if this is not the event loop. */
-    private void claim() {
+    /** Marks the request answered; fails if it was (naming both answers), or if this is not the event loop. */
+    private void claim(int how) {
       if (!loop.inEventLoop()) {
-        Invariants.check(false, "request %s answered off the event loop", typeNames[requestType]);
+        Invariants.check(false, "request %s answered off the event loop", host.typeName(requestType));
       }
-      if (answered) {
-        Invariants.check(false, "request %s answered twice", typeNames[requestType]);
-      }
-      answered = true;
+      host.claim(this, how);
     }
 
     /** Writes the reply frame (a Frame or this); under durability sync, once what it follows is durable. */
@@ -740,11 +706,6 @@ public final class Node implements AutoCloseable {
       } else {
         sync.afterSync(() -> channel.writeAndFlush(frame, channel.voidPromise()));
       }
-    }
-
-    @Override
-    public boolean answered() {
-      return answered;
     }
   }
 
@@ -918,7 +879,7 @@ public final class Node implements AutoCloseable {
       }
       decoder.limit(config.limits().frameBytesMax(), "limits.frameBytesMax = " + config.limits().frameBytesMax());
       decoder.rank = role == Role.CLIENT ? PartialFrames.Rank.CLIENT : PartialFrames.Rank.TRUSTED;
-      Welcome.Builder welcome = Welcome.newBuilder().setNode(id.toString());
+      Welcome.Builder welcome = Welcome.newBuilder().setNode(id.toString()).setIncarnation(host.incarnation());
       if (role == Role.PEER) {
         peer = NodeId.parse(h.getNode());
         state = inbound.computeIfAbsent(peer, p -> new InboundState());
@@ -1103,75 +1064,98 @@ public final class Node implements AutoCloseable {
   // ---------------------------------------------------------------------------------------------
   // The protocol's view of the world
 
-  private final ServerContext context = new ServerContext() {
-    @Override
-    public NodeId self() {
-      return id;
-    }
-
-    @Override
-    public Topology topology() {
-      return config.topology();
-    }
-
-    @Override
-    public Params params() {
-      return config.params();
-    }
-
+  /** What the protocol host needs of this node. */
+  private final class Driver implements HostDriver {
     @Override
     public void send(NodeId to, Message message) {
+      link(to).send(types.idOf(message.getClass()), message);
+    }
+
+    @Override
+    public void sendKit(NodeId to, KitFrame frame) {
+      link(to).send(KitFrame.WIRE_TYPE, KitWire.encode(frame, types));
+    }
+
+    @Override
+    public int room(NodeId to) {
+      return link(to).room();
+    }
+
+    private PeerLink link(NodeId to) {
       PeerLink link = links.get(to);
       if (link == null) {
         throw new IllegalArgumentException("server " + id + " has no channel to " + to
             + (to.equals(id) ? " (a server cannot send to itself)" : " (not in the cluster)"));
       }
-      link.send(types.idOf(message.getClass()), message);
+      return link;
     }
 
     @Override
-    public Timer after(Duration delay, Runnable task) {
-      var f = loop.schedule(() -> guarded("timer", task), Math.max(0, delay.toNanos()), TimeUnit.NANOSECONDS);
+    public Timer schedule(long delayNanos, Runnable task) {
+      var f = loop.schedule(task, delayNanos, TimeUnit.NANOSECONDS);
       return () -> f.cancel(false);
     }
 
     @Override
-    public Timer every(Duration period, Runnable task) {
-      // Aligned to multiples of the period on the machine's monotonic clock (first run one to two periods
-      // from now): a node's timers of commensurate periods (GentleRain's 10 ms heartbeat and 5 ms GST) fire in
-      // the same event-loop turn, one wakeup instead of two, and what they send is flushed together.
-      long p = period.toNanos();
-      long first = p + (p - Math.floorMod(System.nanoTime(), p));
-      var f = loop.scheduleAtFixedRate(() -> guarded("periodic task", task), first, p, TimeUnit.NANOSECONDS);
+    public Timer scheduleRepeating(long firstNanos, long periodNanos, Runnable task) {
+      var f = loop.scheduleAtFixedRate(task, firstNanos, periodNanos, TimeUnit.NANOSECONDS);
       return () -> f.cancel(false);
     }
 
+    /** The machine's monotonic clock: a node's timers of commensurate periods run in the same event-loop turn. */
     @Override
-    public Clock clock() {
-      return clock;
+    public long timerNanos() {
+      return System.nanoTime();
     }
 
     @Override
-    public Random random() {
-      return random;
+    public void failed(String where, RuntimeException e, HostRequest request) {
+      if (e instanceof InvariantViolation) {
+        fatal(new IllegalStateException("invariant violated in " + where + ": " + e.getMessage(), e));
+      } else if (request == null) {
+        LOG.error("{}: {} failed: {}", id, where, e.toString(), e);
+      } else if (e instanceof org.kvlab.api.BackPressureException) {
+        LOG.warn("{}: {} refused: {}", id, host.typeName(request.type()), e.getMessage());
+        if (!request.answered()) {
+          request.refuseOverloaded("server " + id + " is overloaded: " + e.getMessage());
+        }
+      } else {
+        LOG.warn("{}: {} failed: {}", id, where, e.toString(), e);
+        if (!request.answered()) {
+          // The handler may have written or sent something before it threw: the outcome is unknown.
+          request.unknown("server " + id + " failed handling " + host.typeName(request.type()) + ": " + e);
+        }
+      }
     }
 
     @Override
-    @SuppressWarnings("unchecked")
-    public <R extends Message> VersionedStore<R> store() {
-      return (VersionedStore<R>) store;
+    public void eventDone() {}
+
+    @Override
+    public KitState state() {
+      return kitState;
     }
 
     @Override
-    public Metrics metrics() {
-      return metrics;
+    public void stateWritten() {
+      if (sync != null) {
+        sync.onWrite();
+      }
     }
 
     @Override
-    public Logger log() {
-      return protocolLog;
+    public boolean holdSendsBehindState() {
+      return sync != null;
     }
-  };
+
+  }
+
+  /** A peer's Welcome told its incarnation (the host answers forwards an earlier one of it never will). */
+  void peerStarted(NodeId peer, long incarnation) {
+    if (incarnation > 0) {
+      host.peerStarted(peer, incarnation);
+    }
+  }
 
   // ---------------------------------------------------------------------------------------------
   // Shutdown

@@ -16,7 +16,6 @@ import java.util.concurrent.CompletableFuture;
 import org.kvlab.api.Client;
 import org.kvlab.api.ClientContext;
 import org.kvlab.api.Clock;
-import org.kvlab.api.Handlers;
 import org.kvlab.api.Invariants;
 import org.kvlab.api.Invariants.InvariantViolation;
 import org.kvlab.api.MessageTypes;
@@ -28,15 +27,20 @@ import org.kvlab.api.Protocol;
 import org.kvlab.api.ReadOnlyTransactions;
 import org.kvlab.api.Request;
 import org.kvlab.api.Server;
-import org.kvlab.api.ServerContext;
 import org.kvlab.api.Timer;
 import org.kvlab.api.Topology;
 import org.kvlab.history.History;
+import org.kvlab.host.HostDriver;
+import org.kvlab.host.HostRequest;
+import org.kvlab.host.KitFrame;
+import org.kvlab.host.ProtocolHost;
 import org.kvlab.history.Operation;
 import org.kvlab.store.Durability;
+import org.kvlab.store.KitState;
 import org.kvlab.store.VersionedStore;
 import org.slf4j.Logger;
 import org.slf4j.helpers.NOPLogger;
+import org.kvlab.wire.Kit;
 
 /**
  * A deterministic simulation of one cluster: the protocol's unchanged server and client classes on one
@@ -411,11 +415,20 @@ public final class Simulation {
   }
 
   private void sendServerMessage(SimNode from, NodeId to, Message message) {
+    types.idOf(message.getClass()); // same rule as the real runtime: the type must be registered
+    sendOnLink(from, to, message, message);
+  }
+
+  /**
+   * Sends {@code payload} (a protocol message, or a kit frame of the framework) from {@code from} to {@code to} on
+   * their FIFO link, with the network's faults; the trace shows it as {@code shown}.
+   */
+  private void sendOnLink(SimNode from, NodeId to, Object payload, Message shown) {
     SimNode target = nodes.get(to);
     if (target == null || to.equals(from.id)) {
       throw new IllegalArgumentException("server " + from.id + " has no channel to " + to);
     }
-    types.idOf(message.getClass()); // same rule as the real runtime: the type must be registered
+    Object message = payload;
     long latency = spec.network().sample(from.id, to, random) + slowExtra(from.id, now);
     long t = wanDelay(from.id.dc(), to.dc(), now, latency);
     int a = index(from.id);
@@ -424,11 +437,11 @@ public final class Simulation {
     lastDelivery[a][b] = t;
     long sent = now;
     int senderIncarnation = from.incarnation;
-    long traceId = trace.enabled() ? trace.send(now, from.id.toString(), to.toString(), message) : -1;
+    long traceId = trace.enabled() ? trace.send(now, from.id.toString(), to.toString(), shown) : -1;
     at(t, () -> deliver(from, senderIncarnation, target, message, sent, traceId));
   }
 
-  private void deliver(SimNode from, int senderIncarnation, SimNode target, Message message, long sent, long traceId) {
+  private void deliver(SimNode from, int senderIncarnation, SimNode target, Object message, long sent, long traceId) {
     long cost = spec.network().receiveMicros();
     if (cost > 0 && !target.down) { // the receiver takes in one message at a time (FIFO per link is kept)
       long done = Math.max(now, target.receiveBusyUntil) + cost;
@@ -439,7 +452,7 @@ public final class Simulation {
     take(from, senderIncarnation, target, message, sent, traceId);
   }
 
-  private void take(SimNode from, int senderIncarnation, SimNode target, Message message, long sent, long traceId) {
+  private void take(SimNode from, int senderIncarnation, SimNode target, Object message, long sent, long traceId) {
     if (from.incarnation != senderIncarnation && spec.durability() == Durability.NONE) {
       trace.drop(traceId, now, "sender crashed before delivery (durability none)");
       return; // the crashed sender's in-memory queue is gone
@@ -450,14 +463,18 @@ public final class Simulation {
     }
     deliveries++;
     trace.deliver(traceId, now);
-    target.onMessage(message, from.id);
+    if (message instanceof KitFrame kit) {
+      target.onKit(kit, from.id);
+    } else {
+      target.onMessage((Message) message, from.id);
+    }
   }
 
   // ---------------------------------------------------------------------------------------------
   // Servers
 
   /** One simulated server: the protocol's Server instance behind a virtual-time ServerContext. */
-  final class SimNode implements ServerContext {
+  final class SimNode implements HostDriver {
     final NodeId id;
     long receiveBusyUntil;
     final List<Runnable> heldWhileDown = new ArrayList<>();
@@ -470,8 +487,12 @@ public final class Simulation {
     /** What the first start (incarnation 0) threw, if it did. */
     RuntimeException startFailure;
     Server<?> server;
-    Handlers.RequestHandler<?>[] requestHandlers;
-    Handlers.MessageHandler<?>[] messageHandlers;
+    /** The host of the current incarnation's server (null before the first start). */
+    ProtocolHost host;
+    final SimKitState kitState;
+    final HostDriver.Env env;
+    /** When the current incarnation started: the origin of its timer clock. */
+    long startedMicros;
     final Clock clock = new Clock() {
       @Override
       public long millis() {
@@ -490,6 +511,9 @@ public final class Simulation {
       @SuppressWarnings("unchecked")
       SimStore<Message> s = (SimStore<Message>) new SimStore<>(protocol.record(), spec.durability());
       this.store = s;
+      this.kitState = new SimKitState(spec.durability());
+      this.env = new HostDriver.Env(id, spec.topology(), spec.params(), clock, nodeRandom, store, simMetrics,
+          NOPLogger.NOP_LOGGER);
     }
 
     void skew(Fault.Skew s) {
@@ -503,31 +527,22 @@ public final class Simulation {
     }
 
     void start() {
-      requestHandlers = new Handlers.RequestHandler<?>[types.size()];
-      messageHandlers = new Handlers.MessageHandler<?>[types.size()];
-      List<Object[]> periodics = new ArrayList<>();
-      guarded("start", () -> {
+      startedMicros = now;
+      try {
         server = protocol.newServer();
-        server.bind(this, new Handlers() {
-          @Override
-          public <Q extends Message> void request(Class<Q> type, RequestHandler<Q> handler) {
-            requestHandlers[types.idOf(type)] = handler;
-          }
-
-          @Override
-          public <M extends Message> void message(Class<M> type, MessageHandler<M> handler) {
-            messageHandlers[types.idOf(type)] = handler;
-          }
-
-          @Override
-          public void every(Duration period, Runnable task) {
-            periodics.add(new Object[] {period, task});
-          }
-        });
-        server.start();
-      });
-      for (Object[] p : periodics) {
-        every((Duration) p[0], (Runnable) p[1]);
+        // ids of calls and forwards carry the incarnation: deterministic, and never those of an earlier one
+        host = new ProtocolHost(this, env, types, incarnation + 1, incarnation + 1);
+        host.bind(server);
+        host.start();
+      } catch (RuntimeException e) {
+        failed("start", e);
+      }
+      report();
+      for (SimNode other : nodes.values()) { // what the runtime's peers learn from this node's Welcome, and it from theirs
+        if (other != this && !other.down && other.host != null) {
+          other.host.peerStarted(id, incarnation + 1);
+          host.peerStarted(other.id, other.incarnation + 1);
+        }
       }
       if (spec.durability() == Durability.NONE) {
         int inc = incarnation;
@@ -538,6 +553,7 @@ public final class Simulation {
     private void flushLoop(int inc) {
       if (inc == incarnation && !down) {
         store.flush();
+        kitState.flush();
         at(now + SimSpec.FLUSH_INTERVAL_MICROS, () -> flushLoop(inc));
       }
     }
@@ -549,7 +565,9 @@ public final class Simulation {
       down = true;
       incarnation++;
       server = null;
+      host = null;
       store.crash();
+      kitState.crash();
       pending.clear(); // lost with the server: each client's own timeout answers (INFO)
       trace.note(now, id.toString(), "CRASH");
       report();
@@ -566,15 +584,6 @@ public final class Simulation {
       heldWhileDown.clear();
       for (Runnable r : held) {
         r.run();
-      }
-      report();
-    }
-
-    private void guarded(String what, Runnable r) {
-      try {
-        r.run();
-      } catch (RuntimeException e) {
-        failed(what, e);
       }
       report();
     }
@@ -634,118 +643,121 @@ public final class Simulation {
           storeLines, own));
     }
 
-    @SuppressWarnings({"unchecked", "rawtypes"})
     void onMessage(Message m, NodeId from) {
-      Handlers.MessageHandler h = messageHandlers[types.idOf(m.getClass())];
-      if (h == null) {
+      int t = types.idOf(m.getClass());
+      if (!host.handlesMessage(t)) {
         fail("server " + id + " has no handler for " + m.getClass().getSimpleName() + " from " + from);
         return;
       }
-      try { // as guarded(...), without building its name (or a lambda) for every message
-        h.handle(m, from);
-      } catch (RuntimeException e) {
-        failed("handler of " + m.getClass().getSimpleName(), e);
-      }
-      report();
+      host.onMessage(t, m, from);
+    }
+
+    void onKit(KitFrame frame, NodeId from) {
+      host.onKit(frame, from);
     }
 
     /** Requests received and not yet answered: lost if this server crashes. */
     final java.util.LinkedHashMap<Request<Message>, CompletableFuture<Message>> pending = new java.util.LinkedHashMap<>();
 
-    @SuppressWarnings({"unchecked", "rawtypes"})
     void onRequest(Message body, SimSession session, CompletableFuture<Message> reply, long traceId) {
-      Handlers.RequestHandler h = requestHandlers[types.idOf(body.getClass())];
-      int inc = incarnation;
-      Request<Message> req = new Request<>() {
-        boolean answered;
-
-        @Override
-        public Message body() {
-          return body;
-        }
-
-        @Override
-        public void reply(Message r) {
-          answer(r, null);
-        }
-
-        @Override
-        public void fail(String reason) {
-          answer(null, reason == null ? "null" : reason, false);
-        }
-
-        @Override
-        public void unknown(String reason) {
-          answer(null, reason == null ? "null" : reason, true);
-        }
-
-        private void answer(Message r, String error) {
-          answer(r, error, false);
-        }
-
-        private void answer(Message r, String error, boolean outcomeUnknown) {
-          Invariants.check(!answered, "request %s answered twice", body.getClass().getSimpleName());
-          answered = true;
-          pending.remove(this);
-          if (inc != incarnation || down) {
-            return; // answered by a previous life of this server: lost with it
-          }
-          if (r != null) {
-            types.idOf(r.getClass());
-          }
-          // The reply crosses the same network as server links: latency and partitions; to a client of
-          // another datacenter (a WAN link, like a server link) also a slow server's delay. A client of
-          // this server's own datacenter is local: slowness models slow replication, not slow answers.
-          long latency = spec.network().sample(id.dc(), session.home, random)
-              + (session.home != id.dc() ? slowExtra(id, now) : 0);
-          long t = wanDelay(id.dc(), session.home, now, latency);
-          long replyTrace = trace.enabled() ? trace.send(now, id.toString(), session.name(), r != null ? r : body) : -1;
-          at(t, () -> {
-            deliveries++;
-            trace.deliver(replyTrace, now);
-            if (error != null) {
-              reply.completeExceptionally(outcomeUnknown ? OperationException.unknown(error) : new OperationException(error));
-            } else {
-              reply.complete(r);
-            }
-          });
-        }
-
-        @Override
-        public boolean answered() {
-          return answered;
-        }
-      };
-      if (h == null) {
+      int t = types.idOf(body.getClass());
+      SimRequest req = new SimRequest(host, t, body, session, reply);
+      if (!host.handlesRequest(t)) {
         req.fail("server " + id + " has no handler for " + body.getClass().getSimpleName());
         return;
       }
       pending.put(req, reply);
       trace.deliver(traceId, now);
-      try { // as guarded(...), without building its name (or a lambda) for every request
-        h.handle(req);
-      } catch (RuntimeException e) {
-        failed("handler of " + body.getClass().getSimpleName(), e);
+      host.onRequest(req);
+    }
+
+    /** A client's request to this server; its answer crosses the network back to the session. */
+    private final class SimRequest implements HostRequest {
+      private final ProtocolHost host;
+      private final int type;
+      private final Message body;
+      private final SimSession session;
+      private final CompletableFuture<Message> reply;
+      private final int inc = incarnation;
+      private long answer;
+  
+      SimRequest(ProtocolHost host, int type, Message body, SimSession session, CompletableFuture<Message> reply) {
+        this.host = host;
+        this.type = type;
+        this.body = body;
+        this.session = session;
+        this.reply = reply;
       }
-      report();
+
+      @Override
+      public Message body() {
+        return body;
+      }
+
+      @Override
+      public int type() {
+        return type;
+      }
+
+      @Override
+      public long answerRecord() {
+        return answer;
+      }
+
+      @Override
+      public void answerRecord(long record) {
+        answer = record;
+      }
+
+      @Override
+      public void reply(Message r) {
+        answer(ProtocolHost.REPLY, r, null, false);
+      }
+
+      @Override
+      public void fail(String reason) {
+        answer(ProtocolHost.FAIL, null, reason == null ? "null" : reason, false);
+      }
+
+      @Override
+      public void unknown(String reason) {
+        answer(ProtocolHost.UNKNOWN, null, reason == null ? "null" : reason, true);
+      }
+
+      @Override
+      public void refuseOverloaded(String reason) {
+        fail(reason); // the simulator's clients see a definite failure, as the runtime's do
+      }
+
+      private void answer(int how, Message r, String error, boolean outcomeUnknown) {
+        host.claim(this, how);
+        pending.remove(this);
+        if (inc != incarnation || down) {
+          return; // answered by a previous life of this server: lost with it
+        }
+        if (r != null) {
+          types.idOf(r.getClass());
+        }
+        // The reply crosses the same network as server links: latency and partitions; to a client of
+        // another datacenter (a WAN link, like a server link) also a slow server's delay. A client of
+        // this server's own datacenter is local: slowness models slow replication, not slow answers.
+        long latency = spec.network().sample(id.dc(), session.home, random)
+            + (session.home != id.dc() ? slowExtra(id, now) : 0);
+        long t = wanDelay(id.dc(), session.home, now, latency);
+        long replyTrace = trace.enabled() ? trace.send(now, id.toString(), session.name(), r != null ? r : body) : -1;
+        at(t, () -> {
+          deliveries++;
+          trace.deliver(replyTrace, now);
+          if (error != null) {
+            reply.completeExceptionally(outcomeUnknown ? OperationException.unknown(error) : new OperationException(error));
+          } else {
+            reply.complete(r);
+          }
+        });
+      }
     }
 
-    // ServerContext
-
-    @Override
-    public NodeId self() {
-      return id;
-    }
-
-    @Override
-    public Topology topology() {
-      return spec.topology();
-    }
-
-    @Override
-    public Params params() {
-      return spec.params();
-    }
+    // HostDriver
 
     @Override
     public void send(NodeId to, Message message) {
@@ -753,58 +765,71 @@ public final class Simulation {
     }
 
     @Override
-    public Timer after(Duration delay, Runnable task) {
+    public void sendKit(NodeId to, KitFrame frame) {
+      sendOnLink(this, to, frame, frame.body() != null ? frame.body() : Kit.getDefaultInstance());
+    }
+
+    @Override
+    public int room(NodeId to) {
+      return Integer.MAX_VALUE; // the simulated links hold any number of messages
+    }
+
+    @Override
+    public Timer schedule(long delayNanos, Runnable task) {
       int inc = incarnation;
       boolean[] cancelled = new boolean[1];
-      long d = Math.max(0, (delay.toNanos() + 999) / 1000);
+      long d = Math.max(0, (delayNanos + 999) / 1000);
       at(now + d, () -> {
         if (!cancelled[0] && inc == incarnation && !down) {
-          guarded("timer", task);
+          task.run();
         }
       });
       return () -> cancelled[0] = true;
     }
 
     @Override
-    public Timer every(Duration period, Runnable task) {
+    public Timer scheduleRepeating(long firstNanos, long periodNanos, Runnable task) {
       int inc = incarnation;
       boolean[] cancelled = new boolean[1];
-      long p = Math.max(1, period.toNanos() / 1000);
+      long p = Math.max(1, periodNanos / 1000);
       Runnable[] tick = new Runnable[1];
       tick[0] = () -> {
         if (!cancelled[0] && inc == incarnation && !down) {
-          guarded("periodic task", task);
+          task.run();
           at(now + p, tick[0]);
         }
       };
-      at(now + p, tick[0]);
+      at(now + Math.max(1, firstNanos / 1000), tick[0]);
       return () -> cancelled[0] = true;
     }
 
+    /** Virtual time since this incarnation started. */
     @Override
-    public Clock clock() {
-      return clock;
+    public long timerNanos() {
+      return (now - startedMicros) * 1000;
     }
 
     @Override
-    public Random random() {
-      return nodeRandom;
+    public void failed(String where, RuntimeException e, HostRequest request) {
+      failed(where, e);
     }
 
     @Override
-    @SuppressWarnings("unchecked")
-    public <R extends Message> VersionedStore<R> store() {
-      return (VersionedStore<R>) store;
+    public void eventDone() {
+      report();
     }
 
     @Override
-    public Metrics metrics() {
-      return simMetrics;
+    public KitState state() {
+      return kitState;
     }
 
     @Override
-    public Logger log() {
-      return NOPLogger.NOP_LOGGER;
+    public void stateWritten() {}
+
+    @Override
+    public boolean holdSendsBehindState() {
+      return false; // a crash falls between events: a turn's slot writes and sends are never split
     }
   }
 
