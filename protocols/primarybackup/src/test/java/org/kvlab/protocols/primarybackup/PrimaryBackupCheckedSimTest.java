@@ -25,9 +25,11 @@ class PrimaryBackupCheckedSimTest {
    * The faults the protocol is meant to survive: partitions (writes wait for the backups across them, so they end
    * unknown; nothing is read from a cut-off copy), slow nodes, and crashes with a restart from the store (durability
    * sync, the simulator's default: a restarted primary has every write it made visible). Skew too: it reads no clock.
+   * 10 s per seed on 5 keys: about 600 operations a seed, many on one key at once.
    */
   static final SimSpec FAULTY = SimSpec.defaults().withFaultKinds(Set.of("partition", "slow", "crash", "skew"))
-      .withDuration(2_000_000);
+      .withWorkload(SimSpec.defaults().workload().withKeys(5));
+  static final List<String> CHECKS = List.of("linearizable", "session", "convergence");
   /** A PUT at a backup waits for two WAN round trips: forwarded to the primary and back, the primary's copy. */
   static final int WAN_ROUND_TRIPS = 2;
   static final long LEAST_WORK = FAULTY.closedLoopOperations(WAN_ROUND_TRIPS) / 5;
@@ -35,10 +37,10 @@ class PrimaryBackupCheckedSimTest {
   @Test
   void when_partitionsSlowNodesCrashesAndSkewHit100Seeds_then_everyRunIsLinearizable() {
     for (long seed = 1; seed <= 100; seed++) {
-      SeedReport r = SimRunner.run(FAULTY, new PrimaryBackup(), seed, List.of("linearizable"));
+      SeedReport r = SimRunner.run(FAULTY, new PrimaryBackup(), seed, CHECKS);
       assertTrue(r.ok(), () -> "seed " + r.seed() + " (replay: ./kvlab sim --protocol primarybackup --seeds " + r.seed()
-          + " --duration 2s --faults partition,slow,crash,skew --check linearizable): " + r.checks() + " "
-          + r.result().failures());
+          + " --keys 5 --faults partition,slow,crash,skew --check linearizable,session,convergence): " + r.checks()
+          + " " + r.result().failures());
       long ok = r.result().history().operations().stream().filter(Operation::ok).count();
       assertTrue(ok >= LEAST_WORK, "seed " + seed + " did little work: " + ok + " operations OK, fewer than "
           + LEAST_WORK);
@@ -47,9 +49,8 @@ class PrimaryBackupCheckedSimTest {
 
   @Test
   void when_backupsAnswerReadsFromTheirOwnCopy_then_linearizableCatchesItWithin20Seeds() {
-    SimSpec spec = FAULTY.withWorkload(FAULTY.workload().withKeys(5));
     for (long seed = 1; seed <= 20; seed++) {
-      SeedReport r = SimRunner.run(spec, Mutants.backupReads(), seed, List.of("linearizable"));
+      SeedReport r = SimRunner.run(FAULTY, Mutants.backupReads(), seed, List.of("linearizable"));
       assertEquals(List.of(), r.result().failures(), "seed " + seed);
       if (!r.checks().get(0).valid()) {
         assertFalse(r.checks().get(0).violations().isEmpty());
@@ -65,8 +66,8 @@ class PrimaryBackupCheckedSimTest {
    */
   @Test
   void when_thePrimaryAnswersBeforeItsBackupsAcknowledge_then_noCheckerCanSeeIt() {
-    for (long seed = 1; seed <= 30; seed++) {
-      SeedReport r = SimRunner.run(FAULTY, Mutants.earlyAck(), seed, List.of("linearizable", "session", "convergence"));
+    for (long seed = 1; seed <= 30; seed++) { // the early answers triple the work of a seed: 30 of them
+      SeedReport r = SimRunner.run(FAULTY, Mutants.earlyAck(), seed, CHECKS);
       assertTrue(r.ok(), () -> "seed " + r.seed() + ": " + r.checks() + " " + r.result().failures());
     }
   }
@@ -80,7 +81,7 @@ class PrimaryBackupCheckedSimTest {
   @Test
   void when_backupsAreReadBySessionsThatSwitchDatacenters_then_theEarlyAnswerBreaksReadYourWrites() {
     SimSpec slow = FAULTY.withFaultKinds(Set.of("slow"));
-    slow = slow.withWorkload(slow.workload().withKeys(5).withRemoteRatio(0.5));
+    slow = slow.withWorkload(slow.workload().withRemoteRatio(0.5));
     int caught = 0;
     for (long seed = 1; seed <= 20; seed++) {
       assertEquals(List.of(), readYourWrites(slow, Mutants.backupReads(), seed), "seed " + seed);
