@@ -457,9 +457,13 @@ public final class ProtocolHost implements ServerContext {
     }
   }
 
-  /** Sends are held to the turn's end in a turn that set a slot, when the driver asks for it. */
+  /**
+   * Whether this event's sends wait for its end, behind its slot writes: for a protocol that has slots, when the
+   * driver asks for it (the runtime under sync, whose durable outbox would otherwise keep a message without the
+   * state it follows). Replies need nothing: the runtime seals them behind the turn's writes.
+   */
   private boolean holding() {
-    return !dirty.isEmpty() && driver.holdSendsBehindState();
+    return siteKind != OUTSIDE && !slots.isEmpty() && driver.holdSendsBehindState();
   }
 
   private void hold(NodeId to, Message message, KitFrame frame) {
