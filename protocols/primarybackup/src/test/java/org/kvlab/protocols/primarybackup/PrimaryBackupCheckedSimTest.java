@@ -66,7 +66,7 @@ class PrimaryBackupCheckedSimTest {
    */
   @Test
   void when_thePrimaryAnswersBeforeItsBackupsAcknowledge_then_noCheckerCanSeeIt() {
-    for (long seed = 1; seed <= 30; seed++) { // 30: PUTs at the primary no longer wait a WAN round trip, so a seed does more
+    for (long seed = 1; seed <= 30; seed++) { // 30: no PUT at the primary waits a WAN round trip: 20x the operations
       SeedReport r = SimRunner.run(FAULTY, Mutants.earlyAck(), seed, CHECKS);
       assertTrue(r.ok(), () -> "seed " + r.seed() + ": " + r.checks() + " " + r.result().failures());
     }
