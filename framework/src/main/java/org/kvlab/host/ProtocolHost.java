@@ -379,6 +379,11 @@ public final class ProtocolHost implements ServerContext {
     return t >= 0 && t < typeNames.length ? typeNames[t] : "type #" + t;
   }
 
+  /** Checks that {@code m}'s type is one of the protocol's (as the channels do). */
+  void checkType(Message m) {
+    types.idOf(m.getClass());
+  }
+
   // ---------------------------------------------------------------------------------------------
   // Counters
 
@@ -1004,66 +1009,20 @@ public final class ProtocolHost implements ServerContext {
   }
 
   /** A call from another server, or a client request it forwarded: answered by a kit frame back. */
-  private final class RemoteRequest implements HostRequest {
+  private final class RemoteRequest extends BaseHostRequest {
     final KitFrame.Kind answerKind;
     final NodeId from;
     final KitFrame asked;
-    final int type;
-    long answer;
 
     RemoteRequest(KitFrame.Kind answerKind, NodeId from, KitFrame asked, int type) {
+      super(ProtocolHost.this, type, asked.body());
       this.answerKind = answerKind;
       this.from = from;
       this.asked = asked;
-      this.type = type;
     }
 
     @Override
-    public Message body() {
-      return asked.body();
-    }
-
-    @Override
-    public int type() {
-      return type;
-    }
-
-    @Override
-    public long answerRecord() {
-      return answer;
-    }
-
-    @Override
-    public void answerRecord(long record) {
-      answer = record;
-    }
-
-    @Override
-    public void reply(Message reply) {
-      types.idOf(reply.getClass());
-      claim(this, REPLY);
-      answer(reply, null, false, false);
-    }
-
-    @Override
-    public void fail(String reason) {
-      claim(this, FAIL);
-      answer(null, reason == null ? "null" : reason, false, false);
-    }
-
-    @Override
-    public void unknown(String reason) {
-      claim(this, UNKNOWN);
-      answer(null, reason == null ? "null" : reason, true, false);
-    }
-
-    @Override
-    public void refuseOverloaded(String reason) {
-      claim(this, FAIL);
-      answer(null, reason, false, true);
-    }
-
-    private void answer(Message reply, String error, boolean unknown, boolean overloaded) {
+    protected void deliver(Message reply, String error, boolean unknown, boolean overloaded) {
       try {
         sendKit(from, new KitFrame(answerKind, asked.run(), asked.seq(), incarnation, reply, error, unknown, overloaded));
       } catch (BackPressureException e) {

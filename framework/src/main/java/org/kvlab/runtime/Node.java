@@ -6,18 +6,13 @@ import com.google.protobuf.Message;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
-import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.channel.socket.SocketChannel;
-import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.util.concurrent.DefaultThreadFactory;
-import io.netty.util.concurrent.ScheduledFuture;
 import java.net.BindException;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -28,18 +23,14 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.function.Predicate;
 import org.kvlab.api.Clock;
 import org.kvlab.api.Invariants;
 import org.kvlab.api.Invariants.InvariantViolation;
 import org.kvlab.api.MessageTypes;
-import org.kvlab.api.Metrics;
 import org.kvlab.api.NodeId;
-import org.kvlab.api.Params;
 import org.kvlab.api.Protocol;
 import org.kvlab.api.Server;
 import org.kvlab.api.Timer;
-import org.kvlab.api.Topology;
 import org.kvlab.clock.PhysicalClock;
 import org.kvlab.host.HostDriver;
 import org.kvlab.host.HostRequest;
@@ -54,18 +45,11 @@ import org.kvlab.store.Durability;
 import org.kvlab.store.KitState;
 import org.kvlab.store.Stores;
 import org.kvlab.store.VersionedStore;
-import org.kvlab.wire.Ack;
-import org.kvlab.wire.Auth;
-import org.kvlab.wire.Challenge;
-import org.kvlab.wire.ControlReply;
 import org.kvlab.wire.Data;
 import org.kvlab.wire.Frame;
-import org.kvlab.wire.Hello;
 import org.kvlab.wire.Kit;
 import org.kvlab.wire.PeerStatus;
-import org.kvlab.wire.Pong;
 import org.kvlab.wire.Reply;
-import org.kvlab.wire.Role;
 import org.kvlab.wire.Status;
 import org.kvlab.wire.Welcome;
 import org.slf4j.Logger;
@@ -88,52 +72,38 @@ import org.slf4j.LoggerFactory;
 public final class Node implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Node.class);
   /** Refusals of the same host for the same reason: logged once a minute (a misconfigured peer retries every second). */
-  private final RepeatLimiter refusalLog = new RepeatLimiter(java.util.concurrent.TimeUnit.MINUTES.toNanos(1), 1024);
+  final RepeatLimiter refusalLog = new RepeatLimiter(java.util.concurrent.TimeUnit.MINUTES.toNanos(1), 1024);
   private static final long DRAIN_MILLIS_MAX = 3000;
 
-  private final ClusterConfig config;
-  private final NodeId id;
-  private final Protocol protocol;
-  private final ClusterSecret secret;
-  private final ClusterSecret clientKey; // null: clients need no token
-  private final MessageTypes types;
+  final ClusterConfig config;
+  final NodeId id;
+  final Protocol protocol;
+  final ClusterSecret secret;
+  final ClusterSecret clientKey; // null: clients need no token
+  final MessageTypes types;
   private final Transport transport;
   private final EventLoopGroup group;
-  private final EventLoop loop;
+  final EventLoop loop;
   private final VersionedStore<Message> store;
-  private final SyncBarrier sync;
-  private final ChannelLog channelLog; // null unless durability sync: durable channels
+  final SyncBarrier sync;
+  final ChannelLog channelLog; // null unless durability sync: durable channels
   private final Server<?> server;
   private final Clock clock;
   private final Random random;
-  private final NodeMetrics metrics = new NodeMetrics();
-  private final PartialFrames partialFrames;
+  final NodeMetrics metrics = new NodeMetrics();
+  final PartialFrames partialFrames;
   private final Logger protocolLog;
   private final long incarnation;
   private final long startedMillis = System.currentTimeMillis();
   private final Map<NodeId, PeerLink> links = new TreeMap<>();
-  private final Map<NodeId, InboundState> inbound = new HashMap<>();
+  final Map<NodeId, InboundChannel> inbound = new HashMap<>();
   private final KitState kitState;
-  private final ProtocolHost host;
-  private final List<Channel> clients = new ArrayList<>();
+  final ProtocolHost host;
+  final List<Channel> clients = new ArrayList<>();
   private final CompletableFuture<Void> terminated = new CompletableFuture<>();
   private Channel listener;
   private volatile boolean closing;
 
-  /**
-   * What this node knows of one sender's channel: its incarnation and the last sequence delivered. Under
-   * durable channels {@code persisted} is the last delivered sequence written to the channel log.
-   */
-  private static final class InboundState {
-    long incarnation;
-    long delivered;
-    long persisted;
-    boolean known;
-    Channel channel;
-    boolean ackDue;
-    long acked; // the last sequence acknowledged to the sender (or queued to be, under durable channels)
-    io.netty.util.concurrent.ScheduledFuture<?> ackTimer;
-  }
 
   /**
    * Acknowledgements are coalesced: a receiver acknowledges a channel at most every ACK_DELAY_MILLIS,
@@ -143,7 +113,7 @@ public final class Node implements AutoCloseable {
    * resent after a reconnect and the receiver drops duplicates).
    */
   static final long ACK_DELAY_MILLIS = 50;
-  private final long ackBatch;
+  final long ackBatch;
   /** Connections written to in this event-loop turn and not yet flushed (see {@link #flushSoon}). */
   private final List<Channel> toFlush = new ArrayList<>();
   private boolean flushScheduled;
@@ -210,7 +180,7 @@ public final class Node implements AutoCloseable {
       if (sender.equals(id) || config.servers().stream().noneMatch(s -> s.id().equals(sender))) {
         continue; // no longer a server of the cluster
       }
-      InboundState state = new InboundState();
+      InboundChannel state = new InboundChannel();
       state.known = true;
       state.incarnation = e.getValue().incarnation();
       state.delivered = e.getValue().seq();
@@ -312,7 +282,7 @@ public final class Node implements AutoCloseable {
             decoder.limit(Limits.HANDSHAKE_FRAME_BYTES_MAX, "the limit of " + Limits.HANDSHAKE_FRAME_BYTES_MAX
                 + " bytes before the handshake is done");
             decoder.budget(partialFrames);
-            ch.pipeline().addLast(new Inbound(decoder));
+            ch.pipeline().addLast(new InboundConnection(Node.this, decoder));
           }
         });
     ChannelFuture bound = b.bind(spec.host(), spec.port()).awaitUninterruptibly();
@@ -474,7 +444,7 @@ public final class Node implements AutoCloseable {
     return CompletableFuture.supplyAsync(this::statusNow, loop);
   }
 
-  private Status statusNow() {
+  Status statusNow() {
     Status.Builder s = Status.newBuilder()
         .setNode(id.toString())
         .setCluster(config.name())
@@ -535,7 +505,7 @@ public final class Node implements AutoCloseable {
     loop.execute(this::closeQuietly);
   }
 
-  private void closeQuietly() {
+  void closeQuietly() {
     try {
       close();
     } catch (RuntimeException e) {
@@ -547,7 +517,7 @@ public final class Node implements AutoCloseable {
    * The parser of request type {@code t}'s bodies if this server handles it, else null: what the client connections'
    * decoders parse requests with ({@link Wire.FrameDecoder#parseRequests}).
    */
-  private com.google.protobuf.Parser<? extends Message> requestParser(int t) {
+  com.google.protobuf.Parser<? extends Message> requestParser(int t) {
     return host.handlesRequest(t) ? types.parser(t) : null;
   }
 
@@ -555,15 +525,15 @@ public final class Node implements AutoCloseable {
    * The parser of peer message type {@code t}'s bodies if this server handles it, else null: what the incoming peer
    * channels' decoders parse Data messages with ({@link Wire.FrameDecoder#parsePeerData}).
    */
-  private com.google.protobuf.Parser<? extends Message> messageParser(int t) {
+  com.google.protobuf.Parser<? extends Message> messageParser(int t) {
     return t == KitFrame.WIRE_TYPE ? Kit.parser() : host.handlesMessage(t) ? types.parser(t) : null;
   }
 
   /** A peer's Data message whose body the decoder parsed already (see {@link #messageParser}). */
-  private record PeerData(long seq, int type, Message body) {}
+  record PeerData(long seq, int type, Message body) {}
 
 
-  private void onRequest(Channel ch, org.kvlab.wire.Request frame) {
+  void onRequest(Channel ch, org.kvlab.wire.Request frame) {
     int t = frame.getType(); // uint32 on the wire: 2^31 and above arrive negative
     if (!host.handlesRequest(t)) {
       String name = t >= 0 && t < types.size() ? host.typeName(t) : "type #" + Integer.toUnsignedString(t);
@@ -583,12 +553,12 @@ public final class Node implements AutoCloseable {
   }
 
   /** Runs the handler of a request (of a type that has one). */
-  private void handle(RequestImpl req) {
+  void handle(RequestImpl req) {
     host.onRequest(req);
   }
 
   /** A peer's message of type {@code t}: {@code parsed}, or if null its bytes {@code body} (parsed here). */
-  private boolean onData(NodeId from, int t, Message parsed, com.google.protobuf.ByteString body) {
+  boolean onData(NodeId from, int t, Message parsed, com.google.protobuf.ByteString body) {
     if (t == KitFrame.WIRE_TYPE) {
       return onKit(from, parsed, body);
     }
@@ -628,7 +598,7 @@ public final class Node implements AutoCloseable {
    * A client request; its reply waits for pending writes to be synced under durability sync. It is also the frame of
    * its reply ({@link Wire.ReplyFrame}: the body is set when the protocol replies), one object per request.
    */
-  private final class RequestImpl extends Wire.ReplyFrame implements HostRequest {
+  final class RequestImpl extends Wire.ReplyFrame implements HostRequest {
     private final Channel channel;
     private final int requestType;
     private final Message body;
@@ -709,357 +679,6 @@ public final class Node implements AutoCloseable {
     }
   }
 
-  // ---------------------------------------------------------------------------------------------
-  // Accepted connections: peers, clients, control
-
-  private final class Inbound extends SimpleChannelInboundHandler<Object> {
-    private final Wire.FrameDecoder decoder;
-    private Role role; // set once the handshake is done
-    private NodeId peer;
-    private InboundState state;
-    private Hello hello; // the Hello of a handshake waiting for Auth
-    private ByteString serverNonce;
-    private boolean refused;
-    private ScheduledFuture<?> deadline;
-
-    Inbound(Wire.FrameDecoder decoder) {
-      this.decoder = decoder;
-    }
-
-    @Override
-    public void channelActive(ChannelHandlerContext ctx) {
-      int millis = config.limits().handshakeMillis();
-      deadline = ctx.executor().schedule(() -> {
-        if (role == null && ctx.channel().isActive()) {
-          LOG.warn("{}: closing connection from {}: no handshake within {} ms (limits.handshakeMillis)", id,
-              ctx.channel().remoteAddress(), millis);
-          metrics.count("security.handshakeTimeouts");
-          ctx.close();
-        }
-      }, millis, TimeUnit.MILLISECONDS);
-      ctx.fireChannelActive();
-    }
-
-    @Override
-    protected void channelRead0(ChannelHandlerContext ctx, Object msg) {
-      if (refused) {
-        return; // closing
-      }
-      if (msg instanceof RequestImpl request) { // the decoder makes these only once this is a client's connection
-        handle(request);
-        return;
-      }
-      if (msg instanceof PeerData d) { // and these only once this is a peer's channel
-        onPeerData(ctx, d.seq(), d.type(), d.body(), null);
-        return;
-      }
-      Frame frame = (Frame) msg;
-      if (role == null) {
-        if (hello == null) {
-          onHello(ctx, frame);
-        } else {
-          onAuth(ctx, frame);
-        }
-        return;
-      }
-      switch (role) {
-        case PEER -> {
-          if (frame.hasData()) {
-            Data data = frame.getData();
-            onPeerData(ctx, data.getSeq(), data.getType(), null, data.getBody());
-          } else if (frame.hasPing()) {
-            ctx.writeAndFlush(Frame.newBuilder().setPong(Pong.newBuilder().setNanos(frame.getPing().getNanos())).build());
-          } else {
-            reject(ctx, "unexpected " + Wire.kind(frame) + " frame on a peer channel");
-          }
-        }
-        case CLIENT -> {
-          if (frame.hasRequest()) {
-            onRequest(ctx.channel(), frame.getRequest());
-          } else if (frame.hasPing()) {
-            ctx.writeAndFlush(Frame.newBuilder().setPong(Pong.newBuilder().setNanos(frame.getPing().getNanos())).build());
-          } else {
-            reject(ctx, "unexpected " + Wire.kind(frame) + " frame on a client connection");
-          }
-        }
-        case CONTROL -> onControl(ctx, frame);
-        default -> reject(ctx, "unknown role");
-      }
-    }
-
-    private void onHello(ChannelHandlerContext ctx, Frame frame) {
-      if (!frame.hasHello()) {
-        reject(ctx, "first frame must be hello, got " + Wire.kind(frame));
-        return;
-      }
-      Hello h = frame.getHello();
-      String error = checkHello(h);
-      if (error != null) {
-        refuse(ctx, h.getRole(), error);
-        return;
-      }
-      ClusterSecret key = h.getRole() == Role.CLIENT ? clientKey : secret;
-      if (key == null) {
-        establish(ctx, h); // a client, and the cluster has no client token
-        return;
-      }
-      if (h.getNonce().size() != Handshake.NONCE_BYTES) {
-        refuse(ctx, h.getRole(), "the hello carries no " + Handshake.NONCE_BYTES + "-byte nonce for the "
-            + "challenge-response: the other side runs an older kvlab build; run the same kvlab build on both sides");
-        return;
-      }
-      hello = h;
-      serverNonce = Handshake.nonce();
-      ctx.writeAndFlush(Frame.newBuilder().setChallenge(Challenge.newBuilder().setNode(id.toString())
-          .setNonce(serverNonce).setProof(Handshake.serverProof(key, h, id.toString(), serverNonce))).build());
-    }
-
-    /** Why {@code h} is refused before any proof, or null. Strings from the wire are escaped. */
-    private String checkHello(Hello h) {
-      if (h.getRole() != Role.PEER && h.getRole() != Role.CLIENT && h.getRole() != Role.CONTROL) {
-        return "unknown role " + h.getRoleValue();
-      }
-      if (!h.getCluster().equals(config.name())) {
-        return "this server (" + id + ") belongs to cluster '" + config.name() + "', not '"
-            + Wire.printable(h.getCluster()) + "'";
-      }
-      if (!h.getProtocol().equals(protocol.name())
-          || (h.getRole() != Role.CONTROL && h.getFingerprint() != types.fingerprint())) {
-        return "protocol mismatch: server " + id + " runs " + protocol.name() + " (message fingerprint "
-            + Long.toHexString(types.fingerprint()) + "), the other side " + Wire.printable(h.getProtocol()) + " ("
-            + Long.toHexString(h.getFingerprint()) + "); run the same kvlab build on both sides";
-      }
-      if (h.getRole() == Role.PEER) {
-        try {
-          NodeId p = NodeId.parse(h.getNode());
-          config.server(p);
-          if (p.equals(id)) {
-            return "a server cannot connect to itself";
-          }
-        } catch (IllegalArgumentException e) {
-          return Wire.printable(e.getMessage());
-        }
-      }
-      return null;
-    }
-
-    private void onAuth(ChannelHandlerContext ctx, Frame frame) {
-      Role claimed = hello.getRole();
-      if (!frame.hasAuth()) {
-        refuse(ctx, claimed, "expected auth (the answer to the challenge), got " + Wire.kind(frame));
-        return;
-      }
-      Auth auth = frame.getAuth();
-      if (!auth.getError().isEmpty()) {
-        LOG.warn("{}: {} connection from {} gave up the handshake: {}", id, roleName(claimed),
-            ctx.channel().remoteAddress(), Wire.printable(auth.getError()));
-        metrics.count("security.handshakesAbandoned");
-        refused = true;
-        ctx.close();
-        return;
-      }
-      ClusterSecret key = claimed == Role.CLIENT ? clientKey : secret;
-      if (!Handshake.checkConnector(key, hello, id.toString(), serverNonce, auth.getProof())) {
-        refuse(ctx, claimed, claimed == Role.CLIENT
-            ? "authentication failed: wrong client token (security.clientToken of cluster '" + config.name() + "')"
-            : "authentication failed: the other side does not know the secret of cluster '" + config.name()
-                + "' (a cluster of the same name started elsewhere, another directory or checkout?)");
-        return;
-      }
-      establish(ctx, hello);
-    }
-
-    /** The handshake is done: the connection gets its role, the full frame limit and its Welcome. */
-    private void establish(ChannelHandlerContext ctx, Hello h) {
-      role = h.getRole();
-      hello = null;
-      serverNonce = null;
-      if (deadline != null) {
-        deadline.cancel(false);
-      }
-      decoder.limit(config.limits().frameBytesMax(), "limits.frameBytesMax = " + config.limits().frameBytesMax());
-      decoder.rank = role == Role.CLIENT ? PartialFrames.Rank.CLIENT : PartialFrames.Rank.TRUSTED;
-      Welcome.Builder welcome = Welcome.newBuilder().setNode(id.toString()).setIncarnation(host.incarnation());
-      if (role == Role.PEER) {
-        peer = NodeId.parse(h.getNode());
-        state = inbound.computeIfAbsent(peer, p -> new InboundState());
-        if (!state.known || state.incarnation != h.getIncarnation()) {
-          state.known = false;
-          state.incarnation = h.getIncarnation();
-          state.delivered = 0;
-          state.persisted = 0;
-          state.acked = 0;
-          state.ackDue = false;
-        }
-        if (state.channel != null && state.channel != ctx.channel()) {
-          state.channel.close(); // the sender reconnected; the old connection is dead to it
-        }
-        state.channel = ctx.channel();
-        welcome.setDelivered(state.delivered);
-        decoder.parsePeerData(Node.this::messageParser, PeerData::new);
-      } else if (role == Role.CLIENT) {
-        clients.add(ctx.channel());
-        Channel ch = ctx.channel();
-        decoder.parseRequests(Node.this::requestParser, (requestId, t, body) -> new RequestImpl(ch, requestId, t, body));
-        int idle = config.limits().clientIdleSeconds();
-        if (idle > 0) {
-          ctx.pipeline().addFirst("idle", new ClientIdle(idle, TimeUnit.SECONDS));
-        }
-      }
-      Frame answer = Frame.newBuilder().setWelcome(welcome).build();
-      if (role == Role.PEER && sync != null) {
-        // Welcome.delivered acknowledges like an Ack does, so it too waits until the delivered marker
-        // (and what the handlers wrote) is durable.
-        sync.afterSync(() -> ctx.writeAndFlush(answer));
-      } else {
-        ctx.writeAndFlush(answer);
-      }
-    }
-
-    /** Refuses the handshake: logs why, tells the other side in Welcome.error, closes. */
-    private void refuse(ChannelHandlerContext ctx, Role claimed, String error) {
-      java.net.SocketAddress from = ctx.channel().remoteAddress();
-      String host = from instanceof java.net.InetSocketAddress a ? a.getHostString() : String.valueOf(from);
-      long held = refusalLog.admit(host + ' ' + claimed + ' ' + error, System.nanoTime());
-      if (held >= 0) { // the same refusal from the same host is logged once a minute, with the count held back
-        LOG.warn("{}: refusing {} connection from {}: {}{}", id, roleName(claimed), from, error,
-            held == 0 ? "" : " (" + held + " more like it in the last minute, not logged)");
-      }
-      metrics.count("security.handshakesRefused");
-      refused = true;
-      ctx.writeAndFlush(Frame.newBuilder().setWelcome(Welcome.newBuilder().setNode(id.toString()).setError(error)).build())
-          .addListener(f -> ctx.close());
-    }
-
-    private String roleName(Role r) {
-      return r == Role.UNRECOGNIZED ? "unknown-role" : r.name().toLowerCase(java.util.Locale.ROOT);
-    }
-
-    @Override
-    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
-      if (evt instanceof IdleStateEvent && role == Role.CLIENT) {
-        LOG.info("{}: closing client connection from {}: idle for {} s (limits.clientIdleSeconds)", id,
-            ctx.channel().remoteAddress(), config.limits().clientIdleSeconds());
-        metrics.count("security.clientsIdleClosed");
-        ctx.close();
-        return;
-      }
-      ctx.fireUserEventTriggered(evt);
-    }
-
-    /** Message {@code seq} of type {@code t} on a peer channel: {@code parsed}, or if null its bytes {@code body}. */
-    private void onPeerData(ChannelHandlerContext ctx, long seq, int t, Message parsed, com.google.protobuf.ByteString body) {
-      if (state.channel != ctx.channel()) {
-        return; // superseded connection
-      }
-      if (!state.known) {
-        state.known = true;
-        state.delivered = seq - 1;
-      }
-      if (seq <= state.delivered) {
-        return; // duplicate of a resend: already delivered
-      }
-      if (seq != state.delivered + 1) {
-        reject(ctx, "gap in channel from " + peer + ": expected message " + (state.delivered + 1) + ", got " + seq);
-        return;
-      }
-      state.delivered = seq;
-      state.ackDue = true;
-      if (!onData(peer, t, parsed, body)) {
-        reject(ctx, "undeliverable message from " + peer);
-      }
-    }
-
-    @Override
-    public void channelReadComplete(ChannelHandlerContext ctx) {
-      if (role == Role.PEER && state != null && channelLog != null && state.delivered > state.persisted) {
-        // Durable channels: one marker per read batch, written after the handlers' writes (so a crash
-        // keeps the marker only with them) and before the ack is queued behind the group fsync (so the
-        // sender drops a message only once the marker covering it is durable).
-        channelLog.delivered(peer.toString(), state.incarnation, state.delivered);
-        sync.onWrite();
-        state.persisted = state.delivered;
-      }
-      if (role == Role.PEER && state != null && state.ackDue && state.channel == ctx.channel()) {
-        if (state.delivered - state.acked >= ackBatch) {
-          sendAck(state);
-        } else if (state.ackTimer == null) {
-          InboundState s = state;
-          state.ackTimer = loop.schedule(() -> {
-            s.ackTimer = null;
-            sendAck(s);
-          }, ACK_DELAY_MILLIS, TimeUnit.MILLISECONDS);
-        }
-      }
-      ctx.fireChannelReadComplete();
-    }
-
-    /**
-     * Acknowledges everything delivered on the sender's current connection. Under durable channels the
-     * delivered marker covering it was written at the end of the read batch (every read batch ends before
-     * this runs), and the ack waits for the fsync that makes it durable.
-     */
-    private void sendAck(InboundState s) {
-      Channel ch = s.channel;
-      if (!s.ackDue || ch == null) {
-        return;
-      }
-      // Durable channels acknowledge only what the delivered marker covers (all of it, normally).
-      long upTo = channelLog == null ? s.delivered : s.persisted;
-      s.ackDue = upTo < s.delivered;
-      s.acked = upTo;
-      Frame ack = Frame.newBuilder().setAck(Ack.newBuilder().setSeq(upTo)).build();
-      if (sync == null) {
-        ch.write(ack, ch.voidPromise());
-        flushSoon(ch);
-      } else {
-        sync.afterSync(() -> {
-          ch.write(ack, ch.voidPromise());
-          flushSoon(ch);
-        });
-      }
-    }
-
-    private void onControl(ChannelHandlerContext ctx, Frame frame) {
-      if (!frame.hasControl()) {
-        reject(ctx, "unexpected " + Wire.kind(frame) + " frame on a control connection");
-        return;
-      }
-      if (frame.getControl().hasShutdown()) {
-        LOG.info("server {}: shutdown requested by {}", id, ctx.channel().remoteAddress());
-        ctx.writeAndFlush(Frame.newBuilder().setControlReply(ControlReply.newBuilder().setShuttingDown(true)).build())
-            .addListener(f -> new Thread(Node.this::closeQuietly, "kvlab-shutdown-" + id).start());
-      } else {
-        ctx.writeAndFlush(Frame.newBuilder().setControlReply(ControlReply.newBuilder().setStatus(statusNow())).build());
-      }
-    }
-
-    private void reject(ChannelHandlerContext ctx, String reason) {
-      LOG.warn("{}: closing connection from {}: {}", id, ctx.channel().remoteAddress(), reason);
-      ctx.close();
-    }
-
-    @Override
-    public void channelInactive(ChannelHandlerContext ctx) {
-      if (deadline != null) {
-        deadline.cancel(false);
-      }
-      if (role == Role.CLIENT) {
-        clients.remove(ctx.channel());
-      }
-      if (state != null && state.channel == ctx.channel()) {
-        state.channel = null;
-      }
-    }
-
-    @Override
-    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-      if (!closing) {
-        LOG.warn("{}: closing connection from {}: {}", id, ctx.channel().remoteAddress(), Wire.reason(cause));
-      }
-      ctx.close();
-    }
-  }
 
   // ---------------------------------------------------------------------------------------------
   // The protocol's view of the world
