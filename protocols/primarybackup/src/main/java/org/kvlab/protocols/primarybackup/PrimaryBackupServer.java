@@ -47,15 +47,14 @@ class PrimaryBackupServer extends Server<Record> {
 
   /** PUT(k, v) at the primary: stamp, store, copy to the backups; answer once they acknowledged. */
   void onPut(Request<PutReq> req) {
-    if (forwarded(req)) {
-      return;
+    if (!forwarded(req)) {
+      Backup copy = Backup.newBuilder().setKey(req.body().getKey()).setRecord(Record.newBuilder()
+          .setValue(req.body().getValue()).setIncarnation(incarnation()).setSeq(++seq)).build();
+      keep(copy);
+      callAll(backups, copy, BackupAck.class, acksNeeded(backups), BACKUP_TIMEOUT)
+          .onQuorum(acks -> req.reply(PutReply.getDefaultInstance()))
+          .onFailure(f -> req.unknown("stored at the primary, not acknowledged by every backup: " + f));
     }
-    Backup copy = Backup.newBuilder().setKey(req.body().getKey()).setRecord(Record.newBuilder()
-        .setValue(req.body().getValue()).setIncarnation(incarnation()).setSeq(++seq)).build();
-    keep(copy);
-    callAll(backups, copy, BackupAck.class, acksNeeded(backups), BACKUP_TIMEOUT)
-        .onQuorum(acks -> req.reply(PutReply.getDefaultInstance()))
-        .onFailure(f -> req.unknown("stored at the primary, not acknowledged by every backup: " + f));
   }
 
   /** How many backups must acknowledge a write before it is answered: all of them. */
