@@ -10,6 +10,14 @@ import org.kvlab.api.Server;
  * ${ProtocolName}, server side: one handler per event of the paper. Handlers of one node run one at a
  * time on one thread and never block; time, randomness, timers, sends and storage come from the context
  * (the simulator replays them). Starts as last-writer-wins with asynchronous replication (Eventual).
+ *
+ * <p>The paper's other steps have a tool each in the protocol kit (docs/spi.md, "The kit"): "wait until cond" is
+ * {@code waitUntil(() -> cond, action)} (re-checked after every event of this node, never polled) or
+ * {@code waitUntilClock(micros, action)}; a request another server must answer is {@code call(to, m, Reply.class,
+ * timeout)} or {@code callAll(servers, m, Reply.class, needed, timeout)} (the callee registers {@code on.call});
+ * a client request another server must handle is {@code forward(to, req, timeout)}; state that must survive a
+ * crash is a {@code slot(State.getDefaultInstance())}; {@code incarnation()} numbers this server's starts.
+ * protocols/primarybackup uses them.
  */
 final class ${ProtocolName}Server extends Server<Record> {
   private long lastUt; // the last update time this server gave out
@@ -32,7 +40,7 @@ final class ${ProtocolName}Server extends Server<Record> {
 
   /**
    * PUT(k, v): stamp, store, answer, replicate. TODO the paper's write rule; a "wait until" keeps the
-   * request and answers it later (after(...) or a queue), never sleeps.
+   * request and answers it when the condition holds: waitUntil(...) or waitUntilClock(...), never a sleep or a poll.
    */
   private void onPut(Request<PutReq> req) {
     String key = req.body().getKey();
@@ -45,12 +53,22 @@ final class ${ProtocolName}Server extends Server<Record> {
     sendToPeers(Replicate.newBuilder().setKey(key).setRecord(d).build());
   }
 
-  /** Replicate(k, d) from a peer. TODO the paper's rule for remote versions (when they become visible). */
+  /** Replicate(k, d) from a peer: stored once visible(d) holds (at once if it holds now). */
   private void onReplicate(Replicate m, NodeId from) {
     Invariants.check(m.getRecord().getSr() == from.dc(), "replicate from %s carries source replica %s",
         from, m.getRecord().getSr());
     lastUt = Math.max(lastUt, m.getRecord().getUt());
-    store().put(m.getKey(), m.getRecord());
-    store().prune(m.getKey(), r -> true);
+    waitUntil(() -> visible(m.getRecord()), () -> {
+      store().put(m.getKey(), m.getRecord());
+      store().prune(m.getKey(), r -> true);
+    });
+  }
+
+  /**
+   * TODO the paper's rule for remote versions: when one may become visible (e.g. "its dependencies are here"). Read
+   * only this server's state: the kit re-checks it after every event of this node. Eventual: at once.
+   */
+  private boolean visible(Record d) {
+    return true;
   }
 }
