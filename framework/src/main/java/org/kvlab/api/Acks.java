@@ -17,6 +17,12 @@ import java.util.Set;
  * private void onAck(Ack m, NodeId from) { acks.ack(from); }
  * }</pre>
  *
+ * <p>For acknowledgements that are replies to a request of this server, use {@link ServerContext#callAll} ("ask N,
+ * proceed on k", with timeouts and retries, and a {@code needed == 0} that completes after the handler returns).
+ * {@code Acks} stays for hand-made acknowledgements: ones the protocol's own messages carry (COPS's {@code DepOk}s),
+ * or keyed by something else than a server. {@code Acks.all} of an empty set runs its action at once, inside the
+ * factory method.
+ *
  * <p>Deterministic and single-threaded like all protocol state (it uses no timer of its own; combine it
  * with {@link Pending} for a per-request table with timeouts).
  *

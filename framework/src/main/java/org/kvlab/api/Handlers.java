@@ -11,14 +11,22 @@ public interface Handlers {
   /** Handles client requests of type {@code type}. */
   <Q extends Message> void request(Class<Q> type, RequestHandler<Q> handler);
 
+  /**
+   * Answers calls of type {@code type} from other servers ({@link ServerContext#call}) with the same
+   * {@link Request} API as client requests: {@code reply}, {@code fail} or {@code unknown}, exactly once.
+   */
+  default <Q extends Message> void call(Class<Q> type, RequestHandler<Q> handler) {
+    throw new UnsupportedOperationException("calls between servers are part of the protocol kit, which this "
+        + getClass().getName() + " does not implement. Fix: run the server on the runtime or the simulator");
+  }
+
   /** Handles server-to-server messages of type {@code type}. */
   <M extends Message> void message(Class<M> type, MessageHandler<M> handler);
 
   /**
-   * Runs {@code task} every {@code period}, starting one to two periods after the node starts. The real
-   * runtime aligns the runs to multiples of the period on the machine's monotonic clock, so timers of
-   * commensurate periods run in the same event-loop turn (the simulator runs them one period apart from
-   * the start, as before).
+   * Runs {@code task} every {@code period} (positive), the first run one period after the node starts. Both
+   * drivers run it every period after that on the node's timer clock (see {@link ServerContext#every}). Registering
+   * two handlers for one type, or a period that is not positive, is refused (an invariant violation).
    */
   void every(Duration period, Runnable task);
 

@@ -11,6 +11,10 @@ import java.util.function.Consumer;
  * Per-request state of one server, keyed by an id this table hands out: what a protocol keeps while a
  * request waits for other servers (a forwarded client request, a quorum round, a dependency check).
  *
+ * <p>For a request another server answers, use the kit instead: {@link ServerContext#forward} hands a client request
+ * to another server and brings its answer back, {@link ServerContext#call} and {@link ServerContext#callAll} match
+ * replies for you, with ids tied to the incarnation. {@code Pending} stays for state under ids of a protocol's own.
+ *
  * <p>Typical use, forwarding a client request to another server and answering it from there:
  * <pre>{@code
  * long id = forwards.add(req);                       // keep the Request

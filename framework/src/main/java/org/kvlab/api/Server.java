@@ -2,8 +2,10 @@ package org.kvlab.api;
 
 import com.google.protobuf.Message;
 import java.time.Duration;
+import java.util.Collection;
 import java.util.List;
 import java.util.Random;
+import java.util.function.BooleanSupplier;
 import org.kvlab.store.VersionedStore;
 import org.slf4j.Logger;
 
@@ -125,5 +127,48 @@ public abstract class Server<R extends Message> {
 
   protected final Logger log() {
     return context.log();
+  }
+
+  // The protocol kit (docs/spi.md): shortcuts to the context.
+
+  /** How many times this server has started on its store (1 on a fresh store); see {@link ServerContext#incarnation}. */
+  protected final long incarnation() {
+    return context.incarnation();
+  }
+
+  /** "Wait until {@code condition}", then {@code action}; see {@link ServerContext#waitUntil(BooleanSupplier, Runnable)}. */
+  protected final Wait waitUntil(BooleanSupplier condition, Runnable action) {
+    return context.waitUntil(condition, action);
+  }
+
+  /** As {@link #waitUntil(BooleanSupplier, Runnable)}, giving up after {@code timeout} with {@code onTimeout}. */
+  protected final Wait waitUntil(BooleanSupplier condition, Duration timeout, Runnable action, Runnable onTimeout) {
+    return context.waitUntil(condition, timeout, action, onTimeout);
+  }
+
+  /** "Wait until the clock reads {@code micros}"; see {@link ServerContext#waitUntilClock}. */
+  protected final Wait waitUntilClock(long micros, Runnable action) {
+    return context.waitUntilClock(micros, action);
+  }
+
+  /** A request to another server, answered by its {@link Handlers#call} handler; see {@link Call}. */
+  protected final <P extends Message> Call<P> call(NodeId to, Message request, Class<P> replyType, Duration timeout) {
+    return context.call(to, request, replyType, timeout);
+  }
+
+  /** A request to several servers, done on {@code needed} replies; see {@link QuorumCall}. */
+  protected final <P extends Message> QuorumCall<P> callAll(Collection<NodeId> to, Message request,
+      Class<P> replyType, int needed, Duration timeout) {
+    return context.callAll(to, request, replyType, needed, timeout);
+  }
+
+  /** Hands a client request to another server's handler; see {@link ServerContext#forward}. */
+  protected final <Q extends Message> void forward(NodeId to, Request<Q> request, Duration timeout) {
+    context.forward(to, request, timeout);
+  }
+
+  /** The durable slot for {@code defaultInstance}'s type; see {@link Slot}. */
+  protected final <S extends Message> Slot<S> slot(S defaultInstance) {
+    return context.slot(defaultInstance);
   }
 }

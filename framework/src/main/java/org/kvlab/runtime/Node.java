@@ -6,18 +6,13 @@ import com.google.protobuf.Message;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
-import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.channel.socket.SocketChannel;
-import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.util.concurrent.DefaultThreadFactory;
-import io.netty.util.concurrent.ScheduledFuture;
 import java.net.BindException;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -28,41 +23,33 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.function.Predicate;
 import org.kvlab.api.Clock;
-import org.kvlab.api.Handlers;
 import org.kvlab.api.Invariants;
 import org.kvlab.api.Invariants.InvariantViolation;
 import org.kvlab.api.MessageTypes;
-import org.kvlab.api.Metrics;
 import org.kvlab.api.NodeId;
-import org.kvlab.api.Params;
 import org.kvlab.api.Protocol;
-import org.kvlab.api.Request;
 import org.kvlab.api.Server;
-import org.kvlab.api.ServerContext;
 import org.kvlab.api.Timer;
-import org.kvlab.api.Topology;
 import org.kvlab.clock.PhysicalClock;
+import org.kvlab.host.HostDriver;
+import org.kvlab.host.HostRequest;
+import org.kvlab.host.KitFrame;
+import org.kvlab.host.ProtocolHost;
 import org.kvlab.config.ClusterConfig;
 import org.kvlab.config.ClusterConfig.Limits;
 import org.kvlab.config.ClusterConfig.ServerSpec;
 import org.kvlab.config.ClusterSecret;
 import org.kvlab.store.ChannelLog;
 import org.kvlab.store.Durability;
+import org.kvlab.store.KitState;
 import org.kvlab.store.Stores;
 import org.kvlab.store.VersionedStore;
-import org.kvlab.wire.Ack;
-import org.kvlab.wire.Auth;
-import org.kvlab.wire.Challenge;
-import org.kvlab.wire.ControlReply;
 import org.kvlab.wire.Data;
 import org.kvlab.wire.Frame;
-import org.kvlab.wire.Hello;
+import org.kvlab.wire.Kit;
 import org.kvlab.wire.PeerStatus;
-import org.kvlab.wire.Pong;
 import org.kvlab.wire.Reply;
-import org.kvlab.wire.Role;
 import org.kvlab.wire.Status;
 import org.kvlab.wire.Welcome;
 import org.slf4j.Logger;
@@ -85,57 +72,38 @@ import org.slf4j.LoggerFactory;
 public final class Node implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Node.class);
   /** Refusals of the same host for the same reason: logged once a minute (a misconfigured peer retries every second). */
-  private final RepeatLimiter refusalLog = new RepeatLimiter(java.util.concurrent.TimeUnit.MINUTES.toNanos(1), 1024);
+  final RepeatLimiter refusalLog = new RepeatLimiter(java.util.concurrent.TimeUnit.MINUTES.toNanos(1), 1024);
   private static final long DRAIN_MILLIS_MAX = 3000;
 
-  private final ClusterConfig config;
-  private final NodeId id;
-  private final Protocol protocol;
-  private final ClusterSecret secret;
-  private final ClusterSecret clientKey; // null: clients need no token
-  private final MessageTypes types;
+  final ClusterConfig config;
+  final NodeId id;
+  final Protocol protocol;
+  final ClusterSecret secret;
+  final ClusterSecret clientKey; // null: clients need no token
+  final MessageTypes types;
   private final Transport transport;
   private final EventLoopGroup group;
-  private final EventLoop loop;
+  final EventLoop loop;
   private final VersionedStore<Message> store;
-  private final SyncBarrier sync;
-  private final ChannelLog channelLog; // null unless durability sync: durable channels
+  final SyncBarrier sync;
+  final ChannelLog channelLog; // null unless durability sync: durable channels
   private final Server<?> server;
   private final Clock clock;
   private final Random random;
-  private final NodeMetrics metrics = new NodeMetrics();
-  private final PartialFrames partialFrames;
+  final NodeMetrics metrics = new NodeMetrics();
+  final PartialFrames partialFrames;
   private final Logger protocolLog;
   private final long incarnation;
   private final long startedMillis = System.currentTimeMillis();
   private final Map<NodeId, PeerLink> links = new TreeMap<>();
-  private final Map<NodeId, InboundState> inbound = new HashMap<>();
-  private final Handlers.RequestHandler<?>[] requestHandlers;
-  private final Handlers.MessageHandler<?>[] messageHandlers;
-  private final String[] typeNames;
-  private final long[] handled;
-  private final List<Periodic> periodics = new ArrayList<>();
-  private final List<Channel> clients = new ArrayList<>();
+  final Map<NodeId, InboundChannel> inbound = new HashMap<>();
+  private final KitState kitState;
+  final ProtocolHost host;
+  final List<Channel> clients = new ArrayList<>();
   private final CompletableFuture<Void> terminated = new CompletableFuture<>();
   private Channel listener;
   private volatile boolean closing;
 
-  private record Periodic(Duration period, Runnable task) {}
-
-  /**
-   * What this node knows of one sender's channel: its incarnation and the last sequence delivered. Under
-   * durable channels {@code persisted} is the last delivered sequence written to the channel log.
-   */
-  private static final class InboundState {
-    long incarnation;
-    long delivered;
-    long persisted;
-    boolean known;
-    Channel channel;
-    boolean ackDue;
-    long acked; // the last sequence acknowledged to the sender (or queued to be, under durable channels)
-    io.netty.util.concurrent.ScheduledFuture<?> ackTimer;
-  }
 
   /**
    * Acknowledgements are coalesced: a receiver acknowledges a channel at most every ACK_DELAY_MILLIS,
@@ -145,7 +113,7 @@ public final class Node implements AutoCloseable {
    * resent after a reconnect and the receiver drops duplicates).
    */
   static final long ACK_DELAY_MILLIS = 50;
-  private final long ackBatch;
+  final long ackBatch;
   /** Connections written to in this event-loop turn and not yet flushed (see {@link #flushSoon}). */
   private final List<Channel> toFlush = new ArrayList<>();
   private boolean flushScheduled;
@@ -167,6 +135,7 @@ public final class Node implements AutoCloseable {
     this.clock = new PhysicalClock(config.emulation().skewMillisOf(id));
     this.random = new Random(System.nanoTime() ^ ((long) id.hashCode() << 32));
     long freshIncarnation = System.currentTimeMillis() * 1000 + random.nextInt(1000);
+    long kitIncarnation;
     this.protocolLog = LoggerFactory.getLogger("kvlab." + protocol.name() + "." + id);
     @SuppressWarnings("unchecked")
     VersionedStore<Message> opened = (VersionedStore<Message>) Stores.open(protocol.record(), config.storage(), config.name(), id);
@@ -179,6 +148,9 @@ public final class Node implements AutoCloseable {
       if (channelLog != null) {
         recoverInbound();
       }
+      this.kitState = KitState.of(opened);
+      kitIncarnation = KitState.nextIncarnation(kitState);
+      opened.sync(); // the count is durable before any id of this incarnation is used
     } catch (RuntimeException e) {
       opened.close();
       group.shutdownGracefully(0, 0, TimeUnit.SECONDS);
@@ -186,13 +158,10 @@ public final class Node implements AutoCloseable {
     }
     this.sync = durable ? new SyncBarrier(opened, loop, id.toString(), this::fatal) : null;
     this.store = sync == null ? opened : new CountingStore(opened, sync);
-    this.requestHandlers = new Handlers.RequestHandler<?>[types.size()];
-    this.messageHandlers = new Handlers.MessageHandler<?>[types.size()];
-    this.typeNames = new String[types.size()];
-    this.handled = new long[types.size()];
-    for (int i = 0; i < types.size(); i++) {
-      typeNames[i] = types.typeOf(i).getSimpleName();
-    }
+    // The run tag of this start's calls and forwards: random, since a store kept in memory starts every run at
+    // incarnation 1 and a peer may still resend an answer to the run before.
+    this.host = new ProtocolHost(new Driver(), new HostDriver.Env(id, config.topology(), config.params(), clock, random,
+        store, metrics, protocolLog), types, kitIncarnation, random.nextLong() | 1);
     this.server = protocol.newServer();
   }
 
@@ -211,7 +180,7 @@ public final class Node implements AutoCloseable {
       if (sender.equals(id) || config.servers().stream().noneMatch(s -> s.id().equals(sender))) {
         continue; // no longer a server of the cluster
       }
-      InboundState state = new InboundState();
+      InboundChannel state = new InboundChannel();
       state.known = true;
       state.incarnation = e.getValue().incarnation();
       state.delivered = e.getValue().seq();
@@ -298,27 +267,7 @@ public final class Node implements AutoCloseable {
   }
 
   private void bindProtocol() {
-    server.bind(context, new Handlers() {
-      @Override
-      public <Q extends Message> void request(Class<Q> type, RequestHandler<Q> handler) {
-        int t = types.idOf(type);
-        Invariants.check(requestHandlers[t] == null, "two request handlers for %s", type.getSimpleName());
-        requestHandlers[t] = handler;
-      }
-
-      @Override
-      public <M extends Message> void message(Class<M> type, MessageHandler<M> handler) {
-        int t = types.idOf(type);
-        Invariants.check(messageHandlers[t] == null, "two message handlers for %s", type.getSimpleName());
-        messageHandlers[t] = handler;
-      }
-
-      @Override
-      public void every(Duration period, Runnable task) {
-        Invariants.check(!period.isNegative() && !period.isZero(), "timer period must be positive, got %s", period);
-        periodics.add(new Periodic(period, task));
-      }
-    });
+    host.bind(server);
   }
 
   private void listen(ServerSpec spec) throws StartException {
@@ -333,7 +282,7 @@ public final class Node implements AutoCloseable {
             decoder.limit(Limits.HANDSHAKE_FRAME_BYTES_MAX, "the limit of " + Limits.HANDSHAKE_FRAME_BYTES_MAX
                 + " bytes before the handshake is done");
             decoder.budget(partialFrames);
-            ch.pipeline().addLast(new Inbound(decoder));
+            ch.pipeline().addLast(new InboundConnection(Node.this, decoder));
           }
         });
     ChannelFuture bound = b.bind(spec.host(), spec.port()).awaitUninterruptibly();
@@ -356,10 +305,7 @@ public final class Node implements AutoCloseable {
         link.connect();
       }
     }
-    guarded("start", server::start);
-    for (Periodic p : periodics) {
-      context.every(p.period(), p.task());
-    }
+    host.start();
     LOG.info("server {} ({}) listening on {} ({})", id, protocol.name(), listener.localAddress(), transport);
     long direct = io.netty.util.internal.PlatformDependent.maxDirectMemory();
     if (partialFrames.max() > direct / 2) {
@@ -498,7 +444,7 @@ public final class Node implements AutoCloseable {
     return CompletableFuture.supplyAsync(this::statusNow, loop);
   }
 
-  private Status statusNow() {
+  Status statusNow() {
     Status.Builder s = Status.newBuilder()
         .setNode(id.toString())
         .setCluster(config.name())
@@ -518,9 +464,10 @@ public final class Node implements AutoCloseable {
           .setRttMillis(Double.isNaN(link.rttMillis()) ? -1 : link.rttMillis()).setQueued(link.queued()));
     }
     s.setPeersConnected(connected);
+    long[] handled = host.handled();
     for (int i = 0; i < handled.length; i++) {
       if (handled[i] > 0) {
-        s.putOperations(typeNames[i], handled[i]);
+        s.putOperations(host.typeName(i), handled[i]);
       }
     }
     metrics.counters().forEach(s::putOperations);
@@ -551,16 +498,6 @@ public final class Node implements AutoCloseable {
   // ---------------------------------------------------------------------------------------------
   // Event dispatch
 
-  private void guarded(String what, Runnable handler) {
-    try {
-      handler.run();
-    } catch (InvariantViolation e) {
-      fatal(new IllegalStateException("invariant violated in " + what + ": " + e.getMessage(), e));
-    } catch (RuntimeException e) {
-      LOG.error("{}: {} failed: {}", id, what, e.toString(), e);
-    }
-  }
-
   /** Halts the node after an unrecoverable error (a violated invariant, a failing disk). */
   private void fatal(Throwable cause) {
     LOG.error("server {} halting: {}", id, cause.getMessage(), cause);
@@ -568,7 +505,7 @@ public final class Node implements AutoCloseable {
     loop.execute(this::closeQuietly);
   }
 
-  private void closeQuietly() {
+  void closeQuietly() {
     try {
       close();
     } catch (RuntimeException e) {
@@ -580,27 +517,26 @@ public final class Node implements AutoCloseable {
    * The parser of request type {@code t}'s bodies if this server handles it, else null: what the client connections'
    * decoders parse requests with ({@link Wire.FrameDecoder#parseRequests}).
    */
-  private com.google.protobuf.Parser<? extends Message> requestParser(int t) {
-    return t >= 0 && t < requestHandlers.length && requestHandlers[t] != null ? types.parser(t) : null;
+  com.google.protobuf.Parser<? extends Message> requestParser(int t) {
+    return host.handlesRequest(t) ? types.parser(t) : null;
   }
 
   /**
    * The parser of peer message type {@code t}'s bodies if this server handles it, else null: what the incoming peer
    * channels' decoders parse Data messages with ({@link Wire.FrameDecoder#parsePeerData}).
    */
-  private com.google.protobuf.Parser<? extends Message> messageParser(int t) {
-    return t >= 0 && t < messageHandlers.length && messageHandlers[t] != null ? types.parser(t) : null;
+  com.google.protobuf.Parser<? extends Message> messageParser(int t) {
+    return t == KitFrame.WIRE_TYPE ? Kit.parser() : host.handlesMessage(t) ? types.parser(t) : null;
   }
 
   /** A peer's Data message whose body the decoder parsed already (see {@link #messageParser}). */
-  private record PeerData(long seq, int type, Message body) {}
+  record PeerData(long seq, int type, Message body) {}
 
 
-  private void onRequest(Channel ch, org.kvlab.wire.Request frame) {
+  void onRequest(Channel ch, org.kvlab.wire.Request frame) {
     int t = frame.getType(); // uint32 on the wire: 2^31 and above arrive negative
-    Handlers.RequestHandler<?> handler = t >= 0 && t < requestHandlers.length ? requestHandlers[t] : null;
-    if (handler == null) {
-      String name = t >= 0 && t < typeNames.length ? typeNames[t] : "type #" + Integer.toUnsignedString(t);
+    if (!host.handlesRequest(t)) {
+      String name = t >= 0 && t < types.size() ? host.typeName(t) : "type #" + Integer.toUnsignedString(t);
       ch.writeAndFlush(Frame.newBuilder().setReply(Reply.newBuilder().setId(frame.getId())
           .setError("server " + id + " (" + protocol.name() + ") has no handler for request " + name)).build());
       return;
@@ -610,44 +546,26 @@ public final class Node implements AutoCloseable {
       body = types.parse(t, frame.getBody());
     } catch (InvalidProtocolBufferException e) {
       ch.writeAndFlush(Frame.newBuilder().setReply(Reply.newBuilder().setId(frame.getId())
-          .setError("malformed " + typeNames[t] + ": " + e.getMessage())).build());
+          .setError("malformed " + host.typeName(t) + ": " + e.getMessage())).build());
       return;
     }
     handle(new RequestImpl(ch, frame.getId(), t, body));
   }
 
   /** Runs the handler of a request (of a type that has one). */
-  @SuppressWarnings({"unchecked", "rawtypes"})
-  private void handle(RequestImpl req) {
-    int t = req.requestType;
-    Handlers.RequestHandler handler = requestHandlers[t];
-    handled[t]++;
-    try {
-      handler.handle(req);
-    } catch (InvariantViolation e) {
-      fatal(new IllegalStateException("invariant violated handling " + typeNames[t] + ": " + e.getMessage(), e));
-    } catch (org.kvlab.api.BackPressureException e) {
-      LOG.warn("{}: {} refused: {}", id, typeNames[t], e.getMessage());
-      if (!req.answered()) {
-        req.refuseOverloaded("server " + id + " is overloaded: " + e.getMessage());
-      }
-    } catch (RuntimeException e) {
-      LOG.warn("{}: handler of {} failed: {}", id, typeNames[t], e.toString(), e);
-      if (!req.answered()) {
-        // The handler may have written or sent something before it threw: the outcome is unknown.
-        req.unknown("server " + id + " failed handling " + typeNames[t] + ": " + e);
-      }
-    }
+  void handle(RequestImpl req) {
+    host.onRequest(req);
   }
 
   /** A peer's message of type {@code t}: {@code parsed}, or if null its bytes {@code body} (parsed here). */
-  @SuppressWarnings({"unchecked", "rawtypes"})
-  private boolean onData(NodeId from, int t, Message parsed, com.google.protobuf.ByteString body) {
+  boolean onData(NodeId from, int t, Message parsed, com.google.protobuf.ByteString body) {
+    if (t == KitFrame.WIRE_TYPE) {
+      return onKit(from, parsed, body);
+    }
     // t: uint32 on the wire, 2^31 and above arrive negative
-    Handlers.MessageHandler handler = t >= 0 && t < messageHandlers.length ? messageHandlers[t] : null;
-    if (handler == null) {
+    if (!host.handlesMessage(t)) {
       LOG.error("{}: peer {} sent {} but the protocol has no handler for it", id, from,
-          t >= 0 && t < typeNames.length ? typeNames[t] : "unknown type #" + Integer.toUnsignedString(t));
+          t >= 0 && t < types.size() ? host.typeName(t) : "unknown type #" + Integer.toUnsignedString(t));
       return false;
     }
     Message message = parsed;
@@ -655,19 +573,24 @@ public final class Node implements AutoCloseable {
       try {
         message = types.parse(t, body);
       } catch (InvalidProtocolBufferException e) {
-        LOG.error("{}: malformed {} from {}: {}", id, typeNames[t], from, e.getMessage());
+        LOG.error("{}: malformed {} from {}: {}", id, host.typeName(t), from, e.getMessage());
         return false;
       }
     }
-    handled[t]++;
+    host.onMessage(t, message, from);
+    return true;
+  }
+
+  /** A kit frame (a call, a forward or an answer) from peer {@code from}. */
+  private boolean onKit(NodeId from, Message parsed, com.google.protobuf.ByteString bytes) {
+    KitFrame frame;
     try {
-      handler.handle(message, from);
-    } catch (InvariantViolation e) { // the name of the handler is formatted only when something failed
-      fatal(new IllegalStateException("invariant violated in handler of " + typeNames[t] + " from " + from + ": "
-          + e.getMessage(), e));
-    } catch (RuntimeException e) {
-      LOG.error("{}: handler of {} from {} failed: {}", id, typeNames[t], from, e.toString(), e);
+      frame = KitWire.decode(parsed != null ? (Kit) parsed : Kit.parseFrom(bytes), types);
+    } catch (InvalidProtocolBufferException | IllegalArgumentException e) {
+      LOG.error("{}: malformed kit frame from {}: {}", id, from, e.getMessage());
+      return false;
     }
+    host.onKit(frame, from);
     return true;
   }
 
@@ -675,11 +598,11 @@ public final class Node implements AutoCloseable {
    * A client request; its reply waits for pending writes to be synced under durability sync. It is also the frame of
    * its reply ({@link Wire.ReplyFrame}: the body is set when the protocol replies), one object per request.
    */
-  private final class RequestImpl extends Wire.ReplyFrame implements Request<Message> {
+  final class RequestImpl extends Wire.ReplyFrame implements HostRequest {
     private final Channel channel;
     private final int requestType;
     private final Message body;
-    private boolean answered;
+    private long answer; // the first answer's record (ProtocolHost.claim), 0 while unanswered
 
     RequestImpl(Channel channel, long requestId, int requestType, Message body) {
       super(requestId); // the request's id is the reply frame's (ReplyFrame.id): one field per request object
@@ -694,43 +617,56 @@ public final class Node implements AutoCloseable {
     }
 
     @Override
+    public int type() {
+      return requestType;
+    }
+
+    @Override
+    public long answerRecord() {
+      return answer;
+    }
+
+    @Override
+    public void answerRecord(long record) {
+      answer = record;
+    }
+
+    @Override
     public void reply(Message reply) {
       // Encoded as Frame{reply: Reply{id, type, body}} with the body serialized straight into the socket's buffer.
       int replyType = types.idOf(reply.getClass());
-      claim();
+      claim(ProtocolHost.REPLY);
       body(replyType, reply);
       write(this);
     }
 
     @Override
     public void fail(String reason) {
-      answer(Reply.newBuilder().setId(this.id).setError(reason));
+      answer(ProtocolHost.FAIL, Reply.newBuilder().setId(this.id).setError(reason));
     }
 
     @Override
     public void unknown(String reason) {
-      answer(Reply.newBuilder().setId(this.id).setError(reason).setOutcomeUnknown(true));
+      answer(ProtocolHost.UNKNOWN, Reply.newBuilder().setId(this.id).setError(reason).setOutcomeUnknown(true));
     }
 
     /** Fails the request as refused for back-pressure: the client raises {@link org.kvlab.api.OverloadedException}. */
-    void refuseOverloaded(String reason) {
-      answer(Reply.newBuilder().setId(this.id).setError(reason).setOverloaded(true));
+    @Override
+    public void refuseOverloaded(String reason) {
+      answer(ProtocolHost.FAIL, Reply.newBuilder().setId(this.id).setError(reason).setOverloaded(true));
     }
 
-    private void answer(Reply.Builder reply) {
-      claim();
+    private void answer(int how, Reply.Builder reply) {
+      claim(how);
       write(Frame.newBuilder().setReply(reply).build());
     }
 
-    /** Marks the request answered; fails if it was, or if this is not the event loop. */
-    private void claim() {
+    /** Marks the request answered; fails if it was (naming both answers), or if this is not the event loop. */
+    private void claim(int how) {
       if (!loop.inEventLoop()) {
-        Invariants.check(false, "request %s answered off the event loop", typeNames[requestType]);
+        Invariants.check(false, "request %s answered off the event loop", host.typeName(requestType));
       }
-      if (answered) {
-        Invariants.check(false, "request %s answered twice", typeNames[requestType]);
-      }
-      answered = true;
+      host.claim(this, how);
     }
 
     /** Writes the reply frame (a Frame or this); under durability sync, once what it follows is durable. */
@@ -741,437 +677,104 @@ public final class Node implements AutoCloseable {
         sync.afterSync(() -> channel.writeAndFlush(frame, channel.voidPromise()));
       }
     }
-
-    @Override
-    public boolean answered() {
-      return answered;
-    }
   }
 
-  // ---------------------------------------------------------------------------------------------
-  // Accepted connections: peers, clients, control
-
-  private final class Inbound extends SimpleChannelInboundHandler<Object> {
-    private final Wire.FrameDecoder decoder;
-    private Role role; // set once the handshake is done
-    private NodeId peer;
-    private InboundState state;
-    private Hello hello; // the Hello of a handshake waiting for Auth
-    private ByteString serverNonce;
-    private boolean refused;
-    private ScheduledFuture<?> deadline;
-
-    Inbound(Wire.FrameDecoder decoder) {
-      this.decoder = decoder;
-    }
-
-    @Override
-    public void channelActive(ChannelHandlerContext ctx) {
-      int millis = config.limits().handshakeMillis();
-      deadline = ctx.executor().schedule(() -> {
-        if (role == null && ctx.channel().isActive()) {
-          LOG.warn("{}: closing connection from {}: no handshake within {} ms (limits.handshakeMillis)", id,
-              ctx.channel().remoteAddress(), millis);
-          metrics.count("security.handshakeTimeouts");
-          ctx.close();
-        }
-      }, millis, TimeUnit.MILLISECONDS);
-      ctx.fireChannelActive();
-    }
-
-    @Override
-    protected void channelRead0(ChannelHandlerContext ctx, Object msg) {
-      if (refused) {
-        return; // closing
-      }
-      if (msg instanceof RequestImpl request) { // the decoder makes these only once this is a client's connection
-        handle(request);
-        return;
-      }
-      if (msg instanceof PeerData d) { // and these only once this is a peer's channel
-        onPeerData(ctx, d.seq(), d.type(), d.body(), null);
-        return;
-      }
-      Frame frame = (Frame) msg;
-      if (role == null) {
-        if (hello == null) {
-          onHello(ctx, frame);
-        } else {
-          onAuth(ctx, frame);
-        }
-        return;
-      }
-      switch (role) {
-        case PEER -> {
-          if (frame.hasData()) {
-            Data data = frame.getData();
-            onPeerData(ctx, data.getSeq(), data.getType(), null, data.getBody());
-          } else if (frame.hasPing()) {
-            ctx.writeAndFlush(Frame.newBuilder().setPong(Pong.newBuilder().setNanos(frame.getPing().getNanos())).build());
-          } else {
-            reject(ctx, "unexpected " + Wire.kind(frame) + " frame on a peer channel");
-          }
-        }
-        case CLIENT -> {
-          if (frame.hasRequest()) {
-            onRequest(ctx.channel(), frame.getRequest());
-          } else if (frame.hasPing()) {
-            ctx.writeAndFlush(Frame.newBuilder().setPong(Pong.newBuilder().setNanos(frame.getPing().getNanos())).build());
-          } else {
-            reject(ctx, "unexpected " + Wire.kind(frame) + " frame on a client connection");
-          }
-        }
-        case CONTROL -> onControl(ctx, frame);
-        default -> reject(ctx, "unknown role");
-      }
-    }
-
-    private void onHello(ChannelHandlerContext ctx, Frame frame) {
-      if (!frame.hasHello()) {
-        reject(ctx, "first frame must be hello, got " + Wire.kind(frame));
-        return;
-      }
-      Hello h = frame.getHello();
-      String error = checkHello(h);
-      if (error != null) {
-        refuse(ctx, h.getRole(), error);
-        return;
-      }
-      ClusterSecret key = h.getRole() == Role.CLIENT ? clientKey : secret;
-      if (key == null) {
-        establish(ctx, h); // a client, and the cluster has no client token
-        return;
-      }
-      if (h.getNonce().size() != Handshake.NONCE_BYTES) {
-        refuse(ctx, h.getRole(), "the hello carries no " + Handshake.NONCE_BYTES + "-byte nonce for the "
-            + "challenge-response: the other side runs an older kvlab build; run the same kvlab build on both sides");
-        return;
-      }
-      hello = h;
-      serverNonce = Handshake.nonce();
-      ctx.writeAndFlush(Frame.newBuilder().setChallenge(Challenge.newBuilder().setNode(id.toString())
-          .setNonce(serverNonce).setProof(Handshake.serverProof(key, h, id.toString(), serverNonce))).build());
-    }
-
-    /** Why {@code h} is refused before any proof, or null. Strings from the wire are escaped. */
-    private String checkHello(Hello h) {
-      if (h.getRole() != Role.PEER && h.getRole() != Role.CLIENT && h.getRole() != Role.CONTROL) {
-        return "unknown role " + h.getRoleValue();
-      }
-      if (!h.getCluster().equals(config.name())) {
-        return "this server (" + id + ") belongs to cluster '" + config.name() + "', not '"
-            + Wire.printable(h.getCluster()) + "'";
-      }
-      if (!h.getProtocol().equals(protocol.name())
-          || (h.getRole() != Role.CONTROL && h.getFingerprint() != types.fingerprint())) {
-        return "protocol mismatch: server " + id + " runs " + protocol.name() + " (message fingerprint "
-            + Long.toHexString(types.fingerprint()) + "), the other side " + Wire.printable(h.getProtocol()) + " ("
-            + Long.toHexString(h.getFingerprint()) + "); run the same kvlab build on both sides";
-      }
-      if (h.getRole() == Role.PEER) {
-        try {
-          NodeId p = NodeId.parse(h.getNode());
-          config.server(p);
-          if (p.equals(id)) {
-            return "a server cannot connect to itself";
-          }
-        } catch (IllegalArgumentException e) {
-          return Wire.printable(e.getMessage());
-        }
-      }
-      return null;
-    }
-
-    private void onAuth(ChannelHandlerContext ctx, Frame frame) {
-      Role claimed = hello.getRole();
-      if (!frame.hasAuth()) {
-        refuse(ctx, claimed, "expected auth (the answer to the challenge), got " + Wire.kind(frame));
-        return;
-      }
-      Auth auth = frame.getAuth();
-      if (!auth.getError().isEmpty()) {
-        LOG.warn("{}: {} connection from {} gave up the handshake: {}", id, roleName(claimed),
-            ctx.channel().remoteAddress(), Wire.printable(auth.getError()));
-        metrics.count("security.handshakesAbandoned");
-        refused = true;
-        ctx.close();
-        return;
-      }
-      ClusterSecret key = claimed == Role.CLIENT ? clientKey : secret;
-      if (!Handshake.checkConnector(key, hello, id.toString(), serverNonce, auth.getProof())) {
-        refuse(ctx, claimed, claimed == Role.CLIENT
-            ? "authentication failed: wrong client token (security.clientToken of cluster '" + config.name() + "')"
-            : "authentication failed: the other side does not know the secret of cluster '" + config.name()
-                + "' (a cluster of the same name started elsewhere, another directory or checkout?)");
-        return;
-      }
-      establish(ctx, hello);
-    }
-
-    /** The handshake is done: the connection gets its role, the full frame limit and its Welcome. */
-    private void establish(ChannelHandlerContext ctx, Hello h) {
-      role = h.getRole();
-      hello = null;
-      serverNonce = null;
-      if (deadline != null) {
-        deadline.cancel(false);
-      }
-      decoder.limit(config.limits().frameBytesMax(), "limits.frameBytesMax = " + config.limits().frameBytesMax());
-      decoder.rank = role == Role.CLIENT ? PartialFrames.Rank.CLIENT : PartialFrames.Rank.TRUSTED;
-      Welcome.Builder welcome = Welcome.newBuilder().setNode(id.toString());
-      if (role == Role.PEER) {
-        peer = NodeId.parse(h.getNode());
-        state = inbound.computeIfAbsent(peer, p -> new InboundState());
-        if (!state.known || state.incarnation != h.getIncarnation()) {
-          state.known = false;
-          state.incarnation = h.getIncarnation();
-          state.delivered = 0;
-          state.persisted = 0;
-          state.acked = 0;
-          state.ackDue = false;
-        }
-        if (state.channel != null && state.channel != ctx.channel()) {
-          state.channel.close(); // the sender reconnected; the old connection is dead to it
-        }
-        state.channel = ctx.channel();
-        welcome.setDelivered(state.delivered);
-        decoder.parsePeerData(Node.this::messageParser, PeerData::new);
-      } else if (role == Role.CLIENT) {
-        clients.add(ctx.channel());
-        Channel ch = ctx.channel();
-        decoder.parseRequests(Node.this::requestParser, (requestId, t, body) -> new RequestImpl(ch, requestId, t, body));
-        int idle = config.limits().clientIdleSeconds();
-        if (idle > 0) {
-          ctx.pipeline().addFirst("idle", new ClientIdle(idle, TimeUnit.SECONDS));
-        }
-      }
-      Frame answer = Frame.newBuilder().setWelcome(welcome).build();
-      if (role == Role.PEER && sync != null) {
-        // Welcome.delivered acknowledges like an Ack does, so it too waits until the delivered marker
-        // (and what the handlers wrote) is durable.
-        sync.afterSync(() -> ctx.writeAndFlush(answer));
-      } else {
-        ctx.writeAndFlush(answer);
-      }
-    }
-
-    /** Refuses the handshake: logs why, tells the other side in Welcome.error, closes. */
-    private void refuse(ChannelHandlerContext ctx, Role claimed, String error) {
-      java.net.SocketAddress from = ctx.channel().remoteAddress();
-      String host = from instanceof java.net.InetSocketAddress a ? a.getHostString() : String.valueOf(from);
-      long held = refusalLog.admit(host + ' ' + claimed + ' ' + error, System.nanoTime());
-      if (held >= 0) { // the same refusal from the same host is logged once a minute, with the count held back
-        LOG.warn("{}: refusing {} connection from {}: {}{}", id, roleName(claimed), from, error,
-            held == 0 ? "" : " (" + held + " more like it in the last minute, not logged)");
-      }
-      metrics.count("security.handshakesRefused");
-      refused = true;
-      ctx.writeAndFlush(Frame.newBuilder().setWelcome(Welcome.newBuilder().setNode(id.toString()).setError(error)).build())
-          .addListener(f -> ctx.close());
-    }
-
-    private String roleName(Role r) {
-      return r == Role.UNRECOGNIZED ? "unknown-role" : r.name().toLowerCase(java.util.Locale.ROOT);
-    }
-
-    @Override
-    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
-      if (evt instanceof IdleStateEvent && role == Role.CLIENT) {
-        LOG.info("{}: closing client connection from {}: idle for {} s (limits.clientIdleSeconds)", id,
-            ctx.channel().remoteAddress(), config.limits().clientIdleSeconds());
-        metrics.count("security.clientsIdleClosed");
-        ctx.close();
-        return;
-      }
-      ctx.fireUserEventTriggered(evt);
-    }
-
-    /** Message {@code seq} of type {@code t} on a peer channel: {@code parsed}, or if null its bytes {@code body}. */
-    private void onPeerData(ChannelHandlerContext ctx, long seq, int t, Message parsed, com.google.protobuf.ByteString body) {
-      if (state.channel != ctx.channel()) {
-        return; // superseded connection
-      }
-      if (!state.known) {
-        state.known = true;
-        state.delivered = seq - 1;
-      }
-      if (seq <= state.delivered) {
-        return; // duplicate of a resend: already delivered
-      }
-      if (seq != state.delivered + 1) {
-        reject(ctx, "gap in channel from " + peer + ": expected message " + (state.delivered + 1) + ", got " + seq);
-        return;
-      }
-      state.delivered = seq;
-      state.ackDue = true;
-      if (!onData(peer, t, parsed, body)) {
-        reject(ctx, "undeliverable message from " + peer);
-      }
-    }
-
-    @Override
-    public void channelReadComplete(ChannelHandlerContext ctx) {
-      if (role == Role.PEER && state != null && channelLog != null && state.delivered > state.persisted) {
-        // Durable channels: one marker per read batch, written after the handlers' writes (so a crash
-        // keeps the marker only with them) and before the ack is queued behind the group fsync (so the
-        // sender drops a message only once the marker covering it is durable).
-        channelLog.delivered(peer.toString(), state.incarnation, state.delivered);
-        sync.onWrite();
-        state.persisted = state.delivered;
-      }
-      if (role == Role.PEER && state != null && state.ackDue && state.channel == ctx.channel()) {
-        if (state.delivered - state.acked >= ackBatch) {
-          sendAck(state);
-        } else if (state.ackTimer == null) {
-          InboundState s = state;
-          state.ackTimer = loop.schedule(() -> {
-            s.ackTimer = null;
-            sendAck(s);
-          }, ACK_DELAY_MILLIS, TimeUnit.MILLISECONDS);
-        }
-      }
-      ctx.fireChannelReadComplete();
-    }
-
-    /**
-     * Acknowledges everything delivered on the sender's current connection. Under durable channels the
-     * delivered marker covering it was written at the end of the read batch (every read batch ends before
-     * this runs), and the ack waits for the fsync that makes it durable.
-     */
-    private void sendAck(InboundState s) {
-      Channel ch = s.channel;
-      if (!s.ackDue || ch == null) {
-        return;
-      }
-      // Durable channels acknowledge only what the delivered marker covers (all of it, normally).
-      long upTo = channelLog == null ? s.delivered : s.persisted;
-      s.ackDue = upTo < s.delivered;
-      s.acked = upTo;
-      Frame ack = Frame.newBuilder().setAck(Ack.newBuilder().setSeq(upTo)).build();
-      if (sync == null) {
-        ch.write(ack, ch.voidPromise());
-        flushSoon(ch);
-      } else {
-        sync.afterSync(() -> {
-          ch.write(ack, ch.voidPromise());
-          flushSoon(ch);
-        });
-      }
-    }
-
-    private void onControl(ChannelHandlerContext ctx, Frame frame) {
-      if (!frame.hasControl()) {
-        reject(ctx, "unexpected " + Wire.kind(frame) + " frame on a control connection");
-        return;
-      }
-      if (frame.getControl().hasShutdown()) {
-        LOG.info("server {}: shutdown requested by {}", id, ctx.channel().remoteAddress());
-        ctx.writeAndFlush(Frame.newBuilder().setControlReply(ControlReply.newBuilder().setShuttingDown(true)).build())
-            .addListener(f -> new Thread(Node.this::closeQuietly, "kvlab-shutdown-" + id).start());
-      } else {
-        ctx.writeAndFlush(Frame.newBuilder().setControlReply(ControlReply.newBuilder().setStatus(statusNow())).build());
-      }
-    }
-
-    private void reject(ChannelHandlerContext ctx, String reason) {
-      LOG.warn("{}: closing connection from {}: {}", id, ctx.channel().remoteAddress(), reason);
-      ctx.close();
-    }
-
-    @Override
-    public void channelInactive(ChannelHandlerContext ctx) {
-      if (deadline != null) {
-        deadline.cancel(false);
-      }
-      if (role == Role.CLIENT) {
-        clients.remove(ctx.channel());
-      }
-      if (state != null && state.channel == ctx.channel()) {
-        state.channel = null;
-      }
-    }
-
-    @Override
-    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-      if (!closing) {
-        LOG.warn("{}: closing connection from {}: {}", id, ctx.channel().remoteAddress(), Wire.reason(cause));
-      }
-      ctx.close();
-    }
-  }
 
   // ---------------------------------------------------------------------------------------------
   // The protocol's view of the world
 
-  private final ServerContext context = new ServerContext() {
-    @Override
-    public NodeId self() {
-      return id;
-    }
-
-    @Override
-    public Topology topology() {
-      return config.topology();
-    }
-
-    @Override
-    public Params params() {
-      return config.params();
-    }
-
+  /** What the protocol host needs of this node. */
+  private final class Driver implements HostDriver {
     @Override
     public void send(NodeId to, Message message) {
+      link(to).send(types.idOf(message.getClass()), message);
+    }
+
+    @Override
+    public void sendKit(NodeId to, KitFrame frame) {
+      link(to).send(KitFrame.WIRE_TYPE, KitWire.encode(frame, types));
+    }
+
+    @Override
+    public int room(NodeId to) {
+      return link(to).room();
+    }
+
+    private PeerLink link(NodeId to) {
       PeerLink link = links.get(to);
       if (link == null) {
         throw new IllegalArgumentException("server " + id + " has no channel to " + to
             + (to.equals(id) ? " (a server cannot send to itself)" : " (not in the cluster)"));
       }
-      link.send(types.idOf(message.getClass()), message);
+      return link;
     }
 
     @Override
-    public Timer after(Duration delay, Runnable task) {
-      var f = loop.schedule(() -> guarded("timer", task), Math.max(0, delay.toNanos()), TimeUnit.NANOSECONDS);
+    public Timer schedule(long delayNanos, Runnable task) {
+      var f = loop.schedule(task, delayNanos, TimeUnit.NANOSECONDS);
       return () -> f.cancel(false);
     }
 
     @Override
-    public Timer every(Duration period, Runnable task) {
-      // Aligned to multiples of the period on the machine's monotonic clock (first run one to two periods
-      // from now): a node's timers of commensurate periods (GentleRain's 10 ms heartbeat and 5 ms GST) fire in
-      // the same event-loop turn, one wakeup instead of two, and what they send is flushed together.
-      long p = period.toNanos();
-      long first = p + (p - Math.floorMod(System.nanoTime(), p));
-      var f = loop.scheduleAtFixedRate(() -> guarded("periodic task", task), first, p, TimeUnit.NANOSECONDS);
+    public Timer scheduleRepeating(long firstNanos, long periodNanos, Runnable task) {
+      var f = loop.scheduleAtFixedRate(task, firstNanos, periodNanos, TimeUnit.NANOSECONDS);
       return () -> f.cancel(false);
     }
 
+    /** The machine's monotonic clock: a node's timers of commensurate periods run in the same event-loop turn. */
     @Override
-    public Clock clock() {
-      return clock;
+    public long timerNanos() {
+      return System.nanoTime();
     }
 
     @Override
-    public Random random() {
-      return random;
+    public void failed(String where, RuntimeException e, HostRequest request) {
+      if (e instanceof InvariantViolation) {
+        fatal(new IllegalStateException("invariant violated in " + where + ": " + e.getMessage(), e));
+      } else if (request == null) {
+        LOG.error("{}: {} failed: {}", id, where, e.toString(), e);
+      } else if (e instanceof org.kvlab.api.BackPressureException) {
+        LOG.warn("{}: {} refused: {}", id, host.typeName(request.type()), e.getMessage());
+        if (!request.answered()) {
+          request.refuseOverloaded("server " + id + " is overloaded: " + e.getMessage());
+        }
+      } else {
+        LOG.warn("{}: {} failed: {}", id, where, e.toString(), e);
+        if (!request.answered()) {
+          // The handler may have written or sent something before it threw: the outcome is unknown.
+          request.unknown("server " + id + " failed handling " + host.typeName(request.type()) + ": " + e);
+        }
+      }
     }
 
     @Override
-    @SuppressWarnings("unchecked")
-    public <R extends Message> VersionedStore<R> store() {
-      return (VersionedStore<R>) store;
+    public void eventDone() {}
+
+    @Override
+    public KitState state() {
+      return kitState;
     }
 
     @Override
-    public Metrics metrics() {
-      return metrics;
+    public void stateWritten() {
+      if (sync != null) {
+        sync.onWrite();
+      }
     }
 
     @Override
-    public Logger log() {
-      return protocolLog;
+    public boolean holdSendsBehindState() {
+      return sync != null;
     }
-  };
+
+  }
+
+  /** A peer's Welcome told its incarnation (the host answers forwards an earlier one of it never will). */
+  void peerStarted(NodeId peer, long incarnation) {
+    if (incarnation > 0) {
+      host.peerStarted(peer, incarnation);
+    }
+  }
 
   // ---------------------------------------------------------------------------------------------
   // Shutdown

@@ -163,6 +163,11 @@ final class PeerLink {
     return sent;
   }
 
+  /** How many more messages {@link #send} takes before it throws {@link BackPressureException}. */
+  int room() {
+    return Math.max(0, queueMax - queued());
+  }
+
   /**
    * Sends protocol message {@code body} of wire type {@code type}. The message is kept (not its bytes) until the peer
    * acknowledges it and is serialized straight into the frame when written ({@link Wire.DataFrame}); protobuf
@@ -412,6 +417,7 @@ final class PeerLink {
         return;
       }
       lastRefusal = null;
+      node.peerStarted(peer, welcome.getIncarnation());
       // Everything the peer delivered is done; everything else is resent in order, first. (onAck checks
       // the peer did not deliver a number this incarnation never handed out, e.g. reused after a crash.)
       onAck(welcome.getDelivered());

@@ -88,6 +88,8 @@ public final class JeStore<R extends Message> implements VersionedStore<R> {
   private final Object lifecycle = new Object();
   private volatile boolean closed;
   private JeChannelLog channelLog; // opened on first use (durability sync only), guarded by lifecycle
+  private KitState kitState; // opened on first use, guarded by lifecycle
+  private Database kitDb;
   private final ScheduledExecutorService flusher; // durability none only; null otherwise
   /** Durability none: a background write is scheduled (set by the writer thread, cleared by the flusher). */
   private final AtomicBoolean writeArmed = new AtomicBoolean();
@@ -380,6 +382,9 @@ public final class JeStore<R extends Message> implements VersionedStore<R> {
         if (channelLog != null) {
           channelLog.close();
         }
+        if (kitDb != null) {
+          kitDb.close();
+        }
         db.close();
       } finally {
         env.close(); // checkpoints and fsyncs
@@ -403,6 +408,43 @@ public final class JeStore<R extends Message> implements VersionedStore<R> {
       return channelLog;
     }
   }
+
+  /**
+   * The framework's own state of the node that owns this store ({@link KitState}: its incarnation, the protocol's
+   * slots), in the database {@value #KIT_DATABASE} of the same environment: written like the store's versions (the
+   * background flush under {@code none}, the runtime's group fsync under {@code sync}), a crash keeps a prefix.
+   */
+  public KitState kitState() {
+    synchronized (lifecycle) {
+      checkOpen();
+      if (kitState == null) {
+        kitDb = env.openDatabase(null, KIT_DATABASE,
+            new DatabaseConfig().setAllowCreate(true).setTransactional(false).setSortedDuplicates(false));
+        Database kit = kitDb;
+        kitState = new KitState() {
+          @Override
+          public byte[] get(String name) {
+            checkOpen();
+            DatabaseEntry v = new DatabaseEntry();
+            return kit.get(null, new DatabaseEntry(name.getBytes(java.nio.charset.StandardCharsets.UTF_8)), v,
+                LockMode.DEFAULT) == OperationStatus.SUCCESS ? bytesOf(v) : null;
+          }
+
+          @Override
+          public void put(String name, byte[] value) {
+            checkOpen();
+            kit.put(null, new DatabaseEntry(name.getBytes(java.nio.charset.StandardCharsets.UTF_8)),
+                new DatabaseEntry(value));
+            written();
+          }
+        };
+      }
+      return kitState;
+    }
+  }
+
+  /** The JE database of {@link #kitState()}. */
+  static final String KIT_DATABASE = "kit";
 
   /** The directory of this store. */
   public Path dir() {

@@ -1,0 +1,337 @@
+package org.kvlab.sim;
+
+import com.google.protobuf.Message;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import org.kvlab.api.Clock;
+import org.kvlab.api.Invariants.InvariantViolation;
+import org.kvlab.api.NodeId;
+import org.kvlab.api.OperationException;
+import org.kvlab.api.Request;
+import org.kvlab.api.Server;
+import org.kvlab.api.Timer;
+import org.kvlab.host.HostDriver;
+import org.kvlab.host.BaseHostRequest;
+import org.kvlab.host.HostRequest;
+import org.kvlab.host.KitFrame;
+import org.kvlab.host.ProtocolHost;
+import org.kvlab.store.Durability;
+import org.kvlab.store.KitState;
+import org.slf4j.helpers.NOPLogger;
+import org.kvlab.wire.Kit;
+
+/** One simulated server: the protocol's Server instance behind a virtual-time ServerContext. */
+final class SimNode implements HostDriver {
+  private final Simulation sim;
+  final NodeId id;
+  long receiveBusyUntil;
+  final List<Runnable> heldWhileDown = new ArrayList<>();
+  final SimStore<Message> store;
+  final Random nodeRandom;
+  long skewMicros;
+  double driftPpm;
+  int incarnation;
+  boolean down;
+  /** What the first start (incarnation 0) threw, if it did. */
+  RuntimeException startFailure;
+  Server<?> server;
+  /** The host of the current incarnation's server (null before the first start). */
+  ProtocolHost host;
+  final SimKitState kitState;
+  final HostDriver.Env env;
+  /** When the current incarnation started: the origin of its timer clock. */
+  long startedMicros;
+  final Clock clock = new Clock() {
+    @Override
+    public long millis() {
+      return Math.floorDiv(micros(), 1000L);
+    }
+
+    @Override
+    public long micros() {
+      return clockMicros();
+    }
+  };
+
+  SimNode(Simulation sim, NodeId id) {
+    this.sim = sim;
+    this.id = id;
+    this.nodeRandom = new SimRandom(sim.random.nextLong());
+    @SuppressWarnings("unchecked")
+    SimStore<Message> s = (SimStore<Message>) new SimStore<>(sim.protocol.record(), sim.spec.durability());
+    this.store = s;
+    this.kitState = new SimKitState(sim.spec.durability());
+    this.env = new HostDriver.Env(id, sim.spec.topology(), sim.spec.params(), clock, nodeRandom, store, sim.simMetrics,
+        NOPLogger.NOP_LOGGER);
+  }
+
+  void skew(Fault.Skew s) {
+    skewMicros = s.skewMicros();
+    driftPpm = s.driftPpm();
+  }
+
+  long clockMicros() {
+    double elapsed = sim.now * (1 + driftPpm / 1e6);
+    return Simulation.EPOCH_MILLIS * 1000L + (long) Math.floor(elapsed + skewMicros);
+  }
+
+  void start() {
+    startedMicros = sim.now;
+    try {
+      server = sim.protocol.newServer();
+      // ids of calls and forwards carry the incarnation: deterministic, and never those of an earlier one
+      host = new ProtocolHost(this, env, sim.types, incarnation + 1, incarnation + 1);
+      host.bind(server);
+      host.start();
+    } catch (RuntimeException e) {
+      failed("start", e);
+    }
+    report();
+    for (SimNode other : sim.nodes.values()) { // what the runtime's peers learn from this node's Welcome, and it from theirs
+      if (other != this && !other.down && other.host != null) {
+        other.host.peerStarted(id, incarnation + 1);
+        host.peerStarted(other.id, other.incarnation + 1);
+      }
+    }
+    if (sim.spec.durability() == Durability.NONE) {
+      int inc = incarnation;
+      sim.at(sim.now + SimSpec.FLUSH_INTERVAL_MICROS, () -> flushLoop(inc));
+    }
+  }
+
+  private void flushLoop(int inc) {
+    if (inc == incarnation && !down) {
+      store.flush();
+      kitState.flush();
+      sim.at(sim.now + SimSpec.FLUSH_INTERVAL_MICROS, () -> flushLoop(inc));
+    }
+  }
+
+  void crash() {
+    if (down) {
+      return;
+    }
+    down = true;
+    incarnation++;
+    server = null;
+    host = null;
+    store.crash();
+    kitState.crash();
+    pending.clear(); // lost with the server: each client's own timeout answers (INFO)
+    sim.trace.note(sim.now, id.toString(), "CRASH");
+    report();
+  }
+
+  void restart() {
+    if (!down) {
+      return;
+    }
+    down = false;
+    sim.trace.note(sim.now, id.toString(), "RESTART");
+    start();
+    List<Runnable> held = new ArrayList<>(heldWhileDown);
+    heldWhileDown.clear();
+    for (Runnable r : held) {
+      r.run();
+    }
+    report();
+  }
+
+  /** What {@link #guarded} does when {@code what} threw {@code e}: the run fails, naming it. */
+  private void failed(String what, RuntimeException e) {
+    if (what.equals("start") && incarnation == 0 && startFailure == null) {
+      startFailure = e;
+    }
+    if (e instanceof InvariantViolation) {
+      sim.fail("server " + id + ": invariant violated in " + what + ": " + e.getMessage());
+    } else {
+      sim.fail("server " + id + ": " + what + " threw " + e);
+    }
+  }
+
+  private long storeChangesSeen = -1;
+  private List<String> storeLines = List.of();
+
+  /** Hands this server's state to the sim.probe, if one observes the run. */
+  void report() {
+    if (sim.probe == null) {
+      return;
+    }
+    if (store.changes() != storeChangesSeen) {
+      storeChangesSeen = store.changes();
+      List<String> lines = new ArrayList<>();
+      for (String key : sim.writtenKeys) {
+        if (sim.spec.topology().partitionOf(key) != id.partition()) {
+          continue;
+        }
+        if (lines.size() == Simulation.STORE_LINES_MAX) {
+          lines.add("...");
+          break;
+        }
+        List<Message> versions = store.versions(key);
+        if (!versions.isEmpty()) {
+          String newest = com.google.protobuf.TextFormat.printer().emittingSingleLine(true)
+              .printToString(versions.get(0));
+          if (newest.length() > 120) {
+            newest = newest.substring(0, 119) + "…";
+          }
+          lines.add(key + ": " + newest + (versions.size() > 1 ? " (" + versions.size() + " versions)" : ""));
+        }
+      }
+      storeLines = List.copyOf(lines);
+    }
+    String own = null;
+    if (server != null && Simulation.OVERRIDES_TO_STRING.get(server.getClass())) {
+      try {
+        own = server.toString();
+      } catch (RuntimeException e) {
+        own = "(toString() threw " + e + ")";
+      }
+    }
+    sim.probe.state(new Simulation.NodeState(id.toString(), sim.now, !down, incarnation, pending.size(), heldWhileDown.size(),
+        storeLines, own));
+  }
+
+  void onMessage(Message m, NodeId from) {
+    int t = sim.types.idOf(m.getClass());
+    if (!host.handlesMessage(t)) {
+      sim.fail("server " + id + " has no handler for " + m.getClass().getSimpleName() + " from " + from);
+      return;
+    }
+    host.onMessage(t, m, from);
+  }
+
+  void onKit(KitFrame frame, NodeId from) {
+    host.onKit(frame, from);
+  }
+
+  /** Requests received and not yet answered: lost if this server crashes. */
+  final java.util.LinkedHashMap<Request<Message>, CompletableFuture<Message>> pending = new java.util.LinkedHashMap<>();
+
+  void onRequest(Message body, SimSession session, CompletableFuture<Message> reply, long traceId) {
+    int t = sim.types.idOf(body.getClass());
+    SimRequest req = new SimRequest(host, t, body, session, reply);
+    if (!host.handlesRequest(t)) {
+      req.fail("server " + id + " has no handler for " + body.getClass().getSimpleName());
+      return;
+    }
+    pending.put(req, reply);
+    sim.trace.deliver(traceId, sim.now);
+    host.onRequest(req);
+  }
+
+  /** A client's request to this server; its answer crosses the network back to the session. */
+  private final class SimRequest extends BaseHostRequest {
+    private final SimSession session;
+    private final CompletableFuture<Message> reply;
+    private final int inc = incarnation;
+
+    SimRequest(ProtocolHost host, int type, Message body, SimSession session, CompletableFuture<Message> reply) {
+      super(host, type, body);
+      this.session = session;
+      this.reply = reply;
+    }
+
+    /** An overloaded refusal is a definite failure for the simulator's clients, as for the runtime's. */
+    @Override
+    protected void deliver(Message r, String error, boolean outcomeUnknown, boolean overloaded) {
+      pending.remove(this);
+      if (inc != incarnation || down) {
+        return; // answered by a previous life of this server: lost with it
+      }
+      // The reply crosses the same network as server links: latency and partitions; to a client of
+      // another datacenter (a WAN link, like a server link) also a slow server's delay. A client of
+      // this server's own datacenter is local: slowness models slow replication, not slow answers.
+      long latency = sim.spec.network().sample(id.dc(), session.home, sim.random)
+          + (session.home != id.dc() ? sim.slowExtra(id, sim.now) : 0);
+      long t = sim.wanDelay(id.dc(), session.home, sim.now, latency);
+      long replyTrace = sim.trace.enabled() ? sim.trace.send(sim.now, id.toString(), session.name(), r != null ? r : body())
+          : -1;
+      sim.at(t, () -> {
+        sim.deliveries++;
+        sim.trace.deliver(replyTrace, sim.now);
+        if (error != null) {
+          reply.completeExceptionally(outcomeUnknown ? OperationException.unknown(error) : new OperationException(error));
+        } else {
+          reply.complete(r);
+        }
+      });
+    }
+  }
+
+  // HostDriver
+
+  @Override
+  public void send(NodeId to, Message message) {
+    sim.sendServerMessage(this, to, message);
+  }
+
+  @Override
+  public void sendKit(NodeId to, KitFrame frame) {
+    sim.sendOnLink(this, to, frame, frame.body() != null ? frame.body() : Kit.getDefaultInstance());
+  }
+
+  @Override
+  public int room(NodeId to) {
+    return Integer.MAX_VALUE; // the simulated links hold any number of messages
+  }
+
+  @Override
+  public Timer schedule(long delayNanos, Runnable task) {
+    int inc = incarnation;
+    boolean[] cancelled = new boolean[1];
+    long d = Math.max(0, (delayNanos + 999) / 1000);
+    sim.at(sim.now + d, () -> {
+      if (!cancelled[0] && inc == incarnation && !down) {
+        task.run();
+      }
+    });
+    return () -> cancelled[0] = true;
+  }
+
+  @Override
+  public Timer scheduleRepeating(long firstNanos, long periodNanos, Runnable task) {
+    int inc = incarnation;
+    boolean[] cancelled = new boolean[1];
+    long p = Math.max(1, periodNanos / 1000);
+    Runnable[] tick = new Runnable[1];
+    tick[0] = () -> {
+      if (!cancelled[0] && inc == incarnation && !down) {
+        task.run();
+        sim.at(sim.now + p, tick[0]);
+      }
+    };
+    sim.at(sim.now + Math.max(1, firstNanos / 1000), tick[0]);
+    return () -> cancelled[0] = true;
+  }
+
+  /** Virtual time since this incarnation started. */
+  @Override
+  public long timerNanos() {
+    return (sim.now - startedMicros) * 1000;
+  }
+
+  @Override
+  public void failed(String where, RuntimeException e, HostRequest request) {
+    failed(where, e);
+  }
+
+  @Override
+  public void eventDone() {
+    report();
+  }
+
+  @Override
+  public KitState state() {
+    return kitState;
+  }
+
+  @Override
+  public void stateWritten() {}
+
+  @Override
+  public boolean holdSendsBehindState() {
+    return false; // a crash falls between events: a turn's slot writes and sends are never split
+  }}
