@@ -245,8 +245,8 @@ final class SimNode implements HostDriver {
       // another datacenter (a WAN link, like a server link) also a slow server's delay. A client of
       // this server's own datacenter is local: slowness models slow replication, not slow answers.
       long latency = sim.spec.network().sample(id.dc(), session.home, sim.random)
-          + (session.home != id.dc() ? sim.slowExtra(id, sim.now) : 0);
-      long t = sim.wanDelay(id.dc(), session.home, sim.now, latency);
+          + (session.home != id.dc() ? sim.network.slowExtra(id, sim.now) : 0);
+      long t = sim.network.wanDelay(id.dc(), session.home, sim.now, latency);
       long replyTrace = sim.trace.enabled() ? sim.trace.send(sim.now, id.toString(), session.name(), r != null ? r : body())
           : -1;
       sim.at(t, () -> {
@@ -265,12 +265,12 @@ final class SimNode implements HostDriver {
 
   @Override
   public void send(NodeId to, Message message) {
-    sim.sendServerMessage(this, to, message);
+    sim.network.sendServerMessage(this, to, message);
   }
 
   @Override
   public void sendKit(NodeId to, KitFrame frame) {
-    sim.sendOnLink(this, to, frame, frame.body() != null ? frame.body() : Kit.getDefaultInstance());
+    sim.network.sendOnLink(this, to, frame, frame.body() != null ? frame.body() : Kit.getDefaultInstance());
   }
 
   @Override

@@ -310,7 +310,7 @@ final class SimSession implements ClientContext {
     // Same faults as a server link: latency of the datacenter pair, partitions (wait for the heal).
     // The session sits in its home datacenter: a remote operation crosses the WAN.
     long latency = sim.spec.network().sample(home, server.dc(), sim.random);
-    long t = sim.wanDelay(home, server.dc(), sim.now, latency);
+    long t = sim.network.wanDelay(home, server.dc(), sim.now, latency);
     long traceId = sim.trace.enabled() ? sim.trace.send(sim.now, name(), server.toString(), request) : -1;
     sim.timeOut(reply, server, request, sim.now + SimSpec.CLIENT_TIMEOUT_MICROS);
     sim.at(t, () -> {

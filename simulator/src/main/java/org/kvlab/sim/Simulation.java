@@ -21,8 +21,6 @@ import org.kvlab.api.Protocol;
 import org.kvlab.api.Request;
 import org.kvlab.api.Topology;
 import org.kvlab.history.History;
-import org.kvlab.host.KitFrame;
-import org.kvlab.store.Durability;
 
 /**
  * A deterministic simulation of one cluster: the protocol's unchanged server and client classes on one
@@ -59,11 +57,9 @@ public final class Simulation {
    */
   private final java.util.ArrayDeque<Event> timeouts = new java.util.ArrayDeque<>();
   final Map<NodeId, SimNode> nodes = new TreeMap<>();
-  private final long[][] lastDelivery;
   private final List<Fault> faults = new ArrayList<>();
-  /** The partitions and slow nodes among {@link #faults}, in its order (set once the faults are drawn). */
-  private Fault.Partition[] partitions = new Fault.Partition[0];
-  private Fault.Slow[] slows = new Fault.Slow[0];
+  /** The server links and the client-server paths, with their faults (set once the faults are drawn). */
+  SimNetwork network;
   final History.Recorder history = new History.Recorder();
   final Trace trace;
   private final List<String> failures = new ArrayList<>();
@@ -122,8 +118,6 @@ public final class Simulation {
     this.seed = seed;
     this.random = new SimRandom(seed);
     this.trace = new Trace(spec.trace());
-    int n = spec.topology().size();
-    this.lastDelivery = new long[n][n];
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -231,9 +225,7 @@ public final class Simulation {
     }
     faults.addAll(FaultPlan.draw(spec, random));
     faults.addAll(spec.faults());
-    // every message asks which partitions and slow nodes delay it: keep them apart, in the same order
-    partitions = faults.stream().filter(f -> f instanceof Fault.Partition).toArray(Fault.Partition[]::new);
-    slows = faults.stream().filter(f -> f instanceof Fault.Slow).toArray(Fault.Slow[]::new);
+    network = new SimNetwork(this, faults);
     for (Fault f : faults) {
       if (f instanceof Fault.Skew s) {
         nodes.get(s.node()).skew(s);
@@ -357,108 +349,6 @@ public final class Simulation {
     failures.add(String.format("t=%s %s", Fault.ms(now), what));
     stopped = true;
   }
-
-  // ---------------------------------------------------------------------------------------------
-  // Network
-
-  private int index(NodeId id) {
-    return spec.topology().indexOf(id);
-  }
-
-  long wanDelay(int fromDc, int toDc, long sendTime, long latency) {
-    long t = sendTime + latency;
-    boolean moved = true;
-    while (moved) {
-      moved = false;
-      for (Fault.Partition p : partitions) {
-        if (fromDc != toDc
-            && ((p.dcA() == fromDc && p.dcB() == toDc) || (p.dcA() == toDc && p.dcB() == fromDc))
-            && p.startMicros() <= t && sendTime < p.endMicros() && t > p.startMicros() - latency) {
-          long released = p.endMicros() + latency;
-          if (released > t) {
-            t = released;
-            moved = true;
-          }
-        }
-      }
-    }
-    return t;
-  }
-
-  /** Extra delay of a message a slow server {@code from} sends at {@code time}. */
-  long slowExtra(NodeId from, long time) {
-    long extra = 0;
-    for (Fault.Slow s : slows) {
-      if (s.node().equals(from) && s.startMicros() <= time && time < s.endMicros()) {
-        extra += s.delayMicros();
-      }
-    }
-    return extra;
-  }
-
-  void sendServerMessage(SimNode from, NodeId to, Message message) {
-    types.idOf(message.getClass()); // same rule as the real runtime: the type must be registered
-    sendOnLink(from, to, message, message);
-  }
-
-  /**
-   * Sends {@code payload} (a protocol message, or a kit frame of the framework) from {@code from} to {@code to} on
-   * their FIFO link, with the network's faults; the trace shows it as {@code shown}.
-   */
-  void sendOnLink(SimNode from, NodeId to, Object payload, Message shown) {
-    SimNode target = nodes.get(to);
-    if (target == null || to.equals(from.id)) {
-      throw new IllegalArgumentException("server " + from.id + " has no channel to " + to);
-    }
-    Object message = payload;
-    long latency = spec.network().sample(from.id, to, random) + slowExtra(from.id, now);
-    long t = wanDelay(from.id.dc(), to.dc(), now, latency);
-    int a = index(from.id);
-    int b = index(to);
-    t = Math.max(t, lastDelivery[a][b]); // FIFO per link
-    lastDelivery[a][b] = t;
-    long sent = now;
-    int senderIncarnation = from.incarnation;
-    long traceId = trace.enabled() ? trace.send(now, from.id.toString(), to.toString(), shown) : -1;
-    at(t, () -> deliver(from, senderIncarnation, target, message, sent, traceId));
-  }
-
-  private void deliver(SimNode from, int senderIncarnation, SimNode target, Object message, long sent, long traceId) {
-    long cost = spec.network().receiveMicros();
-    if (cost > 0 && !target.down) { // the receiver takes in one message at a time (FIFO per link is kept)
-      long done = Math.max(now, target.receiveBusyUntil) + cost;
-      target.receiveBusyUntil = done;
-      at(done, () -> take(from, senderIncarnation, target, message, sent, traceId));
-      return;
-    }
-    take(from, senderIncarnation, target, message, sent, traceId);
-  }
-
-  private void take(SimNode from, int senderIncarnation, SimNode target, Object message, long sent, long traceId) {
-    if (from.incarnation != senderIncarnation && spec.durability() == Durability.NONE) {
-      trace.drop(traceId, now, "sender crashed before delivery (durability none)");
-      return; // the crashed sender's in-memory queue is gone
-    }
-    if (target.down) {
-      target.heldWhileDown.add(() -> take(from, senderIncarnation, target, message, sent, traceId));
-      return;
-    }
-    deliveries++;
-    trace.deliver(traceId, now);
-    if (message instanceof KitFrame kit) {
-      target.onKit(kit, from.id);
-    } else {
-      target.onMessage((Message) message, from.id);
-    }
-  }
-
-  // ---------------------------------------------------------------------------------------------
-  // Servers
-
-
-  // ---------------------------------------------------------------------------------------------
-  // Clients
-
 
   /** For tests that drive a simulation by hand. */
   Map<NodeId, SimNode> nodes() {
