@@ -38,8 +38,9 @@ import org.kvlab.consensus.multicast.proto.SkeenVotes;
  * <p>Faults: channels may delay and reorder across pairs of groups (each pair's channel is FIFO and reliable, as the
  * SPI's are); a slow group delays the messages it is a destination of and those ordered after them at the groups
  * they share, nothing else. A member that crashes and restarts keeps the guarantees if its server saves
- * {@link #state()} with the messages of the same event and gives it back to {@link #restore} on restart
- * ({@link DurableTurn} does that today; the kit's durable slot will). A group whose member stays down blocks the
+ * {@link #state()} with the messages of the same event and gives it back to {@link #restore} on restart (in the
+ * kit's slot, {@link org.kvlab.api.ServerContext#slot}, set at the end of every event: the host writes it before the
+ * event's messages leave). A group whose member stays down blocks the
  * messages addressed to it, and the ones ordered after them: one member per group tolerates no permanent crash.
  *
  * <p>Replicated groups (the extension point, not built; issue 33's BaseCast): because the block's decisions depend
@@ -110,7 +111,7 @@ public final class SkeenMulticast<M extends Message> {
     this.delivery = delivery;
   }
 
-  /** Handles the block's messages, each inside {@code turn} (e.g. a server's {@link DurableTurn#run}). */
+  /** Handles the block's messages, each inside {@code turn} (e.g. a server's: run it, then save the state). */
   public void register(Handlers on, Consumer<Runnable> turn) {
     on.message(SkeenData.class, (m, from) -> turn.accept(() -> onData(m)));
     on.message(SkeenVote.class, (m, from) -> turn.accept(() -> onVote(m)));

@@ -25,7 +25,10 @@ import org.kvlab.store.VersionedStore;
  * (a log entry, a truncation, the term and vote, the group members, the local endpoint, a snapshot chunk). Restoring
  * replays the journal in order. Durability follows the cluster's {@code storage.durability}: under {@code sync}
  * kvlab holds replies and channel acknowledgements until a group fsync covers the journal records
- * written before them, which is what Raft asks of {@link #flush()} (so flush itself does nothing).
+ * written before them, which is what Raft asks of {@link #flush()} (so flush itself does nothing). Not the kit's
+ * durable slot ({@link org.kvlab.api.ServerContext#slot}): a slot is one value rewritten whole at the end of every
+ * turn, and the journal is a log that grows by a record per entry, is compacted by pruning and writes a snapshot's
+ * chunks a slice per turn; as a slot it would rewrite the whole log and snapshot on every commit.
  *
  * <p>Compaction: once every chunk of a snapshot is persisted (MicroRaft takes one every
  * {@code snapshotEvery} commits, or a lagging replica receives one from the leader), the journal restates its

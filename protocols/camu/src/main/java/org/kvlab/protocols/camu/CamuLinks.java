@@ -1,5 +1,6 @@
 package org.kvlab.protocols.camu;
 
+import com.google.protobuf.Message;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -7,9 +8,9 @@ import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Set;
+import java.util.function.BiConsumer;
 import org.kvlab.api.NodeId;
 import org.kvlab.api.Params;
-import org.kvlab.consensus.multicast.DurableTurn;
 
 /**
  * One partition's links to the others and their switches (thesis §3.4): the ordering pattern of each link (PB, TOM,
@@ -23,7 +24,7 @@ final class CamuLinks {
 
   private final int n;
   private final int me;
-  private final DurableTurn turn;
+  private final BiConsumer<NodeId, Message> send;
 
   final Link[] link;
   final boolean[] exchanging;     // round messages flow on this link (PB, TO_PB once started, TO_TOM until done)
@@ -44,10 +45,10 @@ final class CamuLinks {
   private final List<long[]> script = new ArrayList<>(); // {round, peer, toPb}
 
   /** The links of partition {@code me} of {@code n} at the start of a run, per {@code params} (see {@link Camu}). */
-  CamuLinks(Params params, int n, int me, DurableTurn turn) {
+  CamuLinks(Params params, int n, int me, BiConsumer<NodeId, Message> send) {
     this.n = n;
     this.me = me;
-    this.turn = turn;
+    this.send = send;
     String mode = params.string("mode", "camu");
     adaptive = params.bool("adaptive", false) && mode.equals("camu");
     window = params.intValue("adaptiveWindow", 10);
@@ -158,7 +159,7 @@ final class CamuLinks {
     if (!toPb) {
       link[q] = Link.TO_TOM;
     }
-    turn.send(NodeId.of(0, q), SwitchReq.newBuilder().setFrom(me).setToPb(toPb).build());
+    send.accept(NodeId.of(0, q), SwitchReq.newBuilder().setFrom(me).setToPb(toPb).build());
   }
 
   void onSwitchReq(int q, boolean toPb) {
@@ -172,7 +173,7 @@ final class CamuLinks {
         link[q] = Link.TO_PB;
         exchanging[q] = true;
       }
-      turn.send(NodeId.of(0, q), SwitchAck.newBuilder().setFrom(me).setToPb(true).build());
+      send.accept(NodeId.of(0, q), SwitchAck.newBuilder().setFrom(me).setToPb(true).build());
     } else if (link[q] == Link.PB) {
       link[q] = Link.TO_TOM;
     }

@@ -4,21 +4,20 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Optional;
 import java.util.TreeSet;
 import org.kvlab.api.Handlers;
 import org.kvlab.api.Invariants;
 import org.kvlab.api.NodeId;
 import org.kvlab.api.Request;
 import org.kvlab.api.Server;
-import org.kvlab.consensus.multicast.DurableTurn;
+import org.kvlab.api.Slot;
 import org.kvlab.consensus.multicast.SkeenMulticast;
 import org.kvlab.consensus.multicast.proto.SkeenState;
 import org.kvlab.protocols.camu.CamuLinks.Link;
 
 /**
  * One CaMu partition (one replica: see docs/protocols.md#camu-replication for why; crash recovery from the state
- * saved in the store: docs/protocols.md#camu-crash-recovery). The thesis's round loop (Listings 1-2), made
+ * saved in the kit's slot: docs/protocols.md#camu-crash-recovery). The thesis's round loop (Listings 1-2), made
  * event-driven: a round starts on its timer, releases TOM decisions, computes the LMEC, dispatches the batch (PB-only,
  * TOM or hybrid per the links of its participants), sends one {@link PbRound} on every PB or transition link, and
  * ends when the round message of every such link has arrived; it then executes, in (ts, tid) order, every queued
@@ -60,67 +59,60 @@ final class CamuServer extends Server<Record> {
   // coordinator: transactions this partition originated, waiting for their participants' results
   private CamuCoordinator coordinator;
 
-  // crash recovery
-  static final String STATE_KEY = "\u0000camu.state"; // no client key starts with NUL
-  private boolean durableState;
-  private long stateVersion;
-  private DurableTurn turn;               // every handler: its messages leave once its state is saved
+  // crash recovery: the ordering state, saved in the kit's slot at the end of every event (null: durableState=false)
+  /** Where camu before the kit kept its state, in the store's keys; a store that has it is refused. */
+  static final String OLD_STATE_KEY = "\u0000camu.state";
+  private Slot<CamuState> state;
 
   CamuServer() {}
 
   @Override
   protected void register(Handlers on) {
-    turn = new DurableTurn(this::send, this::persist);
-    tom = new SkeenMulticast<>(partition(), Txn.parser(), (q, m) -> turn.send(NodeId.of(0, q), m),
+    tom = new SkeenMulticast<>(partition(), Txn.parser(), (q, m) -> send(NodeId.of(0, q), m),
         (tid, t, ts) -> decided.add(t.toBuilder().setTs(ts).build()));
     on.request(TxnReq.class, this::onTxnReq); // the batch is volatile: a crash loses it (the client sees unknown)
-    tom.register(on, turn::run);
-    on.message(PbRound.class, (m, from) -> turn.run(() -> onPbRound(m)));
-    on.message(PartResult.class, (m, from) -> turn.run(() -> coordinator.onResult(m)));
-    on.message(SwitchReq.class, (m, from) -> turn.run(() -> links.onSwitchReq(m.getFrom(), m.getToPb())));
-    on.message(SwitchAck.class, (m, from) -> turn.run(() -> links.onSwitchAck(m.getFrom(), m.getToPb())));
+    tom.register(on, this::saving);
+    on.message(PbRound.class, (m, from) -> saving(() -> onPbRound(m)));
+    on.message(PartResult.class, (m, from) -> saving(() -> coordinator.onResult(m)));
+    on.message(SwitchReq.class, (m, from) -> saving(() -> links.onSwitchReq(m.getFrom(), m.getToPb())));
+    on.message(SwitchAck.class, (m, from) -> saving(() -> links.onSwitchAck(m.getFrom(), m.getToPb())));
   }
 
   // ------------------------------------------------------------------------------------------------ durable state
 
   /**
-   * Saves the ordering state (one snapshot, {@link #STATE_KEY}) at the end of every handler, before its messages
-   * leave ({@link DurableTurn}). The kit's durable slot (issue 30) will replace the snapshot's key in the user's
-   * keyspace, this method, {@link #recover} and the turn.
+   * Runs {@code event}, then puts the ordering state (one {@link CamuState}, the Skeen block's state inside it) in
+   * the slot. The host writes the slot at the end of the turn with the turn's store writes (the executed
+   * transactions), and under durability sync the turn's messages leave only after that write is durable, so a
+   * restarted partition resumes from a state that covers every message it sent and every one it consumed.
    */
-  private void persist() {
-    if (!durableState) {
+  private void saving(Runnable event) {
+    event.run();
+    if (state == null) {
       return;
     }
-    CamuState.Builder s = CamuState.newBuilder().setVersion(++stateVersion).setRound(round).setInRound(inRound)
-        .addAllAwaiting(awaiting).setLocalMec(localMec).setLastLmecSent(lastLmecSent).setPbClock(pbClock)
-        .addAllExecutable(executable).setExecutedSeq(executedSeq).setLocalSeq(localSeq)
-        .setTom(tom.state().toByteString()).addAllDecided(decided);
+    CamuState.Builder s = CamuState.newBuilder().setRound(round).setInRound(inRound).addAllAwaiting(awaiting)
+        .setLocalMec(localMec).setLastLmecSent(lastLmecSent).setPbClock(pbClock).addAllExecutable(executable)
+        .setExecutedSeq(executedSeq).setLocalSeq(localSeq).setTom(tom.state().toByteString()).addAllDecided(decided);
     if (lastExecuted != null) {
       s.setLastExecuted(lastExecuted);
     }
     links.save(s);
-    store().put(STATE_KEY, Record.newBuilder().setValue(s.build().toByteString()).setTs(stateVersion).setTid(-1)
-        .build());
-    store().prune(STATE_KEY, r -> r.getTs() == stateVersion);
+    state.set(s.build());
   }
 
-  /** Restores the state of the last snapshot, if this partition ran before; returns whether it did. */
+  /** Restores the state of the slot, if this partition ran before; returns whether it did. */
   private boolean recover() {
-    Optional<Record> r = store().newest(STATE_KEY);
-    if (r.isEmpty()) {
-      return false;
+    if (store().newest(OLD_STATE_KEY).isPresent()) {
+      throw new IllegalStateException("camu: partition " + me + " has ordering state that an earlier camu saved"
+          + " among the store's keys (\\u0000camu.state); this camu keeps it in the"
+          + " framework's slot and cannot read it. Fix: start from an empty data directory");
     }
-    CamuState s;
-    try {
-      s = CamuState.parseFrom(r.get().getValue());
-      tom.restore(SkeenState.parseFrom(s.getTom()));
-    } catch (com.google.protobuf.InvalidProtocolBufferException e) {
-      throw new IllegalStateException("camu: partition " + me + " cannot read its saved ordering state (" + e
-          .getMessage() + "). Fix: the store was written by another protocol or version; start from an empty data"
-          + " directory", e);
+    CamuState s = state.get();
+    if (s.equals(CamuState.getDefaultInstance())) {
+      return false; // a fresh store: nothing saved yet
     }
-    if (!s.getUnknownFields().asMap().isEmpty()) { // e.g. fields 11-13: TOM's state before it moved to the block
+    if (!s.getUnknownFields().asMap().isEmpty()) {
       throw new IllegalStateException("camu: partition " + me + " saved its ordering state with another version of"
           + " camu (fields " + s.getUnknownFields().asMap().keySet() + " are unknown here). Fix: start from an empty"
           + " data directory");
@@ -130,7 +122,12 @@ final class CamuServer extends Server<Record> {
           + s.getLinksCount() + " partitions, this cluster has " + n + ". Fix: keep the partition count of a cluster"
           + " with data, or start from an empty data directory");
     }
-    stateVersion = s.getVersion();
+    try {
+      tom.restore(SkeenState.parseFrom(s.getTom()));
+    } catch (com.google.protobuf.InvalidProtocolBufferException e) {
+      throw new IllegalStateException("camu: partition " + me + " cannot read the multicast's state in its saved"
+          + " ordering state (" + e.getMessage() + "). Fix: start from an empty data directory", e);
+    }
     round = s.getRound();
     inRound = s.getInRound();
     awaiting = new ArrayList<>(s.getAwaitingList());
@@ -154,21 +151,23 @@ final class CamuServer extends Server<Record> {
     roundLength = params().duration("round", Duration.ofMillis(5));
     mutant = params().string("mutant", "none").equals("execute-before-mec-gate");
     coordinator = new CamuCoordinator(metrics());
-    links = new CamuLinks(params(), n, me, turn);
-    durableState = params().bool("durableState", true);
+    links = new CamuLinks(params(), n, me, this::send);
     roundStart = nowMicros();
-    if (durableState && recover()) {
-      // Restarted after a crash: the batch and the coordinator state (the clients' open requests) were lost with the
-      // memory; everything this partition sent or consumed is in the snapshot. A round cut short by the crash
-      // resumes waiting for its peers' round messages (those sent while it was down arrive after the restart).
-      coordinator.restarted(localSeq + 1);
-      metrics().count("camu.recovered");
-      if (inRound) {
-        after(Duration.ZERO, () -> turn.run(this::tryFinishRound));
-        return;
+    if (params().bool("durableState", true)) {
+      state = slot(CamuState.getDefaultInstance());
+      if (recover()) {
+        // Restarted after a crash: the batch and the coordinator state (the clients' open requests) were lost with
+        // the memory; everything this partition sent or consumed is in the slot. A round cut short by the crash
+        // resumes waiting for its peers' round messages (those sent while it was down arrive after the restart).
+        coordinator.restarted(localSeq + 1);
+        metrics().count("camu.recovered");
+        if (inRound) {
+          after(Duration.ZERO, () -> saving(this::tryFinishRound));
+          return;
+        }
       }
     }
-    after(roundLength, () -> turn.run(this::startRound));
+    after(roundLength, () -> saving(this::startRound));
   }
 
   // ------------------------------------------------------------------------------------------------ client requests
@@ -249,7 +248,7 @@ final class CamuServer extends Server<Record> {
           m.setLast(true);
           links.sentLast[q] = true;
         }
-        turn.send(NodeId.of(0, q), m.build());
+        send(NodeId.of(0, q), m.build());
       } else {
         Invariants.check(m.getTxnsCount() == 0, "camu: PB transaction for %s after the link's last round message", q);
       }
@@ -334,7 +333,7 @@ final class CamuServer extends Server<Record> {
     round++;
     links.switching(round);
     long next = Math.max(nowMicros(), roundStart + roundLength.toNanos() / 1000);
-    after(Duration.ofNanos((next - nowMicros()) * 1000), () -> turn.run(this::startRound));
+    after(Duration.ofNanos((next - nowMicros()) * 1000), () -> saving(this::startRound));
   }
 
   // ------------------------------------------------------------------------------------------------ execution
@@ -361,7 +360,7 @@ final class CamuServer extends Server<Record> {
     if (t.getOrigin() == me) {
       coordinator.onResult(r);
     } else {
-      turn.send(NodeId.of(0, t.getOrigin()), r);
+      send(NodeId.of(0, t.getOrigin()), r);
     }
   }
 

@@ -19,7 +19,7 @@ import org.kvlab.sim.Workload;
 /**
  * CaMu's three modes, and the hybrid across scripted link switches and the adaptive rule, under the simulator's
  * faults (crashes with restart, slow nodes, clock skew; durability sync), each seed checked by the txn checker. A
- * crashed partition restarts from the ordering state it saved in its store (docs/protocols.md#camu-crash-recovery). Plus the mutant that executes before the MEC gate, which the checker must catch.
+ * crashed partition restarts from the ordering state it saved in its slot (docs/protocols.md#camu-crash-recovery). Plus the mutant that executes before the MEC gate, which the checker must catch.
  */
 class CamuCheckedSimTest {
   static SimSpec spec(String mode, String partner, int parts, String extra) {

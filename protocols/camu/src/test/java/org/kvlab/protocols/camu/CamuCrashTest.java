@@ -21,7 +21,7 @@ import org.kvlab.sim.SimSpec;
 
 /**
  * Crash recovery (docs/protocols.md#camu-crash-recovery): one partition crashes in the middle of the run and restarts from
- * the ordering state it saved in its store; the run must pass the txn checker, the partition must count one
+ * the ordering state it saved in its slot; the run must pass the txn checker, the partition must count one
  * recovery, and transactions submitted after the restart (also at the restarted partition) must complete. Without
  * the saved state (durableState=false, the mutant) the restarted partition reuses transaction ids and positions and
  * votes below what it promised, which the checker catches.
@@ -79,12 +79,24 @@ class CamuCrashTest {
     Params p = new Params(java.util.Map.of("mode", "tom"));
     Fig33ScenarioTest.Harness h = new Fig33ScenarioTest.Harness(p);
     Fig33ScenarioTest.Harness.Ctx restarted = h.new Ctx(1, p);
-    CamuState old = CamuState.newBuilder().setVersion(7).setUnknownFields(UnknownFieldSet.newBuilder()
-        .addField(11, UnknownFieldSet.Field.newBuilder().addVarint(42).build()).build()).build();
-    restarted.store.put(CamuServer.STATE_KEY, Record.newBuilder().setValue(old.toByteString()).setTs(7).setTid(-1)
-        .build());
+    restarted.slots.put(CamuState.class, CamuState.newBuilder().setRound(7).setUnknownFields(UnknownFieldSet
+        .newBuilder().addField(11, UnknownFieldSet.Field.newBuilder().addVarint(42).build()).build()).build());
     IllegalStateException e = assertThrows(IllegalStateException.class, restarted.server::start);
     assertEquals("camu: partition 1 saved its ordering state with another version of camu (fields [11] are unknown"
         + " here). Fix: start from an empty data directory", e.getMessage());
+  }
+
+  @Test
+  void when_theStoreHasTheStateCamuKeptAmongItsKeys_then_theRestartRefusesNamingTheFix() {
+    // before the kit's slot, the state was a record under a reserved key in the protocol's keyspace
+    Params p = new Params(java.util.Map.of("mode", "tom"));
+    Fig33ScenarioTest.Harness h = new Fig33ScenarioTest.Harness(p);
+    Fig33ScenarioTest.Harness.Ctx restarted = h.new Ctx(1, p);
+    restarted.store.put(CamuServer.OLD_STATE_KEY, Record.newBuilder().setValue(CamuState.newBuilder().setRound(7)
+        .build().toByteString()).setTs(7).setTid(-1).build());
+    IllegalStateException e = assertThrows(IllegalStateException.class, restarted.server::start);
+    assertEquals("camu: partition 1 has ordering state that an earlier camu saved among the store's keys"
+        + " (\\u0000camu.state); this camu keeps it in the framework's slot and cannot read it. Fix: start from an"
+        + " empty data directory", e.getMessage());
   }
 }

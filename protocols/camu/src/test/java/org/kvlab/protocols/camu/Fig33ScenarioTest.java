@@ -22,6 +22,7 @@ import org.kvlab.api.NodeId;
 import org.kvlab.api.Params;
 import org.kvlab.api.Request;
 import org.kvlab.api.ServerContext;
+import org.kvlab.api.Slot;
 import org.kvlab.api.Timer;
 import org.kvlab.api.Topology;
 import org.kvlab.consensus.multicast.proto.SkeenData;
@@ -129,6 +130,7 @@ class Fig33ScenarioTest {
       final InMemoryStore<Record> store = new InMemoryStore<>(Camu.RECORD);
       final Map<Class<?>, Handlers.MessageHandler<Message>> handlers = new HashMap<>();
       Handlers.RequestHandler<TxnReq> onRequest;
+      final Map<Class<?>, Message> slots = new HashMap<>(); // the slots' values (a test may preset one)
 
       Ctx(int p, Params params) {
         this.p = p;
@@ -218,6 +220,23 @@ class Fig33ScenarioTest {
       @SuppressWarnings("unchecked")
       public <R extends Message> VersionedStore<R> store() {
         return (VersionedStore<R>) store;
+      }
+
+      @Override
+      @SuppressWarnings("unchecked")
+      public <S extends Message> Slot<S> slot(S defaultInstance) {
+        slots.putIfAbsent(defaultInstance.getClass(), defaultInstance);
+        return new Slot<>() {
+          @Override
+          public S get() {
+            return (S) slots.get(defaultInstance.getClass());
+          }
+
+          @Override
+          public void set(S value) {
+            slots.put(defaultInstance.getClass(), value);
+          }
+        };
       }
 
       @Override

@@ -39,7 +39,6 @@ final class NuKVReplica implements RaftGroup.Machine<Op> {
   private final HashMap<String, long[]> lastLocal = new HashMap<>();
   private Forwarder forwarder;
   private ForwardReceiver receiver;
-  private SessionWaits waits;
 
   NuKVReplica(ServerContext ctx, NuKVParams p) {
     this.ctx = ctx;
@@ -50,11 +49,13 @@ final class NuKVReplica implements RaftGroup.Machine<Op> {
     this.keys = new SnapshotSource(ctx.store());
   }
 
-  /** What each commit informs: the forwarder (this replica's local writes), the receiver and the waiting requests. */
-  void wire(Forwarder forwarder, ForwardReceiver receiver, SessionWaits waits) {
+  /**
+   * What each commit informs: the forwarder (this replica's local writes) and the receiver. Requests waiting for sv
+   * need no call: the host re-checks their conditions after every event ({@code waitUntil}).
+   */
+  void wire(Forwarder forwarder, ForwardReceiver receiver) {
     this.forwarder = forwarder;
     this.receiver = receiver;
-    this.waits = waits;
   }
 
   private void store(String key, Version v) {
@@ -109,7 +110,6 @@ final class NuKVReplica implements RaftGroup.Machine<Op> {
         receiver.applied(origin);
       }
     }
-    waits.recheck();
   }
 
   /**
@@ -165,7 +165,6 @@ final class NuKVReplica implements RaftGroup.Machine<Op> {
       ctx.metrics().count("nukv.forward.catchUpApplied");
       receiver.applied(origin);
     }
-    waits.recheck();
   }
 
   /**
@@ -247,7 +246,6 @@ final class NuKVReplica implements RaftGroup.Machine<Op> {
     }
     forwarder.installed(commitIndex, at[d], written);
     ctx.metrics().count(restored ? "nukv.snapshot.restored" : "nukv.snapshot.installed");
-    waits.recheck();
   }
 
   private static SnapshotPart parse(long commitIndex, ByteString bytes) {

@@ -1,6 +1,8 @@
 package org.kvlab.protocols.nukv;
 
 import com.google.protobuf.ByteString;
+import java.util.Arrays;
+import java.util.List;
 import java.util.Optional;
 import org.kvlab.api.Handlers;
 import org.kvlab.api.Invariants;
@@ -13,7 +15,7 @@ import org.kvlab.consensus.raft.RaftGroup;
 
 /**
  * A NuKV replica (seed 003 Alg 4.2): a member of its partition's Raft group in its datacenter ({@link RaftGroup}).
- * Every replica serves GETs once its stable vector {@code sv} covers the client's vectors ({@link SessionWaits}); the
+ * Every replica serves GETs once its stable vector {@code sv} covers the client's vectors ({@link #whenCovered}); the
  * group's leader takes PUTs, stamped with its HLC, and the group orders them; every replica applies the group's
  * commits ({@link NuKVReplica}). Replica {@link #FORWARDER} of each group ships committed local writes, in log order,
  * to the groups of the same partition in the other datacenters ({@link Forwarder}), whose leaders append them in the
@@ -31,7 +33,6 @@ final class NuKVServer extends Server<Stored> {
   private NodeId self;
   private RaftGroup<Op> raft;
   private NuKVReplica replica;
-  private SessionWaits waits;
   private Forwarder forwarder;
   private ForwardReceiver receiver;
   /** Without HLC: the last timestamp this leader issued (timestamps of one leader are unique). */
@@ -55,10 +56,9 @@ final class NuKVServer extends Server<Stored> {
         topology().replicasOf(dc(), partition()), p.electionTimeout, p.heartbeatTimeout, p.snapshotEvery,
         p.snapshotWriteBytes, "nukv");
     raft = new RaftGroup<>(context(), settings, Op.parser(), NuKVJournal.FORMAT, replica);
-    waits = new SessionWaits(context(), p, replica.sv);
     forwarder = new Forwarder(context(), p, replica.sv);
     receiver = new ForwardReceiver(context(), replica.sv, raft);
-    replica.wire(forwarder, receiver, waits);
+    replica.wire(forwarder, receiver);
     raft.start();
     forwarder.start();
   }
@@ -73,7 +73,7 @@ final class NuKVServer extends Server<Stored> {
 
   private void onGet(Request<GetReq> req) {
     GetReq q = req.body();
-    waits.whenCovered("get", waits.need(q.getHrvList(), q.getHwvList()), () -> {
+    whenCovered("get", need(q.getHrvList(), q.getHwvList()), () -> {
       Optional<Stored> newest = store().newest(q.getKey());
       GetReply.Builder r = GetReply.newBuilder();
       if (newest.isPresent()) {
@@ -86,7 +86,7 @@ final class NuKVServer extends Server<Stored> {
         r.setFound(true).setValue(v.getValue()).setDc(v.getDc()).setLogIdx(idx).setT(v.getT());
       }
       req.reply(r.build());
-    }, req::fail);
+    }, req);
   }
 
   // PUT (the group's ready leader: it has applied every write committed before its term, so its HLC covers them)
@@ -105,7 +105,7 @@ final class NuKVServer extends Server<Stored> {
     } else {
       // Without HLC (§4.4.2): wait until this server has what the session depends on, then stamp above
       // every version of the key it has and every timestamp it issued (physical time otherwise).
-      waits.whenCovered("put", waits.need(q.getHrvList(), q.getHwvList()), () -> {
+      whenCovered("put", need(q.getHrvList(), q.getHwvList()), () -> {
         if (!raft.isReadyLeader()) {
           notLeader(req);
           return;
@@ -115,8 +115,42 @@ final class NuKVServer extends Server<Stored> {
         t = Math.max(t, Math.max(newest, lastIssued) + 1);
         lastIssued = t;
         propose(req, q.getKey(), q.getValue(), t);
-      }, req::fail);
+      }, req);
     }
+  }
+
+  // Alg 4.2's "wait until sv >= ...": the host re-checks the condition after every event (commits raise sv)
+
+  /** Runs {@code run} once sv covers {@code need}, or fails {@code req} after waitMax. */
+  private void whenCovered(String what, long[] need, Runnable run, Request<?> req) {
+    if (covers(replica.sv, need)) {
+      run.run();
+      return;
+    }
+    long since = nowMicros();
+    waitUntil(() -> covers(replica.sv, need), p.waitMax, () -> {
+      metrics().record("nukv." + what + ".waitMicros", nowMicros() - since); // how long it was held
+      run.run();
+    }, () -> req.fail("not caught up within " + p.waitMax.toMillis() + " ms: has sv=" + Arrays.toString(replica.sv)
+        + ", the session needs " + Arrays.toString(need) + " (a partition or a slow forwarder)"));
+  }
+
+  /** The vector a session needs: the maximum of its read and write vectors, per datacenter. */
+  private long[] need(List<Long> a, List<Long> b) {
+    long[] need = new long[topology().datacenters()];
+    for (int i = 0; i < need.length; i++) {
+      need[i] = Math.max(i < a.size() ? a.get(i) : 0, i < b.size() ? b.get(i) : 0);
+    }
+    return need;
+  }
+
+  private static boolean covers(long[] sv, long[] need) {
+    for (int i = 0; i < sv.length; i++) {
+      if (sv[i] < need[i]) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /** Not the ready leader: names the leader it knows (a client goes there); paced while there is none. */
