@@ -48,6 +48,8 @@ public final class ProtocolHost implements ServerContext {
   public static final int REPLY = 1;
   public static final int FAIL = 2;
   public static final int UNKNOWN = 3;
+  /** The {@code where} of {@link HostDriver#failed} for a failure in the server's {@code onStart}: halts the server. */
+  public static final String START_SITE = "start";
   private static final String[] ANSWERS = {"?", "reply", "fail", "unknown"};
 
   // The kinds of event (sites).
@@ -162,7 +164,7 @@ public final class ProtocolHost implements ServerContext {
     try {
       server.start();
     } catch (RuntimeException e) {
-      driver.failed("start", e, null);
+      driver.failed(START_SITE, e, null);
     }
     settle();
     siteKind = OUTSIDE;
