@@ -8,6 +8,7 @@ import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Random;
 import java.util.function.BooleanSupplier;
 import org.kvlab.api.BackPressureException;
@@ -89,6 +90,7 @@ public final class ProtocolHost implements ServerContext {
   private final ArrayList<Runnable> deferred = new ArrayList<>();
   private final HashMap<Long, Outstanding> outstanding = new HashMap<>();
   private final Map<NodeId, Long> peerIncarnations = new HashMap<>();
+  private final Map<CallKey, RemoteRequest> unanswered = new HashMap<>(); // calls from others being handled here
   private long nextSeq = 1;
   private final Map<Class<?>, SlotImpl<?>> slots = new HashMap<>();
   private final ArrayList<SlotImpl<?>> dirty = new ArrayList<>();
@@ -970,11 +972,25 @@ public final class ProtocolHost implements ServerContext {
   // ---------------------------------------------------------------------------------------------
   // Calls: the callee's side
 
+  /**
+   * A call from another server: handled once while unanswered. A repeat of it (the same caller, run and number, e.g.
+   * sent by {@code retryOnTimeout}) that arrives before the answer is dropped, so retries do not pile up waits here;
+   * one that arrives after the answer is handled again, as a new call (the first answer may be lost with a crash of
+   * either side; keeping every answer for such repeats would need a rule for when to forget it, and a call handler
+   * must already be safe to run again, since a restarted callee forgets the calls it answered).
+   */
   @SuppressWarnings({"unchecked", "rawtypes"})
   private void onCall(KitFrame f, NodeId from) {
     int t = types.idOf(f.body().getClass());
     Handlers.RequestHandler handler = callHandlers[t];
+    CallKey key = new CallKey(from, f.run(), f.seq());
+    if (unanswered.containsKey(key)) {
+      env.metrics().count("kit.repeatCallsDropped");
+      driver.eventDone();
+      return;
+    }
     RemoteRequest req = new RemoteRequest(KitFrame.Kind.CALL_REPLY, from, f, t);
+    unanswered.put(key, req);
     if (handler == null) {
       enter(CALL, t, from);
       req.fail("server " + env.self() + " has no call handler for " + typeNames[t]);
@@ -1010,6 +1026,9 @@ public final class ProtocolHost implements ServerContext {
     leave();
   }
 
+  /** A call as its callee tells it apart from others: the caller, the caller's run and its number for the call. */
+  private record CallKey(NodeId from, long run, long seq) {}
+
   /** A call from another server, or a client request it forwarded: answered by a kit frame back. */
   private final class RemoteRequest extends BaseHostRequest {
     final KitFrame.Kind answerKind;
@@ -1024,7 +1043,15 @@ public final class ProtocolHost implements ServerContext {
     }
 
     @Override
+    public Optional<NodeId> from() {
+      return answerKind == KitFrame.Kind.CALL_REPLY ? Optional.of(from) : Optional.empty();
+    }
+
+    @Override
     protected void deliver(Message reply, String error, boolean unknown, boolean overloaded) {
+      if (answerKind == KitFrame.Kind.CALL_REPLY) {
+        unanswered.remove(new CallKey(from, asked.run(), asked.seq()));
+      }
       try {
         sendKit(from, new KitFrame(answerKind, asked.run(), asked.seq(), incarnation, reply, error, unknown, overloaded));
       } catch (BackPressureException e) {
