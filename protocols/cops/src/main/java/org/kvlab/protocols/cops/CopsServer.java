@@ -142,6 +142,8 @@ class CopsServer extends Server<Record> {
   /** dep_check(d) from another partition of this datacenter: answered once d is visible here. */
   private void onDepCheck(Request<DepCheck> req) {
     Dep d = req.body().getDep();
+    Invariants.check(req.from().map(NodeId::dc).orElse(-1) == dc(), "dep_check of %s from %s, not from datacenter %s",
+        d, req.from(), dc());
     waitUntil(() -> isApplied(d), () -> req.reply(DepOk.getDefaultInstance()));
   }
 
