@@ -1,6 +1,7 @@
 package org.kvlab.api;
 
 import com.google.protobuf.Message;
+import java.util.Optional;
 
 /**
  * A client request being handled by a server. Answer it exactly once, now or later: where a paper
@@ -10,6 +11,15 @@ import com.google.protobuf.Message;
  */
 public interface Request<Q extends Message> {
   Q body();
+
+  /**
+   * The server that sent this request with {@code call(...)}, for a call handler (e.g. to check that a dependency
+   * check comes from this server's own datacenter); empty for a client's request, also when another server
+   * {@code forward}ed it here (a forwarded request runs as if its client had sent it).
+   */
+  default Optional<NodeId> from() {
+    return Optional.empty();
+  }
 
   /** Sends {@code reply} to the client. Under {@code sync} durability the runtime delays it until
    * every write made so far is on disk. Answering twice is an invariant violation. */

@@ -41,8 +41,8 @@ public interface HostDriver {
 
   /**
    * Protocol code threw in {@code where} (e.g. "handler of PutReq", "timer"); {@code request} is the request it was
-   * handling, or null. The runtime halts on an invariant violation and answers the request; the simulator fails the
-   * run.
+   * handling, or null. The runtime halts on an invariant violation and on any failure of the server's start
+   * ({@link ProtocolHost#START_SITE}), and answers the request otherwise; the simulator fails the run.
    */
   void failed(String where, RuntimeException e, HostRequest request);
 

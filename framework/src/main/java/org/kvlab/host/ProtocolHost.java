@@ -1,13 +1,10 @@
 package org.kvlab.host;
 
-import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.Message;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Random;
 import java.util.function.BooleanSupplier;
 import org.kvlab.api.BackPressureException;
@@ -42,12 +39,18 @@ import org.slf4j.Logger;
  * end runs what the event deferred (callbacks that must not run inside the handler that set them up), re-checks
  * the waits, writes the slots the event set and releases the sends it held behind them. Single-threaded: every
  * method runs on the node's event loop.
+ *
+ * <p>This class keeps the handler table, the dispatch of events, the answer-once guard, timers, sends and the
+ * counters; the kit's parts live beside it: {@link Waits}, {@link Calls} (calls, quorum calls, the matching of
+ * answers, the callee's side), {@link Forwards}, {@link Slots} and {@link RemoteRequest}.
  */
 public final class ProtocolHost implements ServerContext {
   /** How a request was answered (in {@link HostRequest#answerRecord()}). */
   public static final int REPLY = 1;
   public static final int FAIL = 2;
   public static final int UNKNOWN = 3;
+  /** The {@code where} of {@link HostDriver#failed} for a failure in the server's {@code onStart}: halts the server. */
+  public static final String START_SITE = "start";
   private static final String[] ANSWERS = {"?", "reply", "fail", "unknown"};
 
   // The kinds of event (sites).
@@ -57,26 +60,26 @@ public final class ProtocolHost implements ServerContext {
   private static final int MESSAGE = 3;
   private static final int TIMER = 4;
   private static final int PERIODIC = 5;
-  private static final int WAIT = 6;
-  private static final int CALL = 7;
-  private static final int CALL_REPLY = 8;
-  private static final int FORWARDED = 9;
-  private static final int FORWARD_REPLY = 10;
+  static final int WAIT = 6;
+  static final int CALL = 7;
+  static final int CALL_REPLY = 8;
+  static final int FORWARDED = 9;
+  static final int FORWARD_REPLY = 10;
   private static final int CALLBACK = 11;
-  private static final int PEER_RESTART = 12;
+  static final int PEER_RESTART = 12;
 
-  private final HostDriver driver;
-  private final HostDriver.Env env;
-  private final MessageTypes types;
-  private final String[] typeNames;
-  private final long[] handled;
-  private final Handlers.RequestHandler<?>[] requestHandlers;
-  private final Handlers.RequestHandler<?>[] callHandlers;
+  final HostDriver driver;
+  final HostDriver.Env env;
+  final MessageTypes types;
+  final String[] typeNames;
+  final long[] handled;
+  final Handlers.RequestHandler<?>[] requestHandlers;
+  final Handlers.RequestHandler<?>[] callHandlers;
   private final IdleBackoff backoff = new IdleBackoff(this, this::announceLease);
   private final Handlers.MessageHandler<?>[] messageHandlers;
   private final List<Periodic> periodics = new ArrayList<>();
-  private final long incarnation;
-  private final long run;
+  final long incarnation;
+  final long run;
   private Server<?> server;
 
   // The event being dispatched: its kind, message type (or -1) and sender (or null).
@@ -84,13 +87,11 @@ public final class ProtocolHost implements ServerContext {
   private int siteType = -1;
   private NodeId siteFrom;
 
-  private final ArrayList<WaitImpl> waits = new ArrayList<>();
-  private final ArrayList<Runnable> deferred = new ArrayList<>();
-  private final HashMap<Long, Outstanding> outstanding = new HashMap<>();
-  private final Map<NodeId, Long> peerIncarnations = new HashMap<>();
-  private long nextSeq = 1;
-  private final Map<Class<?>, SlotImpl<?>> slots = new HashMap<>();
-  private final ArrayList<SlotImpl<?>> dirty = new ArrayList<>();
+  private final Waits waits = new Waits(this);
+  final ArrayList<Runnable> deferred = new ArrayList<>(); // callbacks run after the current handler
+  private final Calls calls = new Calls(this);
+  private final Forwards forwards = new Forwards(this, calls);
+  private final Slots slots = new Slots(this);
   private final ArrayList<Held> held = new ArrayList<>();
   private boolean settling;
 
@@ -168,7 +169,7 @@ public final class ProtocolHost implements ServerContext {
     try {
       server.start();
     } catch (RuntimeException e) {
-      driver.failed("start", e, null);
+      driver.failed(START_SITE, e, null);
     }
     settle();
     siteKind = OUTSIDE;
@@ -228,9 +229,9 @@ public final class ProtocolHost implements ServerContext {
   /** A kit frame from {@code from}: a call or forward to run here, or the answer to one of this node's. */
   public void onKit(KitFrame f, NodeId from) {
     switch (f.kind()) {
-      case CALL -> onCall(f, from);
-      case FORWARD -> onForwarded(f, from);
-      case CALL_REPLY, FORWARD_REPLY -> onAnswer(f, from);
+      case CALL -> calls.onCall(f, from);
+      case FORWARD -> forwards.onForwarded(f, from);
+      case CALL_REPLY, FORWARD_REPLY -> calls.onAnswer(f, from);
       case LEASE -> runEvent(PERIODIC, () -> backoff.peerLease(f.seq()));
       default -> throw new IllegalArgumentException("unknown kit frame " + f.kind());
     }
@@ -241,45 +242,18 @@ public final class ProtocolHost implements ServerContext {
    * the simulator at its start): forwards it held from an earlier incarnation are answered unknown.
    */
   public void peerStarted(NodeId peer, long incarnation) {
-    Long before = peerIncarnations.put(peer, incarnation);
-    boolean restarted = before != null && before != incarnation;
-    List<ForwardImpl> lost = null;
-    for (Outstanding o : outstanding.values()) {
-      if (o instanceof ForwardImpl f && f.to.equals(peer)) {
-        if (f.targetIncarnation == 0) {
-          f.targetIncarnation = incarnation;
-        } else if (restarted && f.targetIncarnation != incarnation) {
-          (lost == null ? lost = new ArrayList<>() : lost).add(f);
-        }
-      }
-    }
-    if (lost == null) {
-      return;
-    }
-    lost.sort((a, b) -> Long.compare(a.seq, b.seq)); // deterministic order
-    enter(PEER_RESTART, -1, peer);
-    for (ForwardImpl f : lost) {
-      outstanding.remove(f.seq);
-      f.timer.cancel();
-      try {
-        f.original.unknown("server " + peer + " restarted (incarnation " + before + " -> " + incarnation
-            + ") before answering the forwarded " + typeNames[f.original.type()] + "; it may have taken effect");
-      } catch (RuntimeException e) {
-        driver.failed("forward to " + peer, e, null);
-      }
-    }
-    leave();
+    forwards.peerStarted(peer, incarnation);
   }
 
-  private void enter(int kind, int type, NodeId from) {
+  void enter(int kind, int type, NodeId from) {
     siteKind = kind;
     siteType = type;
     siteFrom = from;
   }
 
   /** The end of an event: deferred callbacks, waits, slot writes, held sends; then the driver's hook. */
-  private void leave() {
-    if (!settling && (!deferred.isEmpty() || !waits.isEmpty() || !dirty.isEmpty() || !held.isEmpty())) {
+  void leave() {
+    if (!settling && (!deferred.isEmpty() || !waits.isEmpty() || slots.anyDirty() || !held.isEmpty())) {
       settle();
     }
     siteKind = OUTSIDE;
@@ -287,7 +261,7 @@ public final class ProtocolHost implements ServerContext {
     driver.eventDone();
   }
 
-  private void settle() {
+  void settle() {
     if (settling) {
       return;
     }
@@ -306,17 +280,11 @@ public final class ProtocolHost implements ServerContext {
           }
           progress = true;
         }
-        if (!waits.isEmpty() && checkWaits()) {
+        if (!waits.isEmpty() && waits.check()) {
           progress = true;
         }
       }
-      if (!dirty.isEmpty()) {
-        for (SlotImpl<?> s : dirty) {
-          s.write();
-        }
-        dirty.clear();
-        driver.stateWritten();
-      }
+      slots.writeDirty();
       if (!held.isEmpty()) {
         Held[] out = held.toArray(new Held[0]);
         held.clear();
@@ -384,7 +352,7 @@ public final class ProtocolHost implements ServerContext {
     return ANSWERS[how] + " " + where;
   }
 
-  private String name(int t) {
+  String name(int t) {
     return t >= 0 && t < typeNames.length ? typeNames[t] : "type #" + t;
   }
 
@@ -463,7 +431,7 @@ public final class ProtocolHost implements ServerContext {
     }
   }
 
-  private void sendKit(NodeId to, KitFrame frame) {
+  void sendKit(NodeId to, KitFrame frame) {
     if (holding()) {
       hold(to, null, frame);
     } else {
@@ -544,630 +512,50 @@ public final class ProtocolHost implements ServerContext {
 
   @Override
   public Wait waitUntil(BooleanSupplier condition, Runnable action) {
-    return waitFor(condition, null, action, null);
+    return waits.add(condition, null, action, null);
   }
 
   @Override
   public Wait waitUntil(BooleanSupplier condition, Duration timeout, Runnable action, Runnable onTimeout) {
     java.util.Objects.requireNonNull(timeout, "timeout");
     java.util.Objects.requireNonNull(onTimeout, "onTimeout");
-    return waitFor(condition, timeout, action, onTimeout);
-  }
-
-  private Wait waitFor(BooleanSupplier condition, Duration timeout, Runnable action, Runnable onTimeout) {
-    java.util.Objects.requireNonNull(condition, "condition");
-    java.util.Objects.requireNonNull(action, "action");
-    WaitImpl w = new WaitImpl(condition, action);
-    if (condition.getAsBoolean()) {
-      w.done = true;
-      action.run(); // at once, inside the caller's event
-      return w;
-    }
-    waits.add(w);
-    if (timeout != null) {
-      w.timer = after(timeout, () -> {
-        if (!w.done) {
-          w.done = true;
-          onTimeout.run();
-        }
-      });
-    }
-    return w;
-  }
-
-  /** One pass over the waits in registration order; true if an action ran. No allocation when none holds. */
-  private boolean checkWaits() {
-    boolean ran = false;
-    for (int i = 0; i < waits.size(); i++) {
-      WaitImpl w = waits.get(i);
-      if (w.done) {
-        continue;
-      }
-      boolean holds;
-      enter(WAIT, -1, null);
-      try {
-        holds = w.condition.getAsBoolean();
-      } catch (RuntimeException e) {
-        w.done = true;
-        driver.failed("wait condition", e, null);
-        continue;
-      }
-      if (holds) {
-        w.done = true;
-        if (w.timer != null) {
-          w.timer.cancel();
-        }
-        ran = true;
-        try {
-          w.action.run();
-        } catch (RuntimeException e) {
-          driver.failed("wait action", e, null);
-        }
-      }
-    }
-    waits.removeIf(w -> w.done); // allocation-free when nothing is removed? removeIf allocates only a BitSet if needed
-    return ran;
+    return waits.add(condition, timeout, action, onTimeout);
   }
 
   @Override
   public Wait waitUntilClock(long micros, Runnable action) {
-    java.util.Objects.requireNonNull(action, "action");
-    ClockWait w = new ClockWait(micros, action);
-    long now = env.clock().micros();
-    if (now >= micros) {
-      w.done = true;
-      action.run();
-      return w;
-    }
-    w.arm(micros - now);
-    return w;
-  }
-
-  private static final class WaitImpl implements Wait {
-    final BooleanSupplier condition;
-    final Runnable action;
-    Timer timer;
-    boolean done;
-
-    WaitImpl(BooleanSupplier condition, Runnable action) {
-      this.condition = condition;
-      this.action = action;
-    }
-
-    @Override
-    public void cancel() {
-      if (!done) {
-        done = true;
-        if (timer != null) {
-          timer.cancel();
-        }
-      }
-    }
-
-    @Override
-    public boolean done() {
-      return done;
-    }
-  }
-
-  /** A wait on the node's clock: a timer for the remaining time, re-armed if the clock (its drift) fell short. */
-  private final class ClockWait implements Wait {
-    final long micros;
-    final Runnable action;
-    Timer timer;
-    boolean done;
-
-    ClockWait(long micros, Runnable action) {
-      this.micros = micros;
-      this.action = action;
-    }
-
-    void arm(long remainingMicros) {
-      timer = after(Duration.ofNanos(Math.multiplyExact(remainingMicros, 1000L)), () -> {
-        if (done) {
-          return;
-        }
-        long now = env.clock().micros();
-        if (now >= micros) {
-          done = true;
-          action.run();
-        } else {
-          arm(micros - now);
-        }
-      });
-    }
-
-    @Override
-    public void cancel() {
-      if (!done) {
-        done = true;
-        timer.cancel();
-      }
-    }
-
-    @Override
-    public boolean done() {
-      return done;
-    }
+    return waits.untilClock(micros, action);
   }
 
   // ---------------------------------------------------------------------------------------------
-  // Calls: the caller's side
-
-  /** A call or forward of this node, waiting for its answer under its sequence number. */
-  private abstract class Outstanding {
-    final long seq;
-    final NodeId to;
-    Timer timer;
-
-    Outstanding(long seq, NodeId to) {
-      this.seq = seq;
-      this.to = to;
-    }
-
-    abstract void answered(KitFrame f, NodeId from);
-  }
+  // Calls and forwards (Calls, Forwards)
 
   @Override
   public <P extends Message> Call<P> call(NodeId to, Message request, Class<P> replyType, Duration timeout) {
-    CallImpl<P> c = newCall(to, request, replyType, timeout);
-    c.send(true);
-    return c;
-  }
-
-  private <P extends Message> CallImpl<P> newCall(NodeId to, Message request, Class<P> replyType, Duration timeout) {
-    java.util.Objects.requireNonNull(to, "to");
-    Invariants.check(!to.equals(env.self()), "server %s called itself (a call goes to another server)", to);
-    Invariants.check(timeout != null && !timeout.isNegative() && !timeout.isZero(),
-        "a call needs a positive timeout, got %s", timeout);
-    types.idOf(request.getClass()); // registered types only, as send
-    types.idOf(replyType);
-    return new CallImpl<>(nextSeq++, to, request, replyType, timeout);
-  }
-
-  private final class CallImpl<P extends Message> extends Outstanding implements Call<P> {
-    final Message request;
-    final Class<P> replyType;
-    final Duration timeout;
-    java.util.function.Consumer<? super P> onReply;
-    java.util.function.Consumer<? super org.kvlab.api.CallFailure> onFailure;
-    boolean retry;
-    boolean done;
-
-    CallImpl(long seq, NodeId to, Message request, Class<P> replyType, Duration timeout) {
-      super(seq, to);
-      this.request = request;
-      this.replyType = replyType;
-      this.timeout = timeout;
-    }
-
-    /** Sends the request (again) and arms the timeout. */
-    void send(boolean first) {
-      if (first) {
-        outstanding.put(seq, this);
-      }
-      timer = after(timeout, this::timedOut);
-      try {
-        sendKit(to, new KitFrame(KitFrame.Kind.CALL, run, seq, incarnation, request, null, false, false));
-      } catch (BackPressureException e) {
-        if (first) { // the callbacks are not set yet: decide after the caller's handler returns
-          deferred.add(() -> {
-            if (!done && !retry) {
-              fail(org.kvlab.api.CallFailure.Kind.BACK_PRESSURE, e.getMessage());
-            }
-          });
-        }
-        // a resend that found the channel full waits for the next timeout
-      }
-    }
-
-    private void timedOut() {
-      if (done) {
-        return;
-      }
-      if (retry) {
-        env.metrics().count("kit.callRetries");
-        send(false);
-      } else {
-        fail(org.kvlab.api.CallFailure.Kind.TIMEOUT, "no answer from " + to + " to " + request.getClass().getSimpleName()
-            + " within " + timeout);
-      }
-    }
-
-    @Override
-    void answered(KitFrame f, NodeId from) {
-      if (done) {
-        return;
-      }
-      if (f.error() != null) {
-        fail(f.unknown() ? org.kvlab.api.CallFailure.Kind.UNKNOWN : org.kvlab.api.CallFailure.Kind.FAILED,
-            from + ": " + f.error());
-      } else if (!replyType.isInstance(f.body())) {
-        fail(org.kvlab.api.CallFailure.Kind.UNKNOWN, from + " answered " + f.body().getClass().getSimpleName()
-            + " where " + replyType.getSimpleName() + " was expected");
-      } else {
-        end();
-        if (onReply != null) {
-          onReply.accept(replyType.cast(f.body()));
-        }
-      }
-    }
-
-    void fail(org.kvlab.api.CallFailure.Kind kind, String reason) {
-      end();
-      if (onFailure != null) {
-        onFailure.accept(new org.kvlab.api.CallFailure(kind, reason));
-      } else {
-        env.metrics().count("kit.callFailures");
-      }
-    }
-
-    private void end() {
-      done = true;
-      outstanding.remove(seq);
-      if (timer != null) {
-        timer.cancel();
-      }
-    }
-
-    @Override
-    public Call<P> onReply(java.util.function.Consumer<? super P> action) {
-      this.onReply = action;
-      return this;
-    }
-
-    @Override
-    public Call<P> onFailure(java.util.function.Consumer<? super org.kvlab.api.CallFailure> action) {
-      this.onFailure = action;
-      return this;
-    }
-
-    @Override
-    public Call<P> retryOnTimeout() {
-      this.retry = true;
-      return this;
-    }
-
-    @Override
-    public void cancel() {
-      if (!done) {
-        end();
-      }
-    }
-
-    @Override
-    public boolean done() {
-      return done;
-    }
+    return calls.call(to, request, replyType, timeout);
   }
 
   @Override
   public <P extends Message> QuorumCall<P> callAll(Collection<NodeId> to, Message request, Class<P> replyType,
       int needed, Duration timeout) {
-    List<NodeId> targets = new ArrayList<>(new java.util.LinkedHashSet<>(to));
-    if (needed < 0 || needed > targets.size()) {
-      throw new IllegalArgumentException("callAll needs " + needed + " replies from " + targets.size()
-          + " distinct servers: impossible. Fix: ask for between 0 and " + targets.size());
-    }
-    QuorumImpl<P> q = new QuorumImpl<>(targets.size(), needed);
-    for (NodeId n : targets) {
-      q.members.add(newCall(n, request, replyType, timeout));
-    }
-    for (CallImpl<P> m : q.members) {
-      NodeId n = m.to;
-      m.onReply(p -> q.replied(n, p)).onFailure(f -> q.memberFailed(n, f));
-      m.send(true);
-    }
-    if (needed == 0) {
-      deferred.add(q::complete); // never inside the handler that is still setting the callbacks
-    }
-    return q;
+    return calls.callAll(to, request, replyType, needed, timeout);
   }
-
-  private final class QuorumImpl<P extends Message> implements QuorumCall<P> {
-    final List<CallImpl<P>> members = new ArrayList<>();
-    final int size;
-    final int needed;
-    final Map<NodeId, P> replies = new java.util.LinkedHashMap<>();
-    int failed;
-    boolean done;
-    java.util.function.Consumer<? super Map<NodeId, P>> onQuorum;
-    java.util.function.Consumer<? super org.kvlab.api.CallFailure> onFailure;
-
-    QuorumImpl(int size, int needed) {
-      this.size = size;
-      this.needed = needed;
-    }
-
-    void replied(NodeId from, P reply) {
-      if (done) {
-        return;
-      }
-      replies.put(from, reply);
-      if (replies.size() >= needed) {
-        complete();
-      }
-    }
-
-    void memberFailed(NodeId from, org.kvlab.api.CallFailure f) {
-      if (done) {
-        return;
-      }
-      if (f.kind() == org.kvlab.api.CallFailure.Kind.TIMEOUT) {
-        end(new org.kvlab.api.CallFailure(f.kind(), replies.size() + " of " + needed + " replies within the timeout; "
-            + f.reason()));
-        return;
-      }
-      failed++;
-      if (size - failed < needed) {
-        end(new org.kvlab.api.CallFailure(f.kind(), "quorum of " + needed + " of " + size + " impossible: " + failed
-            + " could not answer; the last: " + f.reason()));
-      }
-    }
-
-    void complete() {
-      if (done) {
-        return;
-      }
-      stop();
-      if (onQuorum != null) {
-        onQuorum.accept(java.util.Collections.unmodifiableMap(replies));
-      }
-    }
-
-    private void end(org.kvlab.api.CallFailure f) {
-      stop();
-      if (onFailure != null) {
-        onFailure.accept(f);
-      } else {
-        env.metrics().count("kit.callFailures");
-      }
-    }
-
-    private void stop() {
-      done = true;
-      for (CallImpl<P> m : members) {
-        m.cancel();
-      }
-    }
-
-    @Override
-    public QuorumCall<P> onQuorum(java.util.function.Consumer<? super Map<NodeId, P>> action) {
-      this.onQuorum = action;
-      return this;
-    }
-
-    @Override
-    public QuorumCall<P> onFailure(java.util.function.Consumer<? super org.kvlab.api.CallFailure> action) {
-      this.onFailure = action;
-      return this;
-    }
-
-    @Override
-    public QuorumCall<P> retryOnTimeout() {
-      for (CallImpl<P> m : members) {
-        m.retryOnTimeout();
-      }
-      return this;
-    }
-
-    @Override
-    public void cancel() {
-      if (!done) {
-        stop();
-      }
-    }
-
-    @Override
-    public boolean done() {
-      return done;
-    }
-
-    @Override
-    public Map<NodeId, P> replies() {
-      return java.util.Collections.unmodifiableMap(replies);
-    }
-  }
-
-  /** The answer to a call or forward of this node: matched by run and number, else dropped. */
-  private void onAnswer(KitFrame f, NodeId from) {
-    Outstanding o = f.run() == run ? outstanding.get(f.seq()) : null;
-    if (o == null || !o.to.equals(from)
-        || (f.kind() == KitFrame.Kind.CALL_REPLY) != (o instanceof CallImpl<?>)) {
-      env.metrics().count("kit.staleAnswers"); // an earlier incarnation's, a cancelled or answered one
-      driver.eventDone();
-      return;
-    }
-    enter(o instanceof CallImpl<?> ? CALL_REPLY : FORWARD_REPLY, f.body() == null ? -1 : types.idOf(f.body().getClass()), from);
-    try {
-      o.answered(f, from);
-    } catch (RuntimeException e) {
-      driver.failed(o instanceof CallImpl<?> ? "call callback" : "forward answer", e, null);
-    }
-    leave();
-  }
-
-  // ---------------------------------------------------------------------------------------------
-  // Calls: the callee's side
-
-  @SuppressWarnings({"unchecked", "rawtypes"})
-  private void onCall(KitFrame f, NodeId from) {
-    int t = types.idOf(f.body().getClass());
-    Handlers.RequestHandler handler = callHandlers[t];
-    RemoteRequest req = new RemoteRequest(KitFrame.Kind.CALL_REPLY, from, f, t);
-    if (handler == null) {
-      enter(CALL, t, from);
-      req.fail("server " + env.self() + " has no call handler for " + typeNames[t]);
-      leave();
-      return;
-    }
-    handled[t]++;
-    enter(CALL, t, from);
-    try {
-      handler.handle(req);
-    } catch (RuntimeException e) {
-      driver.failed("call handler of " + typeNames[t], e, req);
-    }
-    leave();
-  }
-
-  @SuppressWarnings({"unchecked", "rawtypes"})
-  private void onForwarded(KitFrame f, NodeId from) {
-    int t = types.idOf(f.body().getClass());
-    Handlers.RequestHandler handler = requestHandlers[t];
-    RemoteRequest req = new RemoteRequest(KitFrame.Kind.FORWARD_REPLY, from, f, t);
-    enter(FORWARDED, t, from);
-    if (handler == null) {
-      req.fail("server " + env.self() + " has no handler for the forwarded request " + typeNames[t]);
-    } else {
-      handled[t]++;
-      try {
-        handler.handle(req);
-      } catch (RuntimeException e) {
-        driver.failed("handler of " + typeNames[t] + " forwarded by " + from, e, req);
-      }
-    }
-    leave();
-  }
-
-  /** A call from another server, or a client request it forwarded: answered by a kit frame back. */
-  private final class RemoteRequest extends BaseHostRequest {
-    final KitFrame.Kind answerKind;
-    final NodeId from;
-    final KitFrame asked;
-
-    RemoteRequest(KitFrame.Kind answerKind, NodeId from, KitFrame asked, int type) {
-      super(ProtocolHost.this, type, asked.body());
-      this.answerKind = answerKind;
-      this.from = from;
-      this.asked = asked;
-    }
-
-    @Override
-    protected void deliver(Message reply, String error, boolean unknown, boolean overloaded) {
-      try {
-        sendKit(from, new KitFrame(answerKind, asked.run(), asked.seq(), incarnation, reply, error, unknown, overloaded));
-      } catch (BackPressureException e) {
-        env.metrics().count("kit.answersDropped"); // the asking server's timeout answers for it
-      }
-    }
-  }
-
-  // ---------------------------------------------------------------------------------------------
-  // Forwards
 
   @Override
   public <Q extends Message> void forward(NodeId to, Request<Q> request, Duration timeout) {
-    if (!(request instanceof HostRequest original)) {
-      throw new IllegalArgumentException("forward takes a request this server is handling, not a " + request.getClass()
-          .getName());
-    }
-    Invariants.check(!to.equals(env.self()), "server %s forwarded a request to itself", to);
-    Invariants.check(timeout != null && !timeout.isNegative() && !timeout.isZero(),
-        "a forward needs a positive timeout, got %s", timeout);
-    Invariants.check(!original.answered(), "forwarding request %s, which was answered already", name(original.type()));
-    long seq = nextSeq++;
-    Long known = peerIncarnations.get(to);
-    ForwardImpl f = new ForwardImpl(seq, to, original, known == null ? 0 : known);
-    try {
-      sendKit(to, new KitFrame(KitFrame.Kind.FORWARD, run, seq, incarnation, original.body(), null, false, false));
-    } catch (BackPressureException e) {
-      original.fail("server " + env.self() + " could not forward " + name(original.type()) + " to " + to + ": "
-          + e.getMessage());
-      return;
-    }
-    outstanding.put(seq, f);
-    f.timer = after(timeout, () -> {
-      if (outstanding.remove(seq) != null) {
-        original.unknown("no answer from " + to + " within " + timeout + " to the forwarded " + name(original.type())
-            + "; it may still take effect");
-      }
-    });
-  }
-
-  private final class ForwardImpl extends Outstanding {
-    final HostRequest original;
-    long targetIncarnation; // 0: not known when it was sent
-
-    ForwardImpl(long seq, NodeId to, HostRequest original, long targetIncarnation) {
-      super(seq, to);
-      this.original = original;
-      this.targetIncarnation = targetIncarnation;
-    }
-
-    @Override
-    void answered(KitFrame f, NodeId from) {
-      outstanding.remove(seq);
-      timer.cancel();
-      if (f.error() == null) {
-        original.reply(f.body());
-      } else if (f.overloaded()) {
-        original.refuseOverloaded(f.error());
-      } else if (f.unknown()) {
-        original.unknown(f.error());
-      } else {
-        original.fail(f.error());
-      }
-    }
+    forwards.forward(to, request, timeout);
   }
 
   // ---------------------------------------------------------------------------------------------
   // Slots
 
   @Override
-  @SuppressWarnings("unchecked")
   public <S extends Message> Slot<S> slot(S defaultInstance) {
-    SlotImpl<?> existing = slots.get(defaultInstance.getClass());
-    if (existing != null) {
-      return (Slot<S>) existing;
-    }
-    String name = "slot/" + defaultInstance.getDescriptorForType().getFullName();
-    byte[] stored = driver.state().get(name);
-    S value = defaultInstance;
-    if (stored != null) {
-      try {
-        value = (S) defaultInstance.getParserForType().parseFrom(stored);
-      } catch (InvalidProtocolBufferException e) {
-        throw new IllegalStateException("the stored slot " + name + " of server " + env.self()
-            + " does not parse: " + e.getMessage() + ". Fix: a changed message type needs a fresh store", e);
-      }
-    }
-    SlotImpl<S> s = new SlotImpl<>(name, value);
-    slots.put(defaultInstance.getClass(), s);
-    return s;
+    return slots.get(defaultInstance);
   }
 
-  private final class SlotImpl<S extends Message> implements Slot<S> {
-    final String name;
-    S value;
-    boolean isDirty;
-
-    SlotImpl(String name, S value) {
-      this.name = name;
-      this.value = value;
-    }
-
-    @Override
-    public S get() {
-      return value;
-    }
-
-    @Override
-    public void set(S v) {
-      java.util.Objects.requireNonNull(v, "a slot's value");
-      value = v;
-      if (!isDirty) {
-        isDirty = true;
-        dirty.add(this);
-        if (siteKind == OUTSIDE) { // set outside any event (a test on the loop): write now
-          settle();
-        }
-      }
-    }
-
-    void write() {
-      isDirty = false;
-      driver.state().put(name, value.toByteArray());
-    }
+  /** Whether an event is being dispatched (false for code run on the loop outside any, e.g. a test's). */
+  boolean inEvent() {
+    return siteKind != OUTSIDE;
   }
 }

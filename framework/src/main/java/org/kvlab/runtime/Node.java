@@ -731,6 +731,8 @@ public final class Node implements AutoCloseable {
     public void failed(String where, RuntimeException e, HostRequest request) {
       if (e instanceof InvariantViolation) {
         fatal(new IllegalStateException("invariant violated in " + where + ": " + e.getMessage(), e));
+      } else if (where.equals(ProtocolHost.START_SITE)) { // a server that did not start would run on half its state
+        fatal(new IllegalStateException("server " + id + " failed to start: " + e, e));
       } else if (request == null) {
         LOG.error("{}: {} failed: {}", id, where, e.toString(), e);
       } else if (e instanceof org.kvlab.api.BackPressureException) {

@@ -248,6 +248,44 @@ class ProtocolHostTest {
   }
 
   @Test
+  void aRepeatedCall_isDroppedWhileTheFirstIsUnanswered_andHandledAgainAfterTheAnswer() {
+    List<org.kvlab.api.Request<PbApply>> handling = new ArrayList<>();
+    ProtocolHost host = host(on -> on.call(PbApply.class, handling::add), 1);
+    KitFrame call = new KitFrame(KitFrame.Kind.CALL, 99, 5, 3, APPLY, null, false, false);
+    host.onKit(call, PEER);
+    host.onKit(call, PEER); // retryOnTimeout's repeat: the same caller, run and number
+    assertEquals(1, handling.size(), "a repeat of an unanswered call piles up no second wait");
+    host.onKit(new KitFrame(KitFrame.Kind.CALL, 99, 5, 3, APPLY, null, false, false), OTHER);
+    host.onKit(new KitFrame(KitFrame.Kind.CALL, 100, 5, 3, APPLY, null, false, false), PEER);
+    assertEquals(3, handling.size(), "another caller's, or another run's, call of the same number is a new call");
+    handling.get(0).reply(PbApplied.getDefaultInstance());
+    assertEquals(1, driver.sent.size(), "one answer for the first call");
+    host.onKit(call, PEER);
+    assertEquals(4, handling.size(), "a repeat after the answer runs the handler again");
+    handling.get(3).reply(PbApplied.getDefaultInstance());
+    assertEquals(5, driver.lastKit().seq());
+    assertEquals(2, driver.sent.size());
+  }
+
+  @Test
+  void aCallHandler_seesItsCaller_andAForwardedRequestHasNone() {
+    List<java.util.Optional<NodeId>> callers = new ArrayList<>();
+    ProtocolHost host = host(on -> {
+      on.call(PbApply.class, r -> {
+        callers.add(r.from());
+        r.reply(PbApplied.getDefaultInstance());
+      });
+      on.request(PbApply.class, r -> {
+        callers.add(r.from());
+        r.reply(PbApplied.getDefaultInstance());
+      });
+    }, 1);
+    host.onKit(new KitFrame(KitFrame.Kind.CALL, 99, 5, 3, APPLY, null, false, false), PEER);
+    host.onKit(new KitFrame(KitFrame.Kind.FORWARD, 99, 6, 3, APPLY, null, false, false), OTHER);
+    assertEquals(List.of(java.util.Optional.of(PEER), java.util.Optional.empty()), callers);
+  }
+
+  @Test
   void slot_isRestoredByAHostOnTheSameState_andIncarnationsCount() {
     ProtocolHost first = host(on -> {}, KitState.nextIncarnation(driver.state));
     first.after(Duration.ZERO, () -> first.slot(PbState.getDefaultInstance()).set(PbState.newBuilder().setVer(9).build()));

@@ -110,4 +110,29 @@ class KitRuntimeTest {
       }
     }
   }
+
+  /** Any exception in onStart halts the server with its cause, not only an invariant violation (a porter's report). */
+  @Test
+  void whenOnStartThrows_theServerHaltsWithTheCause() throws Exception {
+    org.kvlab.api.Protocol broken = new org.kvlab.testing.KitVariant("kit", () -> new org.kvlab.api.Server<>() {
+      @Override
+      protected void register(org.kvlab.api.Handlers on) {}
+
+      @Override
+      protected void onStart() {
+        throw new IllegalStateException("state not loaded");
+      }
+    }, null, java.util.Map.of());
+    ClusterConfig config = TestClusters.loopback("kitstart", 1, 1, TestClusters.memory());
+    Node node = Node.start(config, NodeId.of(0, 0), broken);
+    try {
+      var halted = org.junit.jupiter.api.Assertions.assertThrows(java.util.concurrent.ExecutionException.class,
+          () -> node.terminated().get(30, TimeUnit.SECONDS));
+      assertTrue(halted.getCause().getMessage().contains("server 0_0 failed to start: java.lang.IllegalStateException:"
+          + " state not loaded"), halted.getCause().getMessage());
+      assertTrue(halted.getCause().getCause() instanceof IllegalStateException, "the cause is kept");
+    } finally {
+      node.closeQuietly();
+    }
+  }
 }

@@ -86,7 +86,7 @@ final class SimNode implements HostDriver {
       host.bind(server);
       host.start();
     } catch (RuntimeException e) {
-      failed("start", e);
+      failed(ProtocolHost.START_SITE, e);
     }
     report();
     for (SimNode other : sim.nodes.values()) { // what the runtime's peers learn from this node's Welcome, and it from theirs
@@ -141,7 +141,7 @@ final class SimNode implements HostDriver {
 
   /** What {@link #guarded} does when {@code what} threw {@code e}: the run fails, naming it. */
   private void failed(String what, RuntimeException e) {
-    if (what.equals("start") && incarnation == 0 && startFailure == null) {
+    if (what.equals(ProtocolHost.START_SITE) && incarnation == 0 && startFailure == null) {
       startFailure = e;
     }
     if (e instanceof InvariantViolation) {

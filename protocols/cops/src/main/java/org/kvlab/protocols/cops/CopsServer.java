@@ -3,7 +3,7 @@ package org.kvlab.protocols.cops;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.HashMap;
-import java.util.HashSet;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -114,7 +114,9 @@ class CopsServer extends Server<Record> {
   private void await(Replicate m) {
     long before = received[m.getSr()];
     received[m.getSr()] = m.getVer();
-    Set<Dep> unchecked = new HashSet<>(dependenciesToCheck(m));
+    // In the client's order: a message's hashCode() mixes in its descriptor's identity hash, so a HashSet's order
+    // (and with it the order of the dep_checks) would change from one JVM to the next and a seed would not replay.
+    Set<Dep> unchecked = new LinkedHashSet<>(dependenciesToCheck(m));
     for (Dep d : List.copyOf(unchecked)) {
       depCheck(d, () -> unchecked.remove(d));
     }
@@ -140,6 +142,8 @@ class CopsServer extends Server<Record> {
   /** dep_check(d) from another partition of this datacenter: answered once d is visible here. */
   private void onDepCheck(Request<DepCheck> req) {
     Dep d = req.body().getDep();
+    Invariants.check(req.from().map(NodeId::dc).orElse(-1) == dc(), "dep_check of %s from %s, not from datacenter %s",
+        d, req.from(), dc());
     waitUntil(() -> isApplied(d), () -> req.reply(DepOk.getDefaultInstance()));
   }
 
