@@ -5,7 +5,6 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.LongConsumer;
-import org.kvlab.api.Pacer;
 import org.kvlab.api.Request;
 import org.kvlab.api.ServerContext;
 import org.kvlab.api.Timer;

@@ -1,4 +1,4 @@
-package org.kvlab.api;
+package org.kvlab.host;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -8,6 +8,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.PriorityQueue;
+import org.kvlab.api.Clock;
+import org.kvlab.api.ServerContext;
+import org.kvlab.api.Timer;
 import org.junit.jupiter.api.Test;
 
 /** The idle back-off on a virtual clock: fast while engaged, slow when idle, at once when woken by a lease. */

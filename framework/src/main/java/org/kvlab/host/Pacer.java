@@ -1,7 +1,10 @@
-package org.kvlab.api;
+package org.kvlab.host;
 
 import java.time.Duration;
 import java.util.function.LongConsumer;
+import org.kvlab.api.Invariants;
+import org.kvlab.api.ServerContext;
+import org.kvlab.api.Timer;
 
 /**
  * A periodic step with an idle back-off, for protocols whose servers exchange timer messages (heartbeats,
