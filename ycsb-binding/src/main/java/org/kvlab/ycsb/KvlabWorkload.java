@@ -38,7 +38,8 @@ import site.ycsb.workloads.CoreWorkload;
  * </ul>
  * With {@code kvlab.txnworkload} ({@code list-append}, {@code rw-register} or {@code bank}) the {@code txproportion}
  * transaction is instead one of that black-box checker workload ({@link org.kvlab.check.txn.TxnGenerator}, as the
- * simulator's {@code --txn-workload}) over its own keys {@code txn0..txn<kvlab.txnkeys - 1>} (default 20), with
+ * simulator's {@code --txn-workload}) over its own keys {@code <workload>-0 .. <workload>-<kvlab.txnkeys - 1>}
+ * (default 20, e.g. {@code list-append-7}), with
  * {@code kvlab.txnlength} (MIN..MAX, default 1..4), {@code kvlab.txnreadshare} (default 0.5),
  * {@code kvlab.txndistribution} (uniform or zipfian, default uniform) and {@code kvlab.txnlocality} (default 0; the
  * session is the YCSB thread); with {@code kvlab.history} the run's history is then judged by
@@ -214,7 +215,7 @@ public class KvlabWorkload extends CoreWorkload {
       txnByPartition.add(new ArrayList<>());
     }
     for (int i = 0; i < keys; i++) {
-      String k = "txn" + i;
+      String k = g.kind() + "-" + i;
       txnAll.add(k);
       txnByPartition.get(topology.partitionOf(k)).add(k);
     }
