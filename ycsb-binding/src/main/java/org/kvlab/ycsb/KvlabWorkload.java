@@ -137,6 +137,10 @@ public class KvlabWorkload extends CoreWorkload {
     double zipfS = proportion(p, "txzipfs", "2");
     topology = target.config().topology();
     txnGenerator = txnGenerator(p);
+    if (txnGenerator != null && tx == 0) {
+      throw new WorkloadException(TXN_WORKLOAD + "=" + txnGenerator.kind() + " draws the TX transactions, and"
+          + " txproportion is 0. Fix: set txproportion (e.g. txproportion=1 readproportion=0 updateproportion=0)");
+    }
     if (tx > 0 && txnGenerator == null) {
       if (!partner.equals("uniform") && !partner.equals("zipf")) {
         throw new WorkloadException("txpartner=" + partner + " is not a partner choice. Fix: uniform or zipf");

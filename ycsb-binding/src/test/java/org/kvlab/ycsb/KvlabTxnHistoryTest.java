@@ -131,4 +131,25 @@ class KvlabTxnHistoryTest {
     assertFalse(caught.valid(), "a read of " + key + " without its first element " + list[0] + " must fail: "
         + caught);
   }
+
+  @Test
+  void when_theTxnWorkloadOrHistoryIsWrong_then_initNamesTheFix(@TempDir Path dir) throws Exception {
+    try (YcsbClusters c = YcsbClusters.start("camu", 1, 2, dir)) {
+      for (String[] bad : new String[][] {
+          {KvlabWorkload.TXN_WORKLOAD, "list-apend", "unknown transaction workload 'list-apend'"},
+          {KvlabWorkload.TXN_LENGTH, "3", "kvlab.txnlength=3 is not MIN..MAX"},
+          {"txproportion", "0", "txproportion is 0"},
+          {KvlabClients.HISTORY, dir.toString(), "is not a file to write"}}) {
+        Properties p = c.props();
+        p.setProperty("recordcount", "10");
+        p.setProperty("txproportion", "1");
+        p.setProperty(KvlabWorkload.TXN_WORKLOAD, "list-append");
+        p.setProperty(bad[0], bad[1]);
+        Measurements.setProperties(p);
+        site.ycsb.WorkloadException e = org.junit.jupiter.api.Assertions.assertThrows(
+            site.ycsb.WorkloadException.class, () -> new KvlabWorkload().init(p));
+        assertTrue(e.getMessage().contains(bad[2]) && e.getMessage().contains("Fix"), e.getMessage());
+      }
+    }
+  }
 }
