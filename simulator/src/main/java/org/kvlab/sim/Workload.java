@@ -153,16 +153,7 @@ public record Workload(int sessionsPerDc, int keys, double getRatio, double rotx
 
     /** The cumulative distribution of YCSB's Zipf (constant 0.99) over {@code keys} ranks. */
     static double[] zipfCdf(int keys) {
-      double[] cdf = new double[keys];
-      double sum = 0;
-      for (int i = 0; i < keys; i++) {
-        sum += 1.0 / Math.pow(i + 1, 0.99);
-        cdf[i] = sum;
-      }
-      for (int i = 0; i < keys; i++) {
-        cdf[i] /= sum;
-      }
-      return cdf;
+      return org.kvlab.check.txn.TxnGenerator.zipfCdf(keys);
     }
 
     public String next(Random random) {

@@ -31,6 +31,8 @@ final class KvlabClients {
   static final String PROTOCOL = "kvlab.protocol";
   static final String TIMEOUT = "kvlab.timeout";
   static final String CLIENT_THREADS = "kvlab.clientthreads";
+  /** A history file: every operation of this JVM's sessions, written when the last one closes (docs/ycsb.md). */
+  static final String HISTORY = "kvlab.history";
 
   private static final Map<Target, Shared> SHARED = new HashMap<>(); // guarded by KvlabClients.class
 
@@ -44,7 +46,8 @@ final class KvlabClients {
   }
 
   /** What the properties ask for, validated, before anything connects. */
-  record Target(Path clusterFile, ClusterConfig config, Protocol protocol, int dc, Duration timeout, int clientThreads) {
+  record Target(Path clusterFile, ClusterConfig config, Protocol protocol, int dc, Duration timeout, int clientThreads,
+      Path history) {
     @Override
     public boolean equals(Object o) {
       return o instanceof Target t && t.clusterFile.equals(clusterFile) && t.protocol.name().equals(protocol.name())
@@ -128,7 +131,21 @@ final class KvlabClients {
       throw new SetupException(CLIENT_THREADS + "=" + threadsText + " is not a thread count. Fix: use 1 to 256, or 0 "
           + "for the runtime's default (one per two cores, 1 to 4)");
     }
-    return new Target(path, config, protocol, dc, timeout, threads);
+    String history = props.getProperty(HISTORY);
+    Path historyFile = null;
+    if (history != null) {
+      try {
+        historyFile = Path.of(history.trim()).toAbsolutePath().normalize();
+      } catch (java.nio.file.InvalidPathException e) {
+        throw new SetupException(HISTORY + "=" + history + " is not a file name. Fix: name a file to write, e.g. "
+            + HISTORY + "=history.jsonl");
+      }
+      if (history.isBlank() || Files.isDirectory(historyFile)) {
+        throw new SetupException(HISTORY + "=" + history + " is not a file to write. Fix: name a file, e.g. "
+            + HISTORY + "=history.jsonl");
+      }
+    }
+    return new Target(path, config, protocol, dc, timeout, threads, historyFile);
   }
 
   private static int intOrMinusOne(String text) {
@@ -147,6 +164,9 @@ final class KvlabClients {
           ? new ClientRuntime(target.config(), target.protocol(), target.clientThreads())
           : new ClientRuntime(target.config(), target.protocol());
       s = new Shared(target, runtime);
+      if (target.history() != null) {
+        runtime.recordHistory(s.recorder);
+      }
       SHARED.put(target, s);
     }
     s.references++;
@@ -158,6 +178,7 @@ final class KvlabClients {
     final Target target;
     final ClientRuntime runtime;
     private final List<String> probeKeys;
+    private final org.kvlab.history.History.Recorder recorder = new org.kvlab.history.History.Recorder();
     private int references; // guarded by KvlabClients.class
 
     private Shared(Target target, ClientRuntime runtime) {
@@ -187,7 +208,11 @@ final class KvlabClients {
       return session;
     }
 
-    /** Drops a reference; the last one closes the runtime. */
+    /**
+     * Drops a reference; the last one closes the runtime and writes the history ({@code kvlab.history}), if asked.
+     *
+     * @throws java.io.UncheckedIOException if the history cannot be written
+     */
     void release() {
       boolean close;
       synchronized (KvlabClients.class) {
@@ -198,6 +223,14 @@ final class KvlabClients {
       }
       if (close) {
         runtime.close();
+        if (target.history() != null) {
+          try {
+            org.kvlab.history.HistoryFiles.write(recorder.build(), target.history());
+          } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException("cannot write the history " + target.history() + " (" + HISTORY
+                + "): " + e.getMessage() + ". Fix: name a file in a writable directory", e);
+          }
+        }
       }
     }
   }

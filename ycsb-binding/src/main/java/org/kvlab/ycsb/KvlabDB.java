@@ -225,7 +225,11 @@ public class KvlabDB extends DB {
     if (shared != null) {
       KvlabClients.Shared s = shared;
       shared = null;
-      s.release();
+      try {
+        s.release();
+      } catch (java.io.UncheckedIOException e) {
+        throw new DBException(e.getMessage(), e);
+      }
     }
   }
 
@@ -369,6 +373,23 @@ public class KvlabDB extends DB {
       return Status.OK;
     } catch (RuntimeException e) {
       return failed("transaction", reads.toString(), e);
+    }
+  }
+
+  /**
+   * One transaction as asked ({@code kvlab.txnworkload}: list-append, rw-register or bank, whose values are the
+   * checkers' and not YCSB records), for protocols that offer {@link org.kvlab.api.Transactions}.
+   */
+  public Status transact(org.kvlab.api.TxnRequest request) {
+    if (!session.supportsTransactions()) {
+      return unsupported("transaction", "set txproportion=0 or use a protocol with multi-key transactions: "
+          + KvlabClients.Target.protocolsWithTransactions());
+    }
+    try {
+      session.transact(request);
+      return Status.OK;
+    } catch (RuntimeException e) {
+      return failed("transaction", request.keys().toString(), e);
     }
   }
 

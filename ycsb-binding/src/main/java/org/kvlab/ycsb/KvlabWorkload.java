@@ -36,6 +36,14 @@ import site.ycsb.workloads.CoreWorkload;
  *       distinct keys spread round-robin over those partitions (each drawn from the request distribution among
  *       the keys of its partition); it reads every key and writes a new record to each.
  * </ul>
+ * With {@code kvlab.txnworkload} ({@code list-append}, {@code rw-register} or {@code bank}) the {@code txproportion}
+ * transaction is instead one of that black-box checker workload ({@link org.kvlab.check.txn.TxnGenerator}, as the
+ * simulator's {@code --txn-workload}) over its own keys {@code <workload>-0 .. <workload>-<kvlab.txnkeys - 1>}
+ * (default 20, e.g. {@code list-append-7}), with
+ * {@code kvlab.txnlength} (MIN..MAX, default 1..4), {@code kvlab.txnreadshare} (default 0.5),
+ * {@code kvlab.txndistribution} (uniform or zipfian, default uniform) and {@code kvlab.txnlocality} (default 0; the
+ * session is the YCSB thread); with {@code kvlab.history} the run's history is then judged by
+ * {@code kvlab check --check serializable}.
  * All proportions, core and kvlab, are weights of one choice: an operation's share is its proportion
  * divided by the sum of all proportions (as in YCSB, which does not require them to add up to 1).
  *
@@ -73,6 +81,20 @@ public class KvlabWorkload extends CoreWorkload {
   private final AtomicLong firstOperationNanos = new AtomicLong(NOT_STARTED);
   private static final long NOT_STARTED = Long.MIN_VALUE;
   static final String RUN_SECONDS = "kvlab.runseconds";
+  static final String TXN_WORKLOAD = "kvlab.txnworkload";
+  static final String TXN_KEYS = "kvlab.txnkeys";
+  static final String TXN_LENGTH = "kvlab.txnlength";
+  static final String TXN_READ_SHARE = "kvlab.txnreadshare";
+  static final String TXN_DISTRIBUTION = "kvlab.txndistribution";
+  static final String TXN_LOCALITY = "kvlab.txnlocality";
+  /** kvlab.txnworkload's generator, its keys in rank order and by partition; null without kvlab.txnworkload. */
+  private org.kvlab.check.txn.TxnGenerator txnGenerator;
+  private List<String> txnAll;
+  private List<List<String>> txnByPartition;
+  private final ThreadLocal<Integer> threadId = ThreadLocal.withInitial(() -> 0);
+  /** Elements and values of kvlab.txnworkload: a random base per JVM, so that the JVMs of one run do not collide. */
+  private final AtomicLong txnUnique = new AtomicLong(
+      java.util.concurrent.ThreadLocalRandom.current().nextLong(1L << 22) << 40);
 
   @Override
   public void init(Properties p) throws WorkloadException {
@@ -114,7 +136,12 @@ public class KvlabWorkload extends CoreWorkload {
     String partner = p.getProperty("txpartner", "uniform").trim();
     double zipfS = proportion(p, "txzipfs", "2");
     topology = target.config().topology();
-    if (tx > 0) {
+    txnGenerator = txnGenerator(p);
+    if (txnGenerator != null && tx == 0) {
+      throw new WorkloadException(TXN_WORKLOAD + "=" + txnGenerator.kind() + " draws the TX transactions, and"
+          + " txproportion is 0. Fix: set txproportion (e.g. txproportion=1 readproportion=0 updateproportion=0)");
+    }
+    if (tx > 0 && txnGenerator == null) {
       if (!partner.equals("uniform") && !partner.equals("zipf")) {
         throw new WorkloadException("txpartner=" + partner + " is not a partner choice. Fix: uniform or zipf");
       }
@@ -160,7 +187,43 @@ public class KvlabWorkload extends CoreWorkload {
       throw new WorkloadException("ampinsertproportion, rotxproportion and txproportion need -db "
           + KvlabDB.class.getName() + " (no KvlabDB was initialised on YCSB client thread " + mythreadid + ")");
     }
+    threadId.set(mythreadid);
     return super.initThread(p, mythreadid, threadcount);
+  }
+
+  /** kvlab.txnworkload and its parameters, or null if it is not set; fills the key lists. */
+  private org.kvlab.check.txn.TxnGenerator txnGenerator(Properties p) throws WorkloadException {
+    String kind = p.getProperty(TXN_WORKLOAD);
+    if (kind == null) {
+      return null;
+    }
+    int keys = count(p, TXN_KEYS, 20);
+    String length = p.getProperty(TXN_LENGTH, "1..4").trim();
+    String[] range = length.split("\\.\\.", -1);
+    org.kvlab.check.txn.TxnGenerator g;
+    try {
+      if (range.length != 2) {
+        throw new NumberFormatException();
+      }
+      g = new org.kvlab.check.txn.TxnGenerator(kind.trim(), Integer.parseInt(range[0].trim()),
+          Integer.parseInt(range[1].trim()), proportion(p, TXN_READ_SHARE, "0.5"),
+          p.getProperty(TXN_DISTRIBUTION, "uniform").trim(), proportion(p, TXN_LOCALITY, "0"));
+    } catch (NumberFormatException e) {
+      throw new WorkloadException(TXN_LENGTH + "=" + length + " is not MIN..MAX. Fix: e.g. " + TXN_LENGTH + "=1..4");
+    } catch (IllegalArgumentException e) {
+      throw new WorkloadException(TXN_WORKLOAD + ": " + e.getMessage());
+    }
+    txnAll = new ArrayList<>();
+    txnByPartition = new ArrayList<>();
+    for (int i = 0; i < topology.partitions(); i++) {
+      txnByPartition.add(new ArrayList<>());
+    }
+    for (int i = 0; i < keys; i++) {
+      String k = g.kind() + "-" + i;
+      txnAll.add(k);
+      txnByPartition.get(topology.partitionOf(k)).add(k);
+    }
+    return g;
   }
 
   private static double proportion(Properties p, String name) throws WorkloadException {
@@ -244,6 +307,16 @@ public class KvlabWorkload extends CoreWorkload {
   /** Hook: a multi-key transaction reading and writing {@code txkeys} keys (init refuses it for now). */
   public void doTransactionTx() {
     KvlabDB kvlab = kvlab();
+    if (txnGenerator != null) {
+      int session = threadId.get();
+      org.kvlab.api.TxnRequest request = txnGenerator.next(java.util.concurrent.ThreadLocalRandom.current(), session,
+          txnAll, txnByPartition.get(Math.floorMod(session, txnByPartition.size())), txnUnique.incrementAndGet());
+      long intended = measurements.getIntendedtartTimeNs();
+      long start = System.nanoTime();
+      Status status = kvlab.transact(request);
+      measure(TX, status, intended, start, System.nanoTime());
+      return;
+    }
     List<String> keys = txnKeys();
     if (keys == null) {
       measure(TX, Status.BAD_REQUEST, measurements.getIntendedtartTimeNs(), System.nanoTime(), System.nanoTime());
@@ -354,8 +427,13 @@ public class KvlabWorkload extends CoreWorkload {
   public void cleanup() throws WorkloadException {
     super.cleanup();
     if (preflight != null) {
-      preflight.release();
+      KvlabClients.Shared s = preflight;
       preflight = null;
+      try {
+        s.release();
+      } catch (java.io.UncheckedIOException e) {
+        throw new WorkloadException(e.getMessage());
+      }
     }
     long failed = KvlabDB.errors() + KvlabDB.unavailable() - errorsBefore;
     if (failed > 0) {
