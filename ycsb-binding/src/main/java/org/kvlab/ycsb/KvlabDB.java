@@ -254,9 +254,9 @@ public class KvlabDB extends DB {
     return session.supportsReadOnlyTx();
   }
 
-  /** Multi-key (read-write) transactions: no kvlab protocol offers them yet (CaMu will). */
+  /** Whether this thread's session offers multi-key (read-write) transactions (its protocol has the capability, e.g. CaMu). */
   public boolean supportsTransactions() {
-    return false;
+    return session != null && session.supportsTransactions();
   }
 
   @Override
