@@ -15,8 +15,9 @@ public final class Cops extends BaseProtocol {
 
   static final MessageTypes MESSAGES = MessageTypes.of(GetReq.class, GetReply.class, PutReq.class, PutReply.class,
       Replicate.class, DepCheck.class, DepOk.class, Visible.class);
-  /** (ver, sr, state): the stable copy of a version sorts above its visible copy. */
-  static final RecordType<Record> RECORD = RecordType.of(Record.class, r -> VersionKey.of(r.getVer(), r.getSr(), r.getState()));
+  /** (ver, sr, state, key hash): the visible copy of a version sorts above its pending copy, the stable copy above both. */
+  static final RecordType<Record> RECORD = RecordType.of(Record.class,
+      r -> VersionKey.of(r.getVer(), r.getSr(), r.getState(), r.getKey().hashCode() & 0xffffffffL));
 
   public Cops() {
     super("cops",

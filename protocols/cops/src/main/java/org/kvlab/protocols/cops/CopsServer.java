@@ -1,11 +1,13 @@
 package org.kvlab.protocols.cops;
 
 import java.time.Duration;
-import java.util.Collections;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import org.kvlab.api.Acks;
 import org.kvlab.api.Handlers;
@@ -13,59 +15,75 @@ import org.kvlab.api.Invariants;
 import org.kvlab.api.NodeId;
 import org.kvlab.api.Request;
 import org.kvlab.api.Server;
-import org.kvlab.api.Slot;
 
 /**
  * COPS server (Lloyd et al., SOSP 2011; seed 003 §3.2.1): a local PUT is visible at once and replicated
- * with its dependencies; a replicated version waits until every dependency is visible in this datacenter,
- * asked of the partitions that hold them (dep_check), and then becomes visible.
+ * with its dependencies; a replicated version is stored pending and becomes visible when every
+ * dependency is visible in this datacenter, asked of the partitions that hold them (dep_check).
  */
 class CopsServer extends Server<Record> {
   static final int VISIBLE = 1;
   static final int STABLE = 2;
-  /** Where kvlab kept this server's state among the store's keys before the protocol kit: such a store is refused. */
-  static final String OLD_KEYS = "\u0000cops.";
+  static final int INDEX = 3;
+  static final int MARK = 4;
+  /** Reserved key whose versions are the replicated versions not applied yet (a restarted server checks them again). */
+  static final String PENDING_INDEX = "\u0000cops.pending";
+  /** Reserved key holding the last version this server made (versions stay unique across restarts). */
+  static final String CLOCK = "\u0000cops.clock";
+  /** Reserved key prefix: "\0cops.applied.<dc>" holds the newest version of datacenter dc applied here. */
+  static final String APPLIED = "\u0000cops.applied.";
 
-  private Duration depRetry;
-  private Slot<Clock> clock;             // the last version this server made
-  private Slot<Replication> replication; // per writing datacenter the newest version applied; the versions waiting
-  private long lastVer;                  // largest version this server has seen or made
-  private long[] received;               // per writing datacenter: newest version received (applied or waiting)
+  private long lastVer;                                            // largest version this server has seen or made
+  private long[] applied;                                          // per writing datacenter: newest version applied here
+  private final Map<Dep, Waiting> waiting = new LinkedHashMap<>(); // replicated versions not applied yet, by version
+  // the same, by the dependency they wait for; insertion-ordered: a protobuf message's hashCode() mixes in its
+  // descriptor's identity hash, so a HashMap's order (iterated when checks are resent) would change from one JVM to the
+  // next and a seed would not replay
+  private final Map<Dep, List<Waiting>> byDep = new LinkedHashMap<>();
+  private final Map<Dep, Set<NodeId>> checks = new LinkedHashMap<>(); // dep checks asked of this server, not yet true
   private final Map<Dep, Acks<Integer>> stability = new HashMap<>(); // own writes: datacenters that applied them
+
+  /** A replicated version and the dependencies it still waits for. */
+  private record Waiting(Dep version, Replicate m, Acks<Dep> deps) {}
 
   @Override
   protected void register(Handlers on) {
     on.request(GetReq.class, this::onGet);
     on.request(PutReq.class, this::onPut);
     on.message(Replicate.class, this::onReplicate);
-    on.call(DepCheck.class, this::onDepCheck);
+    on.message(DepCheck.class, (m, from) -> onDepCheck(m.getDep(), from));
+    on.message(DepOk.class, (m, from) -> onDepOk(m.getDep()));
     on.message(Visible.class, (m, from) -> onVisibleAt(m.getVersion(), from.dc()));
+    on.every(params().duration("depRetry", Duration.ofMillis(500)), this::resendChecks);
   }
 
   @Override
   protected void onStart() {
-    for (String key : List.of(OLD_KEYS + "clock", OLD_KEYS + "pending")) { // a store that took a write or a replica
-      Invariants.check(store().newest(key).isEmpty(), "the store of %s holds COPS's state under the key \\0cops.%s,"
-          + " where kvlab kept it before the protocol kit; this version keeps it in its slots and would start without"
-          + " it. Fix: start on a fresh store (./kvlab local down --wipe, or delete the server's data directory)",
-          self(), key.substring(OLD_KEYS.length()));
+    lastVer = Math.max(nowMicros(), store().newest(CLOCK).map(Record::getVer).orElse(0L));
+    applied = new long[topology().datacenters()];
+    for (int k = 0; k < applied.length; k++) {
+      applied[k] = store().newest(APPLIED + k).map(Record::getVer).orElse(0L);
     }
-    depRetry = params().duration("depRetry", Duration.ofMillis(500));
-    clock = slot(Clock.getDefaultInstance());
-    replication = slot(Replication.getDefaultInstance());
-    lastVer = Math.max(nowMicros(), clock.get().getLastVer());
-    if (replication.get().getAppliedCount() == 0) { // a fresh store: nothing applied yet
-      replication.set(Replication.newBuilder().addAllApplied(Collections.nCopies(topology().datacenters(), 0L)).build());
+    recover(); // before any message: the versions waiting before the crash come first in their datacenter's order
+  }
+
+  /** After a restart: the pending versions of the index are checked again, oldest first (their checks were lost). */
+  private void recover() {
+    List<Record> index = new ArrayList<>(store().versions(PENDING_INDEX));
+    java.util.Collections.reverse(index); // versions() is newest first; a datacenter's versions are applied in order
+    for (Record e : index) {
+      Dep version = Dep.newBuilder().setKey(e.getKey()).setVer(e.getVer()).setSr(e.getSr()).build();
+      if (applied[e.getSr()] < e.getVer() && !waiting.containsKey(version)) {
+        await(Replicate.newBuilder().setKey(e.getKey()).setValue(e.getValue()).setVer(e.getVer()).setSr(e.getSr())
+            .addAllDeps(e.getDepsList()).build());
+      }
     }
-    received = replication.get().getAppliedList().stream().mapToLong(Long::longValue).toArray();
-    // After a restart the waiting versions are checked again, oldest first (their checks were lost with the crash).
-    replication.get().getWaitingList().forEach(this::await);
   }
 
   /** get(k): the newest visible version; stable tells the client it need not depend on it. */
   private void onGet(Request<GetReq> req) {
     GetReply.Builder reply = GetReply.newBuilder();
-    store().newest(req.body().getKey()).ifPresent(r -> reply
+    store().newest(req.body().getKey(), r -> r.getState() == VISIBLE || r.getState() == STABLE).ifPresent(r -> reply
         .setFound(true).setValue(r.getValue()).setVer(r.getVer()).setSr(r.getSr()).setStable(r.getState() == STABLE));
     req.reply(reply.build());
   }
@@ -86,7 +104,8 @@ class CopsServer extends Server<Record> {
     Dep version = Dep.newBuilder().setKey(key).setVer(ver).setSr(dc()).build();
     sendToPeers(Replicate.newBuilder().setKey(key).setValue(r.getValue()).setVer(ver).setSr(dc())
         .addAllDeps(req.body().getDepsList()).build());
-    clock.set(Clock.newBuilder().setLastVer(ver).build());
+    store().put(CLOCK, Record.newBuilder().setVer(ver).setState(MARK).build());
+    store().prune(CLOCK, x -> true);
     store().put(key, r);
     prune(key);
     req.reply(PutReply.newBuilder().setVer(ver).build());
@@ -94,33 +113,36 @@ class CopsServer extends Server<Record> {
     stability.put(version, Acks.all(others, () -> markStable(version, r)));
   }
 
-  /** Replicate from the writing datacenter: kept in the slot while it waits for its dependencies. */
+  /** Replicate from the writing datacenter: stored pending (and indexed), applied once its dependencies are. */
   private void onReplicate(Replicate m, NodeId from) {
     Invariants.check(m.getSr() == from.dc(), "replicate from %s carries source replica %s", from, m.getSr());
+    Dep version = Dep.newBuilder().setKey(m.getKey()).setVer(m.getVer()).setSr(m.getSr()).build();
     lastVer = Math.max(lastVer, m.getVer());
-    if (m.getVer() <= applied(m.getSr())) { // a duplicate of an applied version
-      send(from, Visible.newBuilder().setVersion(versionOf(m)).build());
-    } else if (m.getVer() > received[m.getSr()]) { // else a duplicate of a version still waiting
-      replication.set(replication.get().toBuilder().addWaiting(m).build());
-      await(m);
+    if (waiting.containsKey(version)) {
+      return; // a duplicate of a version still waiting
     }
+    if (applied[m.getSr()] >= m.getVer()) { // a duplicate of an applied version
+      send(from, Visible.newBuilder().setVersion(version).build());
+      return;
+    }
+    store().put(PENDING_INDEX, Record.newBuilder().setKey(m.getKey()).setValue(m.getValue()).setVer(m.getVer())
+        .setSr(m.getSr()).setState(INDEX).addAllDeps(m.getDepsList()).build());
+    await(m);
   }
 
-  /**
-   * A replicated version waits until each of its dependencies is visible in this datacenter (dep_check) and the
-   * version its datacenter made before it is applied here, then becomes visible: a datacenter's versions are applied
-   * in the order it made them, so "applied[sr] &gt;= ver" says exactly which of sr's versions are here.
-   */
+  /** Starts the dependency checks of a pending version (the paper's dep_check to the partition of each dependency). */
   private void await(Replicate m) {
-    long before = received[m.getSr()];
-    received[m.getSr()] = m.getVer();
-    // In the client's order: a message's hashCode() mixes in its descriptor's identity hash, so a HashSet's order
-    // (and with it the order of the dep_checks) would change from one JVM to the next and a seed would not replay.
-    Set<Dep> unchecked = new LinkedHashSet<>(dependenciesToCheck(m));
-    for (Dep d : List.copyOf(unchecked)) {
-      depCheck(d, () -> unchecked.remove(d));
+    Dep version = Dep.newBuilder().setKey(m.getKey()).setVer(m.getVer()).setSr(m.getSr()).build();
+    List<Dep> deps = dependenciesToCheck(m);
+    Waiting w = new Waiting(version, m, Acks.all(deps, () -> applyInOrder(m.getSr())));
+    waiting.put(version, w);
+    for (Dep d : deps) {
+      byDep.computeIfAbsent(d, x -> new ArrayList<>()).add(w);
     }
-    waitUntil(() -> unchecked.isEmpty() && applied(m.getSr()) == before, () -> apply(m));
+    for (Dep d : deps) {
+      check(d);
+    }
+    applyInOrder(m.getSr());
   }
 
   /** The dependencies a replicated version waits for (all of them; a test mutant skips them). */
@@ -128,53 +150,85 @@ class CopsServer extends Server<Record> {
     return m.getDepsList();
   }
 
-  /** dep_check(d) at the partition of this datacenter that holds d's key; {@code then} runs once d is visible there. */
-  private void depCheck(Dep d, Runnable then) {
-    NodeId holder = topology().serverFor(d.getKey(), dc());
-    if (holder.equals(self())) {
-      waitUntil(() -> isApplied(d), then);
-    } else { // asked again every depRetry: the holder may restart and forget the check
-      call(holder, DepCheck.newBuilder().setDep(d).build(), DepOk.class, depRetry).retryOnTimeout()
-          .onReply(ok -> then.run());
+  /**
+   * Applies the versions of datacenter sr in the order they arrived (the order sr made them), each once
+   * its dependencies are visible: then "applied[sr] >= ver" says exactly which of sr's versions are here.
+   */
+  private void applyInOrder(int sr) {
+    boolean progress = true;
+    while (progress) {
+      progress = false;
+      for (Waiting w : waiting.values()) {
+        if (w.version().getSr() == sr) {
+          if (w.deps().done()) {
+            apply(w);
+            progress = true;
+          }
+          break; // only the oldest of sr's versions may be applied
+        }
+      }
     }
   }
 
-  /** dep_check(d) from another partition of this datacenter: answered once d is visible here. */
-  private void onDepCheck(Request<DepCheck> req) {
-    Dep d = req.body().getDep();
-    Invariants.check(req.from().map(NodeId::dc).orElse(-1) == dc(), "dep_check of %s from %s, not from datacenter %s",
-        d, req.from(), dc());
-    waitUntil(() -> isApplied(d), () -> req.reply(DepOk.getDefaultInstance()));
+  private void check(Dep d) {
+    NodeId holder = topology().serverFor(d.getKey(), dc());
+    if (holder.equals(self())) {
+      onDepCheck(d, self());
+    } else {
+      send(holder, DepCheck.newBuilder().setDep(d).build());
+    }
+  }
+
+  /** dep_check(d) from a partition of this datacenter: answer now if d is applied here, else when it is. */
+  private void onDepCheck(Dep d, NodeId asker) {
+    Invariants.check(asker.dc() == dc(), "dependency check from %s, another datacenter", asker);
+    if (isApplied(d)) {
+      answer(d, asker);
+    } else {
+      checks.computeIfAbsent(d, x -> new LinkedHashSet<>()).add(asker);
+    }
   }
 
   /** d is here: written here, or applied here (versions of one datacenter are applied in order). */
   private boolean isApplied(Dep d) {
-    return d.getSr() == dc() || applied(d.getSr()) >= d.getVer();
+    return d.getSr() == dc() || applied[d.getSr()] >= d.getVer();
   }
 
-  private long applied(int sr) {
-    return replication.get().getApplied(sr);
+  private void answer(Dep d, NodeId asker) {
+    if (asker.equals(self())) {
+      onDepOk(d);
+    } else {
+      send(asker, DepOk.newBuilder().setDep(d).build());
+    }
+  }
+
+  private void onDepOk(Dep d) {
+    List<Waiting> ws = byDep.remove(d);
+    if (ws != null) {
+      for (Waiting w : ws) {
+        w.deps().ack(d);
+      }
+    }
   }
 
   /** Every dependency is visible here: the version becomes visible (without its dependency list: garbage). */
-  private void apply(Replicate m) {
-    int sr = m.getSr();
-    Invariants.check(m.getVer() > applied(sr), "version %s of dc %s applied after %s", m.getVer(), sr, applied(sr));
-    Replication.Builder r = replication.get().toBuilder().setApplied(sr, m.getVer());
-    int oldest = 0;
-    while (r.getWaiting(oldest).getSr() != sr) {
-      oldest++;
-    }
-    Invariants.check(r.getWaiting(oldest).equals(m), "dc %s's oldest waiting version is not the one applied", sr);
-    replication.set(r.removeWaiting(oldest).build());
-    store().put(m.getKey(), Record.newBuilder().setValue(m.getValue()).setVer(m.getVer()).setSr(sr)
+  private void apply(Waiting w) {
+    Replicate m = w.m();
+    Invariants.check(m.getVer() > applied[m.getSr()], "version %s of dc %s applied after %s", m.getVer(), m.getSr(),
+        applied[m.getSr()]);
+    waiting.remove(w.version());
+    applied[m.getSr()] = m.getVer();
+    store().put(APPLIED + m.getSr(), Record.newBuilder().setVer(m.getVer()).setSr(m.getSr()).setState(MARK).build());
+    store().prune(APPLIED + m.getSr(), x -> true);
+    store().put(m.getKey(), Record.newBuilder().setValue(m.getValue()).setVer(m.getVer()).setSr(m.getSr())
         .setState(VISIBLE).build());
     prune(m.getKey());
-    send(topology().node(sr, partition()), Visible.newBuilder().setVersion(versionOf(m)).build());
-  }
-
-  private static Dep versionOf(Replicate m) {
-    return Dep.newBuilder().setKey(m.getKey()).setVer(m.getVer()).setSr(m.getSr()).build();
+    store().prune(PENDING_INDEX, e -> applied[e.getSr()] >= e.getVer());
+    send(topology().node(m.getSr(), partition()), Visible.newBuilder().setVersion(w.version()).build());
+    // Answered after the tables are updated: answering this server itself may apply more (and re-enter here).
+    Map<Dep, Set<NodeId>> answers = new LinkedHashMap<>();
+    checks.entrySet().removeIf(e -> isApplied(e.getKey()) && answers.put(e.getKey(), e.getValue()) == null);
+    answers.forEach((d, askers) -> askers.forEach(asker -> answer(d, asker)));
   }
 
   /** Own write applied in datacenter dc; once every datacenter has it, it is stable. */
@@ -191,9 +245,16 @@ class CopsServer extends Server<Record> {
     prune(version.getKey());
   }
 
-  /** Keeps the newest version only. */
+  /** Dependency checks still unanswered are asked again (the holder may have restarted and forgotten them). */
+  private void resendChecks() {
+    for (Dep d : List.copyOf(byDep.keySet())) {
+      check(d);
+    }
+  }
+
+  /** Keeps the newest visible version and the pending ones above it. */
   private void prune(String key) {
-    store().prune(key, r -> true);
+    store().prune(key, r -> r.getState() >= VISIBLE);
   }
 
   static int compare(Dep a, Dep b) {

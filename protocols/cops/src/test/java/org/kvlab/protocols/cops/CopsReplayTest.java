@@ -17,9 +17,10 @@ import org.kvlab.sim.Simulation;
 
 /**
  * A seed replays exactly under faults. A fresh class loader stands for a fresh JVM: it gives the protobuf classes new
- * descriptors and so new identity hash codes, which a message's {@code hashCode()} mixes in. COPS once kept a
- * replicated version's unchecked dependencies in a {@code HashSet<Dep>} and sent its dep_checks in that set's order,
- * so two JVMs ran the same seed differently (17,275 and 17,276 messages for seeds 1..5 in the issue's command).
+ * descriptors and so new identity hash codes, which a message's {@code hashCode()} mixes in. COPS once kept its
+ * waiting versions by dependency in a {@code HashMap<Dep, ...>} and resent its dep_checks in that map's order (its
+ * port to the kit, in a {@code HashSet<Dep>}), so two JVMs ran the same seed differently (17,275 and 17,276
+ * messages for seed 5 in one command).
  */
 class CopsReplayTest {
   static final long[] SEEDS = {1, 2, 3};
