@@ -4,11 +4,10 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
-import java.util.Set;
+import java.util.NavigableMap;
+import java.util.TreeMap;
 import org.kvlab.api.Acks;
 import org.kvlab.api.Handlers;
 import org.kvlab.api.Invariants;
@@ -19,7 +18,12 @@ import org.kvlab.api.Server;
 /**
  * COPS server (Lloyd et al., SOSP 2011; seed 003 §3.2.1): a local PUT is visible at once and replicated
  * with its dependencies; a replicated version is stored pending and becomes visible when every
- * dependency is visible in this datacenter, asked of the partitions that hold them (dep_check).
+ * dependency is visible in this datacenter, asked of the partitions that hold them (dep_check, a kit call).
+ *
+ * <p>No wait per item: the host checks every pending {@code waitUntil} after every event, so one per waiting version
+ * or held check would make each event cost as much as the queue is long under load. Waiting versions are indexed by
+ * the dependencies they wait for, held checks by the version they wait for; {@link #apply} answers exactly the ones it
+ * makes true.
  */
 class CopsServer extends Server<Record> {
   static final int VISIBLE = 1;
@@ -34,13 +38,15 @@ class CopsServer extends Server<Record> {
   static final String APPLIED = "\u0000cops.applied.";
 
   private long lastVer;                                            // largest version this server has seen or made
-  private long[] applied;                                          // per writing datacenter: newest version applied here
+  private long[] applied;
+  private Duration depRetry;                                          // per writing datacenter: newest version applied here
   private final Map<Dep, Waiting> waiting = new LinkedHashMap<>(); // replicated versions not applied yet, by version
   // the same, by the dependency they wait for; insertion-ordered: a protobuf message's hashCode() mixes in its
   // descriptor's identity hash, so a HashMap's order (iterated when checks are resent) would change from one JVM to the
   // next and a seed would not replay
   private final Map<Dep, List<Waiting>> byDep = new LinkedHashMap<>();
-  private final Map<Dep, Set<NodeId>> checks = new LinkedHashMap<>(); // dep checks asked of this server, not yet true
+  // dep checks asked of this server, not yet true: per writing datacenter, by the version they wait for (sorted)
+  private List<NavigableMap<Long, List<Runnable>>> held;
   private final Map<Dep, Acks<Integer>> stability = new HashMap<>(); // own writes: datacenters that applied them
 
   /** A replicated version and the dependencies it still waits for. */
@@ -48,21 +54,22 @@ class CopsServer extends Server<Record> {
 
   @Override
   protected void register(Handlers on) {
+    depRetry = params().duration("depRetry", Duration.ofMillis(500));
     on.request(GetReq.class, this::onGet);
     on.request(PutReq.class, this::onPut);
     on.message(Replicate.class, this::onReplicate);
-    on.message(DepCheck.class, (m, from) -> onDepCheck(m.getDep(), from));
-    on.message(DepOk.class, (m, from) -> onDepOk(m.getDep()));
+    on.call(DepCheck.class, this::onDepCheck);
     on.message(Visible.class, (m, from) -> onVisibleAt(m.getVersion(), from.dc()));
-    on.every(params().duration("depRetry", Duration.ofMillis(500)), this::resendChecks);
   }
 
   @Override
   protected void onStart() {
     lastVer = Math.max(nowMicros(), store().newest(CLOCK).map(Record::getVer).orElse(0L));
     applied = new long[topology().datacenters()];
+    held = new ArrayList<>();
     for (int k = 0; k < applied.length; k++) {
       applied[k] = store().newest(APPLIED + k).map(Record::getVer).orElse(0L);
+      held.add(new TreeMap<>());
     }
     recover(); // before any message: the versions waiting before the crash come first in their datacenter's order
   }
@@ -136,10 +143,15 @@ class CopsServer extends Server<Record> {
     List<Dep> deps = dependenciesToCheck(m);
     Waiting w = new Waiting(version, m, Acks.all(deps, () -> applyInOrder(m.getSr())));
     waiting.put(version, w);
+    List<Dep> asked = new ArrayList<>(); // one check per dependency, however many versions wait for it
     for (Dep d : deps) {
-      byDep.computeIfAbsent(d, x -> new ArrayList<>()).add(w);
+      List<Waiting> ws = byDep.computeIfAbsent(d, x -> new ArrayList<>());
+      if (ws.isEmpty()) {
+        asked.add(d);
+      }
+      ws.add(w);
     }
-    for (Dep d : deps) {
+    for (Dep d : asked) {
       check(d);
     }
     applyInOrder(m.getSr());
@@ -170,36 +182,37 @@ class CopsServer extends Server<Record> {
     }
   }
 
+  /** dep_check(d) at the partition of this datacenter that holds d's key; asked again every depRetry (a restart forgets it). */
   private void check(Dep d) {
     NodeId holder = topology().serverFor(d.getKey(), dc());
     if (holder.equals(self())) {
-      onDepCheck(d, self());
+      whenApplied(d, () -> onDepOk(d));
     } else {
-      send(holder, DepCheck.newBuilder().setDep(d).build());
+      call(holder, DepCheck.newBuilder().setDep(d).build(), DepOk.class, depRetry).retryOnTimeout()
+          .onReply(ok -> onDepOk(d));
     }
   }
 
-  /** dep_check(d) from a partition of this datacenter: answer now if d is applied here, else when it is. */
-  private void onDepCheck(Dep d, NodeId asker) {
-    Invariants.check(asker.dc() == dc(), "dependency check from %s, another datacenter", asker);
+  /** dep_check(d) from a partition of this datacenter: answered now if d is applied here, else when it is. */
+  private void onDepCheck(Request<DepCheck> req) {
+    Invariants.check(req.from().map(n -> n.dc() == dc()).orElse(false), "dependency check from %s, not a server of"
+        + " datacenter %s", req.from(), (Object) dc());
+    Dep d = req.body().getDep();
+    whenApplied(d, () -> req.reply(DepOk.newBuilder().setDep(d).build()));
+  }
+
+  /** Runs {@code answer} now if d is applied here, else from the {@link #apply} that applies it. */
+  private void whenApplied(Dep d, Runnable answer) {
     if (isApplied(d)) {
-      answer(d, asker);
+      answer.run();
     } else {
-      checks.computeIfAbsent(d, x -> new LinkedHashSet<>()).add(asker);
+      held.get(d.getSr()).computeIfAbsent(d.getVer(), x -> new ArrayList<>()).add(answer);
     }
   }
 
   /** d is here: written here, or applied here (versions of one datacenter are applied in order). */
   private boolean isApplied(Dep d) {
     return d.getSr() == dc() || applied[d.getSr()] >= d.getVer();
-  }
-
-  private void answer(Dep d, NodeId asker) {
-    if (asker.equals(self())) {
-      onDepOk(d);
-    } else {
-      send(asker, DepOk.newBuilder().setDep(d).build());
-    }
   }
 
   private void onDepOk(Dep d) {
@@ -226,9 +239,11 @@ class CopsServer extends Server<Record> {
     store().prune(PENDING_INDEX, e -> applied[e.getSr()] >= e.getVer());
     send(topology().node(m.getSr(), partition()), Visible.newBuilder().setVersion(w.version()).build());
     // Answered after the tables are updated: answering this server itself may apply more (and re-enter here).
-    Map<Dep, Set<NodeId>> answers = new LinkedHashMap<>();
-    checks.entrySet().removeIf(e -> isApplied(e.getKey()) && answers.put(e.getKey(), e.getValue()) == null);
-    answers.forEach((d, askers) -> askers.forEach(asker -> answer(d, asker)));
+    NavigableMap<Long, List<Runnable>> now = held.get(m.getSr()).headMap(m.getVer(), true);
+    List<Runnable> answers = new ArrayList<>();
+    now.values().forEach(answers::addAll);
+    now.clear();
+    answers.forEach(Runnable::run);
   }
 
   /** Own write applied in datacenter dc; once every datacenter has it, it is stable. */
@@ -243,13 +258,6 @@ class CopsServer extends Server<Record> {
     stability.remove(version);
     store().put(version.getKey(), visible.toBuilder().setState(STABLE).build());
     prune(version.getKey());
-  }
-
-  /** Dependency checks still unanswered are asked again (the holder may have restarted and forgotten them). */
-  private void resendChecks() {
-    for (Dep d : List.copyOf(byDep.keySet())) {
-      check(d);
-    }
   }
 
   /** Keeps the newest visible version and the pending ones above it. */
