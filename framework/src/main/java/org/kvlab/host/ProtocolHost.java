@@ -88,7 +88,7 @@ public final class ProtocolHost implements ServerContext {
   private NodeId siteFrom;
 
   private final Waits waits = new Waits(this);
-  final ArrayList<Runnable> deferred = new ArrayList<>(); // callbacks run after the current handler
+  final java.util.ArrayDeque<Runnable> deferred = new java.util.ArrayDeque<>(); // callbacks run after the current handler, in order
   private final Calls calls = new Calls(this);
   private final Forwards forwards = new Forwards(this, calls);
   private final Slots slots = new Slots(this);
@@ -271,7 +271,7 @@ public final class ProtocolHost implements ServerContext {
       while (progress) {
         progress = false;
         while (!deferred.isEmpty()) {
-          Runnable r = deferred.remove(0);
+          Runnable r = deferred.poll();
           enter(CALLBACK, -1, null);
           try {
             r.run();
