@@ -171,4 +171,9 @@ public abstract class Server<R extends Message> {
   protected final <S extends Message> Slot<S> slot(S defaultInstance) {
     return context.slot(defaultInstance);
   }
+
+  /** The durable map {@code name} of {@code defaultInstance}'s type; see {@link SlotMap}. */
+  protected final <S extends Message> SlotMap<S> slotMap(String name, S defaultInstance) {
+    return context.slotMap(name, defaultInstance);
+  }
 }

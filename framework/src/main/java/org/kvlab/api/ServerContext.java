@@ -119,6 +119,15 @@ public interface ServerContext {
     throw kitMissing("slot");
   }
 
+  /**
+   * This server's durable map {@code name} of {@code defaultInstance}'s type (ask again with the same name for the
+   * same map; names are letters, digits, '-', '_' and '.'): its entries survive restarts on the same store; see
+   * {@link SlotMap}.
+   */
+  default <S extends Message> SlotMap<S> slotMap(String name, S defaultInstance) {
+    throw kitMissing("slotMap");
+  }
+
   private UnsupportedOperationException kitMissing(String what) {
     return new UnsupportedOperationException(what + " is part of the protocol kit, which this context ("
         + getClass().getName() + ") does not implement. Fix: run the server on the runtime or the simulator");

@@ -22,6 +22,7 @@ import org.kvlab.api.Request;
 import org.kvlab.api.Server;
 import org.kvlab.api.ServerContext;
 import org.kvlab.api.Slot;
+import org.kvlab.api.SlotMap;
 import org.kvlab.api.Timer;
 import org.kvlab.api.Topology;
 import org.kvlab.api.Wait;
@@ -552,6 +553,11 @@ public final class ProtocolHost implements ServerContext {
   @Override
   public <S extends Message> Slot<S> slot(S defaultInstance) {
     return slots.get(defaultInstance);
+  }
+
+  @Override
+  public <S extends Message> SlotMap<S> slotMap(String name, S defaultInstance) {
+    return slots.map(name, defaultInstance);
   }
 
   /** Whether an event is being dispatched (false for code run on the loop outside any, e.g. a test's). */

@@ -420,24 +420,7 @@ public final class JeStore<R extends Message> implements VersionedStore<R> {
       if (kitState == null) {
         kitDb = env.openDatabase(null, KIT_DATABASE,
             new DatabaseConfig().setAllowCreate(true).setTransactional(false).setSortedDuplicates(false));
-        Database kit = kitDb;
-        kitState = new KitState() {
-          @Override
-          public byte[] get(String name) {
-            checkOpen();
-            DatabaseEntry v = new DatabaseEntry();
-            return kit.get(null, new DatabaseEntry(name.getBytes(java.nio.charset.StandardCharsets.UTF_8)), v,
-                LockMode.DEFAULT) == OperationStatus.SUCCESS ? bytesOf(v) : null;
-          }
-
-          @Override
-          public void put(String name, byte[] value) {
-            checkOpen();
-            kit.put(null, new DatabaseEntry(name.getBytes(java.nio.charset.StandardCharsets.UTF_8)),
-                new DatabaseEntry(value));
-            written();
-          }
-        };
+        kitState = new JeKitState(kitDb, this::checkOpen, this::written);
       }
       return kitState;
     }

@@ -1,8 +1,10 @@
 package org.kvlab.store;
 
 import java.nio.ByteBuffer;
-import java.util.HashMap;
 import java.util.Map;
+import java.util.NavigableMap;
+import java.util.SortedMap;
+import java.util.TreeMap;
 
 /**
  * The framework's own durable state of one server (its incarnation, the protocol's slots), apart from the
@@ -17,9 +19,15 @@ public interface KitState {
   /** Sets {@code name} (buffered like the store's writes; durable at the store's next sync). */
   void put(String name, byte[] value);
 
+  /** Removes {@code name} (buffered like {@link #put}); no effect if absent. */
+  void remove(String name);
+
+  /** Every name that starts with {@code prefix} with its value, sorted by name (for the kit's durable maps). */
+  SortedMap<String, byte[]> scan(String prefix);
+
   /** A state kept in memory only (a fresh one on every start of a server with an in-memory store). */
   static KitState memory() {
-    Map<String, byte[]> map = new HashMap<>();
+    TreeMap<String, byte[]> map = new TreeMap<>();
     return new KitState() {
       @Override
       public byte[] get(String name) {
@@ -30,12 +38,34 @@ public interface KitState {
       public void put(String name, byte[] value) {
         map.put(name, value.clone());
       }
+
+      @Override
+      public void remove(String name) {
+        map.remove(name);
+      }
+
+      @Override
+      public SortedMap<String, byte[]> scan(String prefix) {
+        return copyOfPrefix(map, prefix);
+      }
     };
   }
 
   /** The kit state kept with {@code store}: its own database for a {@link JeStore}, else memory. */
   static KitState of(VersionedStore<?> store) {
     return store instanceof JeStore<?> je ? je.kitState() : memory();
+  }
+
+  /** The entries of {@code map} whose names start with {@code prefix}, values copied. */
+  static SortedMap<String, byte[]> copyOfPrefix(NavigableMap<String, byte[]> map, String prefix) {
+    TreeMap<String, byte[]> out = new TreeMap<>();
+    for (Map.Entry<String, byte[]> e : map.tailMap(prefix, true).entrySet()) {
+      if (!e.getKey().startsWith(prefix)) {
+        break;
+      }
+      out.put(e.getKey(), e.getValue().clone());
+    }
+    return out;
   }
 
   /** Counts one more start on {@code state}: returns the new incarnation (1 on a fresh state) and stores it. */

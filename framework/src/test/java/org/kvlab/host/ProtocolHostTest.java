@@ -297,6 +297,28 @@ class ProtocolHostTest {
   }
 
   @Test
+  void slotMap_isRestoredByAHostOnTheSameState_withItsRemovals_andANameHoldsOneType() {
+    ProtocolHost first = host(on -> {}, KitState.nextIncarnation(driver.state));
+    first.after(Duration.ZERO, () -> {
+      org.kvlab.api.SlotMap<PbState> m = first.slotMap("acceptor", PbState.getDefaultInstance());
+      m.put("x/1", PbState.newBuilder().setVer(1).build());
+      m.put("x/2", PbState.newBuilder().setVer(2).build());
+      m.put("y/1", PbState.newBuilder().setVer(3).build());
+      m.remove("x/1");
+      m.put("y/1", PbState.newBuilder().setVer(4).build());
+    });
+    driver.fireTimers();
+    assertEquals(2, driver.state.scan("map/acceptor/").size(), "written at the end of the turn");
+    ProtocolHost second = host(on -> {}, KitState.nextIncarnation(driver.state));
+    org.kvlab.api.SlotMap<PbState> m = second.slotMap("acceptor", PbState.getDefaultInstance());
+    assertEquals(List.of("x/2", "y/1"), List.copyOf(m.keys()));
+    assertEquals(4, m.get("y/1").getVer());
+    assertEquals(null, m.get("x/1"));
+    assertThrows(IllegalArgumentException.class, () -> second.slotMap("acceptor", PbApply.getDefaultInstance()));
+    assertThrows(IllegalArgumentException.class, () -> second.slotMap("a/b", PbState.getDefaultInstance()));
+  }
+
+  @Test
   void duplicateHandlersAndNonPositivePeriods_areRefused() {
     assertThrows(InvariantViolation.class, () -> host(on -> {
       on.call(PbApply.class, r -> {});

@@ -68,6 +68,25 @@ class JeStoreTest extends VersionedStoreContract {
   }
 
   @Test
+  void when_reopened_then_theKitStateKeepsItsPutsAndRemoves_andAPrefixScanReturnsOnlyItsNames() {
+    KitState kit = ((JeStore<TestRecord>) store).kitState();
+    kit.put("map/a/1", new byte[] {1});
+    kit.put("map/a/2", new byte[] {2});
+    kit.put("map/ab/1", new byte[] {3});
+    kit.put("slot/x", new byte[] {4});
+    kit.remove("map/a/1");
+    kit.remove("map/a/absent");
+    store.close();
+    try (JeStore<TestRecord> s = reopen(tmp.resolve("store"))) {
+      java.util.SortedMap<String, byte[]> a = s.kitState().scan("map/a/");
+      assertEquals(List.of("map/a/2"), List.copyOf(a.keySet()));
+      assertEquals(2, a.get("map/a/2")[0]);
+      assertEquals(List.of("map/a/2", "map/ab/1"), List.copyOf(s.kitState().scan("map/a").keySet()));
+      assertEquals(4, s.kitState().get("slot/x")[0]);
+    }
+  }
+
+  @Test
   void when_env_files_are_copied_after_sync_then_the_copy_has_everything_synced() throws IOException {
     for (int i = 0; i < 1_000; i++) {
       store.put("k" + (i % 10), rec(i, 0));

@@ -2,6 +2,8 @@ package org.kvlab.sim;
 
 import java.util.HashMap;
 import java.util.Map;
+import java.util.SortedMap;
+import java.util.TreeMap;
 import org.kvlab.store.Durability;
 import org.kvlab.store.KitState;
 
@@ -12,7 +14,7 @@ import org.kvlab.store.KitState;
  */
 final class SimKitState implements KitState {
   private final Durability durability;
-  private final Map<String, byte[]> live = new HashMap<>();
+  private final TreeMap<String, byte[]> live = new TreeMap<>();
   private final Map<String, byte[]> durable = new HashMap<>();
 
   SimKitState(Durability durability) {
@@ -31,6 +33,19 @@ final class SimKitState implements KitState {
     if (durability == Durability.SYNC) {
       durable.put(name, value.clone());
     }
+  }
+
+  @Override
+  public void remove(String name) {
+    live.remove(name);
+    if (durability == Durability.SYNC) {
+      durable.remove(name);
+    }
+  }
+
+  @Override
+  public SortedMap<String, byte[]> scan(String prefix) {
+    return KitState.copyOfPrefix(live, prefix);
   }
 
   /** The periodic background flush (durability none). */
