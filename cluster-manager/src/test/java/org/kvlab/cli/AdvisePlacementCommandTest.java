@@ -17,8 +17,8 @@ import org.kvlab.history.History;
 import org.kvlab.history.HistoryFiles;
 import org.kvlab.history.Operation;
 
-/** {@code kvlab place}: a trace with planted groups is placed far better than by hash; bad input names the fix. */
-class PlaceCommandTest {
+/** {@code kvlab advise-placement}: a trace with planted groups is placed far better than by hash; bad input names the fix. */
+class AdvisePlacementCommandTest {
   @TempDir Path tmp;
 
   /** 3 groups of 30 keys; each transaction touches 2 keys of one group. */
@@ -44,7 +44,7 @@ class PlaceCommandTest {
     planted().forEach(t -> lines.add(String.join(" ", t)));
     Files.write(trace, lines);
     Path map = tmp.resolve("map.tsv");
-    Run r = InProcessCli.run("place", trace.toString(), "--parts", "3", "--partitioner", "greedy", "--output",
+    Run r = InProcessCli.run("advise-placement", trace.toString(), "--parts", "3", "--partitioner", "greedy", "--output",
         map.toString());
     assertEquals(Main.OK, r.code(), r.err());
     assertTrue(r.out().contains("2000 transactions over 180 keys"), r.out());
@@ -67,7 +67,7 @@ class PlaceCommandTest {
         Operation.Outcome.INFO, "timeout"));
     Path history = tmp.resolve("history.jsonl");
     HistoryFiles.write(new History(ops), history);
-    Run r = InProcessCli.run("place", history.toString(), "--parts", "3", "--partitioner", "metis");
+    Run r = InProcessCli.run("advise-placement", history.toString(), "--parts", "3", "--partitioner", "metis");
     assertEquals(Main.OK, r.code(), r.err() + r.out());
     assertTrue(r.out().contains("2001 transactions over 181 keys"), r.out());
     assertTrue(share(r.out(), "metis") < 5, r.out());
@@ -75,17 +75,17 @@ class PlaceCommandTest {
 
   @Test
   void badInput_namesTheCauseAndTheFix() throws Exception {
-    Run missing = InProcessCli.run("place", tmp.resolve("nope").toString(), "--parts", "2");
+    Run missing = InProcessCli.run("advise-placement", tmp.resolve("nope").toString(), "--parts", "2");
     assertEquals(Main.USAGE, missing.code());
     assertTrue(missing.err().contains("does not exist. Fix:"), missing.err());
     Path empty = Files.writeString(tmp.resolve("empty.txt"), "# nothing\n");
-    Run none = InProcessCli.run("place", empty.toString(), "--parts", "2");
+    Run none = InProcessCli.run("advise-placement", empty.toString(), "--parts", "2");
     assertEquals(Main.USAGE, none.code());
     assertTrue(none.err().contains("holds no transaction. Fix:"), none.err());
-    Run parts = InProcessCli.run("place", empty.toString(), "--parts", "0");
+    Run parts = InProcessCli.run("advise-placement", empty.toString(), "--parts", "0");
     assertEquals(Main.USAGE, parts.code());
     assertTrue(parts.err().contains("Fix: give 1 to 4096"), parts.err());
-    Run which = InProcessCli.run("place", empty.toString(), "--parts", "2", "--partitioner", "kl");
+    Run which = InProcessCli.run("advise-placement", empty.toString(), "--parts", "2", "--partitioner", "kl");
     assertEquals(Main.USAGE, which.code());
     assertTrue(which.err().contains("Fix: use one of [auto, metis, greedy]"), which.err());
   }

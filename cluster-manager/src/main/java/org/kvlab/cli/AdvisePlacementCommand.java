@@ -18,13 +18,13 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-/** {@code kvlab place}: the placement advisor — where should a trace's keys live? */
-@Command(name = "place", mixinStandardHelpOptions = true,
+/** {@code kvlab advise-placement}: the placement advisor — where should a trace's keys live? */
+@Command(name = "advise-placement", mixinStandardHelpOptions = true,
     description = "Advise a placement of keys from a trace: build the workload graph (keys that transactions touch"
         + " together), partition it with METIS (or the pure-Java partitioner) and compare with kvlab's hash placement:"
         + " share of multi-partition transactions, edge cut, load imbalance (docs/partitioning.md). The trace is a"
         + " kvlab history (JSON lines: TXN, GET and PUT operations) or plain text, one transaction's keys per line.")
-final class PlaceCommand implements Callable<Integer> {
+final class AdvisePlacementCommand implements Callable<Integer> {
   @Parameters(index = "0", description = "the trace: a kvlab history file or one transaction's keys per line")
   Path file;
 
