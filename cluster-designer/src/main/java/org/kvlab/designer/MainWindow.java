@@ -10,9 +10,10 @@ import javafx.stage.Stage;
 import org.kvlab.designer.bench.BenchView;
 import org.kvlab.designer.deploy.DeployView;
 import org.kvlab.designer.design.DesignView;
+import org.kvlab.designer.placement.PlacementView;
 import org.kvlab.designer.sim.SimView;
 
-/** The main window: one tab per stage of an experiment's life (design, deploy, benchmark, simulate). */
+/** The main window: one tab per stage of an experiment's life (design, deploy, benchmark, simulate) and the placement advisor. */
 public final class MainWindow {
   private final Workspace workspace;
   private final BorderPane root = new BorderPane();
@@ -22,7 +23,7 @@ public final class MainWindow {
   public MainWindow(Workspace workspace, Stage stage) {
     this.workspace = workspace;
     views = List.of(new DesignView(workspace, stage), new DeployView(workspace, stage),
-        new BenchView(workspace, stage), new SimView(workspace, stage));
+        new BenchView(workspace, stage), new SimView(workspace, stage), new PlacementView(workspace, stage));
     for (DesignerView v : views) {
       Tab tab = new Tab(v.title(), v.node());
       tab.setClosable(false);

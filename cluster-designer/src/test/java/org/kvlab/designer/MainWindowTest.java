@@ -37,9 +37,9 @@ class MainWindowTest {
   }
 
   @Test
-  void hasTheFourTabsAndSwitchesBetweenThem(FxRobot robot) throws Exception {
+  void hasTheFiveTabsAndSwitchesBetweenThem(FxRobot robot) throws Exception {
     TabPane tabs = robot.lookup(".tab-pane").queryAs(TabPane.class);
-    assertEquals(4, tabs.getTabs().size());
+    assertEquals(5, tabs.getTabs().size());
     assertEquals("Design", tabs.getTabs().get(0).getText());
     robot.clickOn("Simulate");
     assertEquals("Simulate", tabs.getSelectionModel().getSelectedItem().getText());

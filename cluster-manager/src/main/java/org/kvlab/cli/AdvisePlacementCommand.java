@@ -1,19 +1,15 @@
 package org.kvlab.cli;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import org.kvlab.api.Topology;
-import org.kvlab.history.HistoryFiles;
-import org.kvlab.history.Operation;
 import org.kvlab.partitioning.Partitioner;
 import org.kvlab.partitioning.Partitioners;
 import org.kvlab.partitioning.PlacementAdvice;
-import org.kvlab.partitioning.TraceFile;
+import org.kvlab.placement.Traces;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -66,7 +62,7 @@ final class AdvisePlacementCommand implements Callable<Integer> {
     }
     List<List<String>> trace;
     try {
-      trace = read(file);
+      trace = Traces.read(file);
     } catch (IOException | RuntimeException e) {
       throw new Main.CliException(Main.USAGE, "cannot read the trace " + file + ": " + e.getMessage());
     }
@@ -97,25 +93,5 @@ final class AdvisePlacementCommand implements Callable<Integer> {
 
   private static void row(String name, PlacementAdvice.Measures m) {
     System.out.printf("%-22s %15.1f%% %12d %10.2f%n", name, 100 * m.multiPartitionShare(), m.edgeCut(), m.imbalance());
-  }
-
-  /** A kvlab history (first non-blank character '{') or a plain trace. */
-  static List<List<String>> read(Path file) throws IOException {
-    String head;
-    try (var lines = Files.lines(file, StandardCharsets.UTF_8)) {
-      head = lines.map(String::strip).filter(l -> !l.isEmpty()).findFirst().orElse("");
-    }
-    if (!head.startsWith("{")) {
-      return TraceFile.read(file);
-    }
-    List<List<String>> out = new ArrayList<>();
-    for (Operation o : HistoryFiles.read(file).operations()) {
-      if (o.type() == Operation.Type.TXN && o.txn() != null) {
-        out.add(o.txn().request().keys());
-      } else if (o.key() != null && (o.type() == Operation.Type.GET || o.type() == Operation.Type.PUT)) {
-        out.add(List.of(o.key()));
-      }
-    }
-    return out;
   }
 }

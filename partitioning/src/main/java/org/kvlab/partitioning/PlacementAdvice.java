@@ -18,12 +18,13 @@ import java.util.function.ToIntFunction;
  * @param transactions how many transactions the trace holds
  * @param baseline the baseline placement's measures
  * @param proposed the partitioner's placement's measures
+ * @param base the baseline placement (by vertex of {@code graph})
  * @param placement the partitioner's placement (by vertex of {@code graph})
  * @param partitioner the partitioner's name
  * @param millis the partitioner's wall time
  */
 public record PlacementAdvice(WorkloadGraph graph, int transactions, Measures baseline, Measures proposed,
-    Placement placement, String partitioner, long millis) {
+    Placement base, Placement placement, String partitioner, long millis) {
 
   /** A placement's measures: multi-partition share of the trace's transactions, edge cut, imbalance (max/mean). */
   public record Measures(double multiPartitionShare, long edgeCut, double imbalance) {
@@ -50,8 +51,54 @@ public record PlacementAdvice(WorkloadGraph graph, int transactions, Measures ba
     long start = System.nanoTime();
     Placement p = partitioner.partition(g, parts, imbalance, seed);
     long millis = (System.nanoTime() - start) / 1_000_000;
-    return new PlacementAdvice(g, trace.size(), Measures.of(hashed, g, trace), Measures.of(p, g, trace), p,
+    return new PlacementAdvice(g, trace.size(), Measures.of(hashed, g, trace), Measures.of(p, g, trace), hashed, p,
         partitioner.name(), millis);
+  }
+
+  /**
+   * One key group (the keys sharing a {@link #group} name): the transactions touching it, and how many of them are
+   * multi-partition under the baseline and under the proposed placement.
+   */
+  public record GroupShare(String group, int keys, int transactions, int multiBefore, int multiAfter) {}
+
+  /** The group of a key: its text before the first ':', else without trailing digits and separators (user42 → user). */
+  public static String group(String key) {
+    int colon = key.indexOf(':');
+    if (colon > 0) {
+      return key.substring(0, colon);
+    }
+    String g = key.replaceAll("[0-9]+$", "").replaceAll("[-_.]+$", "");
+    return g.isEmpty() ? key : g;
+  }
+
+  /** Per key group of {@code trace} (the trace this advice was made from), most transactions first. */
+  public List<GroupShare> groups(List<? extends Collection<String>> trace) {
+    java.util.Map<String, int[]> acc = new java.util.TreeMap<>(); // keys, transactions, before, after
+    for (int v = 0; v < graph.vertices(); v++) {
+      acc.computeIfAbsent(group(graph.name(v)), k -> new int[4])[0]++;
+    }
+    for (Collection<String> t : trace) {
+      java.util.Set<Integer> before = new java.util.HashSet<>();
+      java.util.Set<Integer> after = new java.util.HashSet<>();
+      java.util.Set<String> groups = new java.util.TreeSet<>();
+      for (String k : t) {
+        int v = graph.id(k);
+        before.add(base.part()[v]);
+        after.add(placement.part()[v]);
+        groups.add(group(k));
+      }
+      for (String g : groups) {
+        int[] a = acc.get(g);
+        a[1]++;
+        a[2] += before.size() > 1 ? 1 : 0;
+        a[3] += after.size() > 1 ? 1 : 0;
+      }
+    }
+    List<GroupShare> out = new java.util.ArrayList<>();
+    acc.forEach((g, a) -> out.add(new GroupShare(g, a[0], a[1], a[2], a[3])));
+    out.sort(java.util.Comparator.comparingInt(GroupShare::transactions).reversed()
+        .thenComparing(GroupShare::group));
+    return out;
   }
 
   /** Writes the proposed placement as {@code key<TAB>partition} lines, in the order keys were first seen. */

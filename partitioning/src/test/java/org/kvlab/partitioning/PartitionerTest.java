@@ -88,4 +88,19 @@ class PartitionerTest {
     IllegalStateException s = assertThrows(IllegalStateException.class, () -> MetisPartitioner.read(answer, 3, 2));
     assertTrue(s.getMessage().contains("2 lines for 3 vertices"), s.getMessage());
   }
+
+  @Test
+  void theAdvice_isMeasuredPerKeyGroup_beforeAndAfter() {
+    PlacementAdvice a = PlacementAdvice.advise(TRACE, 4, new GreedyPartitioner(), 1.2, 1,
+        k -> Math.floorMod(k.hashCode(), 4));
+    List<PlacementAdvice.GroupShare> groups = a.groups(TRACE);
+    assertEquals(List.of("g0", "g1", "g2", "g3"), groups.stream().map(PlacementAdvice.GroupShare::group).sorted().toList());
+    for (PlacementAdvice.GroupShare g : groups) {
+      assertEquals(60, g.keys(), g.toString());
+      assertTrue(g.multiAfter() * 5 < g.multiBefore(), g.toString());
+    }
+    assertEquals("cart", PlacementAdvice.group("cart:17"));
+    assertEquals("user", PlacementAdvice.group("user6284781860667377211"));
+    assertEquals("g3", PlacementAdvice.group("g3-41"));
+  }
 }
