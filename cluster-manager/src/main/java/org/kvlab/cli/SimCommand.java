@@ -20,6 +20,7 @@ import org.kvlab.history.HistoryFiles;
 import org.kvlab.sim.NetworkModel;
 import org.kvlab.sim.SimLimits;
 import org.kvlab.sim.SimResult.StartFailure;
+import org.kvlab.sim.Shrinker;
 import org.kvlab.sim.SimRunner;
 import org.kvlab.sim.SimRunner.SeedReport;
 import org.kvlab.sim.SimSpec;
@@ -87,11 +88,17 @@ final class SimCommand implements Callable<Integer> {
   @Option(names = "--jobs", description = "seeds simulated in parallel, 1 to 1,024 (default: all cores, ${DEFAULT-VALUE}); the "
       + "output and every result are the same as with --jobs 1, in seed order")
   int jobs = Math.min(1_024, Runtime.getRuntime().availableProcessors());
+  @Option(names = "--shrink", description = "shrink the first failing seed: search smaller runs (shorter, fewer"
+      + " sessions, keys and fault kinds) that still fail a check that failed, print before -> after, the smaller"
+      + " run's replay command and its diagram (docs/simulator.md#shrinking-a-failing-run)") boolean shrink;
+  @Option(names = "--shrink-seeds", defaultValue = "30", description = "seeds searched per smaller input when"
+      + " shrinking, 1 to 1,000 (default: ${DEFAULT-VALUE})") int shrinkSeeds;
   @Option(names = "--show", defaultValue = "3", description = "failing seeds to explain in full, 0 to 1,000 (default: ${DEFAULT-VALUE})") int show;
 
   static final SimLimits.Whole TRACE_ROWS = new SimLimits.Whole("trace-rows", 1, 10_000);
   static final SimLimits.Whole JOBS = new SimLimits.Whole("jobs", 1, 1_024);
   static final SimLimits.Whole SHOW = new SimLimits.Whole("show", 0, 1_000);
+  static final SimLimits.Whole SHRINK_SEEDS = new SimLimits.Whole("shrink-seeds", 1, 1_000);
 
   @Override
   public Integer call() {
@@ -203,10 +210,55 @@ final class SimCommand implements Callable<Integer> {
     if (history != null) {
       writeHistory(last[0]);
     }
+    if (shrink && !failed.isEmpty()) {
+      shrink(p, SimRunner.run(spec.withTrace(true), p, failed.get(0), checks));
+      return Main.FAILED;
+    }
     for (long seed : failed.subList(0, Math.min(show, failed.size()))) {
       explain(SimRunner.run(spec.withTrace(true), p, seed, checks)); // same seed, same run, now traced
     }
     return failed.isEmpty() ? Main.OK : Main.FAILED;
+  }
+
+  /** Shrinks the failing run {@code r}, then explains the smaller run with its own replay command. */
+  private void shrink(Protocol p, SeedReport r) {
+    Shrinker.Knobs start = new Shrinker.Knobs(sessions, keys, SimLimits.DURATION.check(duration).toNanos() / 1000,
+        new LinkedHashSet<>(faults));
+    System.out.printf("%nshrinking seed %d (%d operations; %s): up to %d seeds per smaller input%n", r.seed(),
+        r.result().history().size(), String.join(", ", failedChecks(r)), shrinkSeeds);
+    Shrinker.Shrunk s = Shrinker.shrink(this::specOf, p, start, r, checks, shrinkSeeds,
+        line -> System.out.println("  " + line));
+    use(s.after());
+    System.out.printf("shrunk in %d runs: %d -> %d operations, %d -> %d messages; %s -> %s%n", s.runs(),
+        r.result().history().size(), s.report().result().history().size(), r.result().deliveries(),
+        s.report().result().deliveries(), describe(start), describe(s.after()));
+    explain(s.report());
+  }
+
+  private static List<String> failedChecks(SeedReport r) {
+    List<String> out = new ArrayList<>();
+    if (r.result().failed()) {
+      out.add("the run failed");
+    }
+    r.checks().stream().filter(c -> !c.valid()).forEach(c -> out.add(c.checker() + " failed"));
+    return out;
+  }
+
+  private static String describe(Shrinker.Knobs k) { // e.g. "1 session/dc, 1 key, 2ms, faults none"
+    return k.describe();
+  }
+
+  /** This command's spec with the shrinker's inputs (the options it reduces are set to them). */
+  private SimSpec specOf(Shrinker.Knobs k) {
+    use(k);
+    return spec();
+  }
+
+  private void use(Shrinker.Knobs k) {
+    sessions = k.sessionsPerDc();
+    keys = k.keys();
+    duration = (k.durationMicros() / 1000) + "ms";
+    faults = new ArrayList<>(new java.util.TreeSet<>(k.faultKinds()));
   }
 
   /** Writes {@code r}'s history to {@link #history}, for {@code kvlab check}. */
@@ -321,6 +373,7 @@ final class SimCommand implements Callable<Integer> {
       TRACE_ROWS.check(traceRows);
       JOBS.check(jobs);
       SHOW.check(show);
+      SHRINK_SEEDS.check(shrinkSeeds);
       Duration d = SimLimits.DURATION.check(duration);
       Duration rttTime = SimLimits.RTT.check(rtt);
       Duration skew = SimLimits.MAX_SKEW.check(maxSkew);
