@@ -302,7 +302,9 @@ class EPaxosServer extends Server<Record> implements Executor.Replica {
     Instance promised = (e == null ? Instance.newBuilder().setId(m.getId()) : e.toBuilder())
         .setBallot(m.getBallot()).build();
     put(promised);
-    waitingSince.putIfAbsent(id, nowMicros());
+    if (promised.getStatus() < COMMITTED) {
+      waitingSince.putIfAbsent(id, nowMicros()); // if the recoverer fails, recover it here
+    }
     req.reply(PrepareReply.newBuilder().setOk(true).setBallot(m.getBallot()).setKnown(promised.getStatus() > 0)
         .setState(promised).build());
   }
@@ -423,7 +425,7 @@ class EPaxosServer extends Server<Record> implements Executor.Replica {
    */
   private void recover(long id) {
     Instance e = instances.get(Ids.key(id));
-    if (e != null && e.getStatus() >= COMMITTED) {
+    if (e != null && e.getStatus() >= COMMITTED || e == null && truncated(id)) {
       waitingSince.remove(id);
       return;
     }
