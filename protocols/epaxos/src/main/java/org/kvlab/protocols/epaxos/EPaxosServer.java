@@ -56,6 +56,7 @@ class EPaxosServer extends Server<Record> implements Executor.Replica {
   private long[] truncatedTo;
   private long nextInstance;
   private long proposed;
+  private int quietTicks;
   private final Conflicts conflicts = new Conflicts();
   private final Executor executor = new Executor(this);
   private final Map<Long, Waiting> clients = new HashMap<>();
@@ -74,7 +75,9 @@ class EPaxosServer extends Server<Record> implements Executor.Replica {
     on.call(Prepare.class, this::onPrepare);
     on.message(Commit.class, (m, from) -> commitLocal(Ids.of(m.getId()), m.getCmd(), m.getSeq(), ids(m.getDepsList())));
     on.message(Executed.class, this::onExecuted);
-    on.every(params().duration("gossip", EPaxos.GOSSIP), this::tick);
+    Duration gossip = params().duration("gossip", EPaxos.GOSSIP);
+    Duration idle = gossip.compareTo(EPaxos.IDLE) > 0 ? gossip : EPaxos.IDLE;
+    on.every(gossip, idle, EPaxos.IDLE, this::tick); // the framework's idle back-off: 1 s apart when nothing runs
   }
 
   @Override
@@ -335,6 +338,7 @@ class EPaxosServer extends Server<Record> implements Executor.Replica {
     put(instance(id, COMMITTED, e == null ? 0 : e.getBallot(), cmd, seq, deps).build());
     conflicts.committed(id, e == null || e.getStatus() == 0 ? null : e.getCmd(), cmd, seq);
     waitingSince.remove(id);
+    ballotSeen.remove(id);
     Waiting w = clients.get(id);
     if (w != null && !w.cmdId().equals(cmd.getId())) {
       clients.remove(id);
@@ -507,12 +511,15 @@ class EPaxosServer extends Server<Record> implements Executor.Replica {
   // ---- gossip, truncation, recovery timer ---------------------------------------------------------------------
 
   private void tick() {
-    Executed m = Executed.newBuilder().addAllExecutedUpTo(java.util.Arrays.stream(upTo).boxed().toList()).build();
-    for (NodeId o : others) {
-      try {
-        send(o, m);
-      } catch (BackPressureException full) {
-        log().debug("executed frontier not sent to {}: {}", o, full.getMessage());
+    if (!java.util.Arrays.equals(peerUpTo[me], upTo) || ++quietTicks >= 10) { // changed, or a reminder (restarts)
+      quietTicks = 0;
+      Executed m = Executed.newBuilder().addAllExecutedUpTo(java.util.Arrays.stream(upTo).boxed().toList()).build();
+      for (NodeId o : others) {
+        try {
+          send(o, m);
+        } catch (BackPressureException full) {
+          log().debug("executed frontier not sent to {}: {}", o, full.getMessage());
+        }
       }
     }
     peerUpTo[me] = upTo.clone();
