@@ -412,6 +412,11 @@ class EPaxosServer extends Server<Record> implements Executor.Replica {
     return e != null && e.getStatus() == EXECUTED;
   }
 
+  /** How many instances the durable map holds (truncation keeps it to what some replica has not executed). */
+  int heldInstances() {
+    return instances.size();
+  }
+
   /** Executed by every replica and removed here. */
   private boolean truncated(long id) {
     return Ids.instance(id) <= upTo[Ids.replica(id)];
