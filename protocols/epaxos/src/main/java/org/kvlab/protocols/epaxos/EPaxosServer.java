@@ -121,6 +121,13 @@ class EPaxosServer extends Server<Record> implements Executor.Replica {
     toExecute.forEach(executor::tryExecute);
   }
 
+  /** For `kvlab local status`: the instances this replica holds and those it waits for. */
+  @Override
+  public String role() {
+    return instances == null ? null : "replica " + me + ", " + instances.size() + " instances, " + waitingSince.size()
+        + " uncommitted";
+  }
+
   /** Fast quorum, the leader included: 2F with F = floor(N/2) (the paper's basic EPaxos), at least a majority. */
   int fastQuorum() {
     return Math.max(2 * (n / 2), majority());

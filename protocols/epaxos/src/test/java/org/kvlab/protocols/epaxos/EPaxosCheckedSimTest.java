@@ -20,7 +20,8 @@ import org.kvlab.sim.Workload;
  * from the durable instance map (durability sync, the default), clock skew (EPaxos reads no clock for safety). The
  * simulator has no message loss of its own under sync: a crashed replica's undelivered messages wait for its
  * restart. GET/PUT seeds are checked linearizable, list-append transaction seeds strictly serializable (the
- * convergence checker compares final reads with PUTs only, so it judges the GET/PUT seeds); each seed must do a share of the work a fault-free run would.
+ * convergence checker compares final reads with PUTs only, so it judges the GET/PUT seeds); each seed must do a
+ * share of the work a fault-free run would.
  */
 class EPaxosCheckedSimTest {
   static final SimSpec FAULTY = SimSpec.defaults().withTopology(3, 1)

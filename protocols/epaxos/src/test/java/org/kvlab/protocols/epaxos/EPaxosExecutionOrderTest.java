@@ -22,7 +22,8 @@ import org.kvlab.sim.Workload;
  * writes, multi-key transactions under each of their keys); for every key the replicas' sequences must be prefixes
  * of one another (one order, some replicas behind), hold no command twice (a restarted replica does not execute
  * again what its durable map says it executed), and at the end of the run be equal for most keys. 3 replicas, and 5
- * with thrifty PreAccept (fast quorum 4), under partitions, crashes and slow nodes, list-append transactions of 1 to 3 keys (strictly serializable too).
+ * with thrifty PreAccept (fast quorum 4), under partitions, crashes and slow nodes, list-append transactions of 1 to
+ * 3 keys (strictly serializable too).
  */
 class EPaxosExecutionOrderTest {
 
