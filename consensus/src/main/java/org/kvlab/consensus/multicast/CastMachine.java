@@ -73,6 +73,7 @@ final class CastMachine<M extends Message> implements RaftGroup.Machine<CastOp> 
   private final List<SendKey> removed = new ArrayList<>();
   private boolean replaced;
   ReplicatedMulticast.MulticastApplied multicastApplied; // tests
+  Consumer<SendKey> sendRecorded; // tests
   private long repeats;
   private final Map<Long, Long> idAtIndex = new LinkedHashMap<>() {
     @Override
@@ -151,6 +152,9 @@ final class CastMachine<M extends Message> implements RaftGroup.Machine<CastOp> 
         : new SendKey(((SkeenData) m).getId(), to, false);
     outstanding.put(k, m);
     added.add(k);
+    if (sendRecorded != null) {
+      sendRecorded.accept(k);
+    }
   }
 
   private void delivered(long id, M message, long ts) {

@@ -31,8 +31,13 @@ final class CastSender {
     void acknowledge(SendKey key, java.util.function.Consumer<Boolean> done);
   }
 
-  /** Before trying again after an answer without commit (the destination elects, or its guess was stale). */
+  /** The first pause before another try (see {@link #MAX_BACKOFF}). */
   static final Duration PAUSE = Duration.ofMillis(20);
+  /**
+   * After every try without a commit (the destination group elects, is cut off, or named a leader that is not), the
+   * pause before the next doubles from {@link #PAUSE} up to this, per send.
+   */
+  static final Duration MAX_BACKOFF = Duration.ofMillis(640);
 
   private final ServerContext ctx;
   private final List<List<NodeId>> groups;
@@ -50,6 +55,7 @@ final class CastSender {
     final SendKey key;
     Call<CastReply> call;
     Timer pause;
+    int stalled; // tries in a row without progress
 
     Attempt(SendKey key) {
       this.key = key;
@@ -160,6 +166,7 @@ final class CastSender {
         .onFailure(f -> {
           if (current(a)) {
             moveOn(g, to);
+            a.stalled++;
             later(a);
           }
         });
@@ -171,6 +178,7 @@ final class CastSender {
     }
     a.call = null;
     if (r.getCommitted()) {
+      a.stalled = 0;
       acknowledge.acknowledge(a.key, ok -> {
         if (!ok && current(a)) {
           later(a); // the acknowledgement did not commit: send again (the receiver takes the repeat)
@@ -184,6 +192,7 @@ final class CastSender {
       guess[g] = hint;
     } else {
       moveOn(g, to);
+      a.stalled++;
     }
     later(a);
   }
@@ -198,6 +207,7 @@ final class CastSender {
 
   private void later(Attempt a) {
     a.call = null;
-    a.pause = ctx.after(PAUSE, () -> attempt(a));
+    long pause = Math.min(MAX_BACKOFF.toMillis(), PAUSE.toMillis() << Math.min(a.stalled, 10));
+    a.pause = ctx.after(Duration.ofMillis(pause), () -> attempt(a));
   }
 }

@@ -81,10 +81,13 @@ public final class ReplicatedMulticast<M extends Message> {
           .size(), 1 << (63 - CastMachine.SEQ_BITS));
     }
 
-    /** Group {@code group} of {@code groups}: 500 ms elections, 2 s heartbeats, a snapshot every 1000 commits. */
+    /**
+     * Group {@code group} of {@code groups}: 500 ms elections, 2 s heartbeats, a snapshot every 1000 commits, 500 ms
+     * call timeout, a 50 ms tick.
+     */
     public static Settings of(int group, List<List<NodeId>> groups) {
-      return new Settings(group, groups, Duration.ofMillis(500), Duration.ofSeconds(2), 1000, Duration.ofMillis(200),
-          Duration.ofMillis(20), "multicast");
+      return new Settings(group, groups, Duration.ofMillis(500), Duration.ofSeconds(2), 1000, Duration.ofMillis(500),
+          Duration.ofMillis(50), "multicast");
     }
 
     public Settings withSnapshotEvery(int commits) {
@@ -119,7 +122,7 @@ public final class ReplicatedMulticast<M extends Message> {
   private final CastMachine<M> machine;
   private final CastSender sender;
   private RaftGroup<CastOp> raft;
-  private String mutant = "none"; // tests: vote-before-commit, ack-before-commit
+  private boolean voteBeforeCommit; // the mutant (tests)
 
   /**
    * The replica of group {@code settings.group()} on the server of {@code ctx}; {@code parser} reads the messages,
@@ -208,14 +211,9 @@ public final class ReplicatedMulticast<M extends Message> {
       return;
     }
     CastOp op = CastOp.newBuilder().setReceived(s).build();
-    if (mutant.equals("vote-before-commit")) {
+    if (voteBeforeCommit) {
       machine.apply(0, op); // the leader acts on the input (and sends its vote) before its group committed it
       sender.sync(true);
-    }
-    if (mutant.equals("ack-before-commit")) {
-      req.reply(reply(true));
-      raft.propose(op, (index, failure) -> {});
-      return;
     }
     raft.propose(op, (index, failure) -> {
       if (failure == null) {
@@ -278,12 +276,11 @@ public final class ReplicatedMulticast<M extends Message> {
   }
 
   /**
-   * Tests: a mutant. {@code vote-before-commit}: a leader applies a received send to its copy (and sends the vote
-   * that makes) before its group committed it; {@code ack-before-commit}: a leader acknowledges a send before its
-   * group committed it.
+   * The mutant for tests: a leader applies a received send to its copy (and sends the vote that makes) before its
+   * group committed it, so its decisions may differ from those its followers take from the log.
    */
-  void mutant(String name) {
-    mutant = name;
+  void voteBeforeCommit() {
+    voteBeforeCommit = true;
   }
 
   /** Tests: from now on this replica sends nothing (a leader crashing right after a commit). */
@@ -294,6 +291,20 @@ public final class ReplicatedMulticast<M extends Message> {
   /** Tests: called at every replica as it applies one of its group's multicasts, with its id and destinations. */
   void onMulticastApplied(MulticastApplied hook) {
     machine.multicastApplied = hook;
+  }
+
+  /**
+   * Tests: called at every replica as it applies an operation that makes an outstanding send (before the leader
+   * sends it), with the send's message id, destination group and kind.
+   */
+  void onSendRecorded(SendRecorded hook) {
+    machine.sendRecorded = k -> hook.recorded(k.id(), k.group(), k.vote());
+  }
+
+  /** See {@link #onSendRecorded}. */
+  @FunctionalInterface
+  interface SendRecorded {
+    void recorded(long id, int group, boolean vote);
   }
 
   /** See {@link #onMulticastApplied}. */
