@@ -176,8 +176,8 @@ public final class ReplicatedMulticast<M extends Message> {
   }
 
   /**
-   * Multicasts {@code message} to {@code groups} (this one among them or not): proposed to this group's log, so this
-   * replica should lead its group ({@link #isLeader}); {@code outcome} learns the message's id once it is committed,
+   * Multicasts {@code message} to {@code groups} (this one among them or not; after {@link #start}): proposed to this
+   * group's log, so this replica should lead its group ({@link #isLeader}); {@code outcome} learns the message's id once it is committed,
    * or why it was not (not the leader: nothing happened; appended: it may still commit, and then be delivered).
    */
   public void multicast(M message, Collection<Integer> groups, Outcome outcome) {
@@ -201,7 +201,8 @@ public final class ReplicatedMulticast<M extends Message> {
     CastSend s = req.body();
     int from = s.getFrom();
     if (from < 0 || from >= settings.groups().size() || from == settings.group() || s.hasData() == s.hasVote()
-        || (s.hasData() && CastMachine.origin(s.getData().getId()) != from)) {
+        || (s.hasData() && CastMachine.origin(s.getData().getId()) != from)
+        || (s.hasVote() && s.getVote().getGroup() != from)) {
       req.fail("multicast: group " + settings.group() + " got a malformed send from group " + from + ". Fix: every"
           + " server must run the same protocol build and groups");
       return;

@@ -149,6 +149,8 @@ class ReplicatedMulticastSimTest {
     int multicast = 0;
     int leaderChanges = 0;
     int snapshots = 0;
+    long remembered = 0;
+    long delivered = 0;
     for (long seed = 1; seed <= 200; seed++) {
       boolean acrossDcs = seed % 2 == 0;
       Map<String, String> params = Map.of("snapshotEvery", seed % 3 == 0 ? "30" : "1000");
@@ -160,7 +162,13 @@ class ReplicatedMulticastSimTest {
       multicast += r.rec().log.sent().size();
       leaderChanges += r.result().counter("multicast.resent") > 0 ? 1 : 0;
       snapshots += r.result().counter("multicast.snapshot.writeTurns") > 0 ? 1 : 0;
+      for (ReplicatedMulticastTestServer server : r.rec().live.values()) {
+        remembered += server.cast.remembered();
+        delivered += server.sequence().size();
+      }
     }
+    assertTrue(remembered * 10 < delivered, "delivered ids are forgotten once their origin's watermark passes them: "
+        + remembered + " of " + delivered + " still remembered at the end");
     // liveness: every group multicast (nearly) all its messages, and (checked above) all were delivered everywhere
     assertTrue(multicast >= 200 * GROUPS * 40 * 95 / 100, "only " + multicast + " multicasts in 200 seeds");
     assertTrue(leaderChanges >= 50, "a new leader re-sent outstanding sends in only " + leaderChanges + " seeds");
