@@ -49,6 +49,7 @@ final class CastSender {
   private final Map<SendKey, Attempt> running = new TreeMap<>();
   private boolean leading;
   private boolean muted; // tests: a leader that committed but did not send yet (it crashes next)
+  private boolean noResend; // the mutant (tests): a new leader sends only what is recorded after it took over
 
   /** One outstanding send being sent: its call or its pause, whichever runs. */
   private static final class Attempt {
@@ -108,7 +109,7 @@ final class CastSender {
         }
       }
       for (SendKey k : machine.outstanding().keySet()) {
-        if (!running.containsKey(k)) {
+        if (!running.containsKey(k) && !noResend) {
           ctx.metrics().count(metricPrefix + ".resent");
           start(k);
         }
@@ -136,6 +137,11 @@ final class CastSender {
   /** Tests: from now on this replica sends nothing (a leader that crashes right after its commit). */
   void mute() {
     muted = true;
+  }
+
+  /** The mutant for tests: a replica that starts leading does not send what was outstanding before. */
+  void noResend() {
+    noResend = true;
   }
 
   private void start(SendKey k) {

@@ -284,6 +284,11 @@ public final class ReplicatedMulticast<M extends Message> {
     voteBeforeCommit = true;
   }
 
+  /** The mutant for tests: a replica that starts leading does not send again what is outstanding. */
+  void noResend() {
+    sender.noResend();
+  }
+
   /** Tests: from now on this replica sends nothing (a leader crashing right after a commit). */
   void muteSends() {
     sender.mute();

@@ -184,19 +184,8 @@ class ReplicatedMulticastSimTest {
    */
   @Test
   void when_aLeaderCrashesAfterCommittingAVoteBeforeSendingIt_then_theMessageIsStillDeliveredEverywhere() {
-    long seed = 5;
-    Map<String, String> watch = Map.of("watchGroup", "1", "watchAfterMicros", "1500000");
-    Run first = run(spec(false, watch, List.of()), seed);
-    NodeId leader = first.rec().watchedLeader;
-    assertNotNull(leader, "a leader of group 1 committed a vote after 1.5 s");
-    long id = first.rec().watchedId;
-    long at = first.rec().watchedMicros;
-    Map<String, String> mute = new HashMap<>(watch);
-    mute.put("muteNode", leader.toString());
-    mute.put("muteAtMicros", Long.toString(at));
-    Run second = run(spec(false, mute, List.of(new Fault.Crash(leader, at + 1_000, at + 3_000_000))), seed);
-    assertEquals(leader, second.rec().watchedLeader, "the same run up to the vote");
-    assertEquals(id, second.rec().watchedId);
+    Run second = crashAfterVote(Map.of());
+    long id = second.rec().watchedId;
     assertEquals(List.of(), second.result().failures());
     assertEquals(List.of(), second.problems());
     List<Integer> dest = second.rec().dest.get(id);
@@ -210,6 +199,37 @@ class ReplicatedMulticastSimTest {
     }
     assertEquals(dest.size() * REPLICAS, replicas);
     assertTrue(second.result().counter("multicast.resent") > 0, "the next leader re-sent the outstanding sends");
+  }
+
+  /** The same, with a next leader that does not send what was outstanding: the message is never delivered. */
+  @Test
+  void when_theNextLeaderDoesNotResend_then_theVoteCommittedBeforeTheCrashIsLost() {
+    Run second = crashAfterVote(Map.of("mutant", "no-resend"));
+    long id = second.rec().watchedId;
+    assertTrue(second.problems().stream().anyMatch(p -> p.contains(Long.toString(id))), "message " + id
+        + " is reported undelivered: " + second.problems());
+  }
+
+  /**
+   * Seed 5 in one datacenter, run twice: the first run finds the first vote a leader of group 1 commits after 1.5 s;
+   * the second mutes that leader from that apply on and crashes it 1 ms later for 3 s (with {@code params} more).
+   */
+  private static Run crashAfterVote(Map<String, String> params) {
+    long seed = 5;
+    Map<String, String> watch = new HashMap<>(params);
+    watch.put("watchGroup", "1");
+    watch.put("watchAfterMicros", "1500000");
+    Run first = run(spec(false, watch, List.of()), seed);
+    NodeId leader = first.rec().watchedLeader;
+    assertNotNull(leader, "a leader of group 1 committed a vote after 1.5 s");
+    long at = first.rec().watchedMicros;
+    Map<String, String> mute = new HashMap<>(watch);
+    mute.put("muteNode", leader.toString());
+    mute.put("muteAtMicros", Long.toString(at));
+    Run second = run(spec(false, mute, List.of(new Fault.Crash(leader, at + 1_000, at + 3_000_000))), seed);
+    assertEquals(leader, second.rec().watchedLeader, "the same run up to the vote");
+    assertEquals(first.rec().watchedId, second.rec().watchedId);
+    return second;
   }
 
   @Test

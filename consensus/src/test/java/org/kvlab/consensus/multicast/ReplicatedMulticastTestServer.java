@@ -20,7 +20,8 @@ import org.kvlab.testing.kit.Seq;
  * proposal at a time, every 1 to {@code spacingMicros} µs (default 100,000), to 1 to {@code fanout} random groups
  * (default 3), until its group has applied {@code multicasts} (default 40). Its application state is the sequence of
  * ids it delivered, kept in the group's snapshots; {@code snapshotEvery} (default 1000) is the group's. Tests:
- * {@code mutant} {@code vote-before-commit} makes leaders act on a received send before their group committed it; {@code watchGroup} and {@code watchAfterMicros} record
+ * {@code mutant} {@code vote-before-commit} makes leaders act on a received send before their group committed it,
+ * {@code no-resend} makes a new leader skip what was outstanding when it took over; {@code watchGroup} and {@code watchAfterMicros} record
  * the first vote a leader of that group commits after that time, and {@code muteNode}/{@code muteAtMicros} make that
  * leader send nothing from then on (it crashes next, by the test's fault).
  */
@@ -70,8 +71,10 @@ final class ReplicatedMulticastTestServer extends Server<JournalEntry> implement
     multicasts = params().intValue("multicasts", 40);
     spacingMicros = params().intValue("spacingMicros", 100_000);
     fanout = Math.min(params().intValue("fanout", 3), topology().partitions());
-    if (params().string("mutant", "none").equals("vote-before-commit")) {
-      cast.voteBeforeCommit();
+    switch (params().string("mutant", "none")) {
+      case "vote-before-commit" -> cast.voteBeforeCommit();
+      case "no-resend" -> cast.noResend();
+      default -> { }
     }
     cast.onMulticastApplied((id, dest, payload) -> recorder.multicastApplied(group, id, dest));
     int watchGroup = params().intValue("watchGroup", -1);
