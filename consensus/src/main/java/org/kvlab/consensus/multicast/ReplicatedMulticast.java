@@ -65,7 +65,9 @@ public final class ReplicatedMulticast<M extends Message> {
    *
    * @param group this server's group (its index in {@code groups})
    * @param groups every group's replicas (e.g. {@code topology().replicasOf(0, p)} for partition p)
-   * @param electionTimeout, heartbeatTimeout, snapshotEvery the group's Raft settings ({@link RaftGroup.Settings})
+   * @param electionTimeout the group's Raft election timeout ({@link RaftGroup.Settings})
+   * @param heartbeatTimeout the group's Raft heartbeat timeout (MicroRaft's floor is 2 s)
+   * @param snapshotEvery commits between two snapshots of the replicated state
    * @param callTimeout how long a leader waits for a destination replica before it tries the next one
    * @param tick how often a replica checks whether it started or stopped leading (a new leader's re-sends start then)
    * @param metricPrefix the block's counters are {@code <prefix>.delivered}, {@code .sends}, {@code .resent},
