@@ -43,14 +43,12 @@ import org.kvlab.consensus.multicast.proto.SkeenVotes;
  * event's messages leave). A group whose member stays down blocks the
  * messages addressed to it, and the ones ordered after them: one member per group tolerates no permanent crash.
  *
- * <p>Replicated groups (the extension point, not built; issue 33's BaseCast): because the block's decisions depend
- * only on its inputs, a group replicated by Raft runs one copy per replica and feeds each copy the same inputs in the
- * same order from the group's log: the leader proposes every {@code SkeenData}, {@code SkeenVote} and local
- * {@code multicast} to the log instead of handling it, every replica applies it to its copy on commit, and only the
- * leader's {@link Transport} sends (to the leader of each destination group). What that needs beyond this class: a
- * new leader re-sends the votes and data of the messages still pending (votes merge by maximum, so a repeated vote is
- * harmless; a repeated {@code SkeenData} must then be ignored rather than refused as it is here), and the transport
- * finds the destination group's current leader.
+ * <p>Replicated groups ({@link ReplicatedMulticast}, issue 33's BaseCast): because the block's decisions depend only
+ * on its inputs, a group replicated by Raft runs one copy per replica and feeds each copy the same inputs in the same
+ * order from the group's log. A new leader there re-sends what is not acknowledged, so this block takes repeats: a
+ * {@code SkeenData} of a message it still holds is ignored ({@link #onData}), a vote merges by maximum and a vote for
+ * a message whose final timestamp is known is ignored; the replicated block itself filters the repeats of messages
+ * already delivered ({@link #holds}).
  *
  * @param <M> the protobuf type of the messages multicast
  */
@@ -142,8 +140,14 @@ public final class SkeenMulticast<M extends Message> {
     }
   }
 
-  /** A message multicast by another group, to this one among others. */
+  /**
+   * A message multicast by another group, to this one among others. A repeat of a message this group still holds
+   * ({@link #holds}) is ignored (a replicated group's new leader sends again what it does not know to be received).
+   */
   public void onData(SkeenData d) {
+    if (pending.containsKey(d.getId())) {
+      return;
+    }
     receive(d.getId(), d.getDestList().stream().mapToInt(Integer::intValue).toArray(), parse(d.getId(),
         d.getPayload()), d.getPayload());
   }
@@ -175,6 +179,11 @@ public final class SkeenMulticast<M extends Message> {
     return m;
   }
 
+  /** Whether message {@code id} is received and not yet delivered here. */
+  public boolean holds(long id) {
+    return pending.containsKey(id);
+  }
+
   /** The messages received and not yet delivered, in id order. */
   public List<M> undelivered() {
     List<M> out = new ArrayList<>(pending.size());
@@ -201,9 +210,12 @@ public final class SkeenMulticast<M extends Message> {
   }
 
   private void vote(long id, int from, long ts) {
-    votes.computeIfAbsent(id, x -> new HashMap<>()).merge(from, ts, Math::max);
     Entry<M> e = pending.get(id);
-    if (e == null || e.fin) {
+    if (e != null && e.fin) {
+      return; // a repeat of a vote the final timestamp already counts (replicated groups re-send)
+    }
+    votes.computeIfAbsent(id, x -> new HashMap<>()).merge(from, ts, Math::max);
+    if (e == null) {
       return; // the message itself has not arrived yet: the vote waits
     }
     Map<Integer, Long> got = votes.get(id);
