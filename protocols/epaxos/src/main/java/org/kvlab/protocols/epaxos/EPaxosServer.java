@@ -391,9 +391,15 @@ class EPaxosServer extends Server<Record> implements Executor.Replica {
       Map<String, ByteString> writes = c.getProcedure().isEmpty() ? new TreeMap<>(c.getWritesMap())
           : TxnProcedures.run(c.getProcedure(), c.getArgsList(), read);
       for (Map.Entry<String, ByteString> w : writes.entrySet()) {
-        store().put(w.getKey(), Record.newBuilder().setValue(w.getValue()).setExec(++exec).build());
-        store().prune(w.getKey(), v -> true); // only the newest version is ever read
         reply.addWrites(KeyValue.newBuilder().setKey(w.getKey()).setFound(true).setValue(w.getValue()));
+        Optional<Record> newest = store().newest(w.getKey());
+        if (newest.isPresent() && newest.get().getWriter() == id) {
+          continue; // written by this very execution before a restart that lost the executed mark: not again
+        }
+        // versions grow per key even when the restart also lost the counter's last value (the store kept more)
+        exec = Math.max(exec + 1, newest.map(r -> r.getExec() + 1).orElse(0L));
+        store().put(w.getKey(), Record.newBuilder().setValue(w.getValue()).setExec(exec).setWriter(id).build());
+        store().prune(w.getKey(), v -> true); // only the newest version is ever read
       }
     }
     put(e.toBuilder().setStatus(EXECUTED).build());
