@@ -57,7 +57,7 @@ import org.kvlab.api.TxnProcedures;
 class M2PaxosServer extends Server<Record> {
   static final Duration CALL_TIMEOUT = Duration.ofSeconds(1);
   /** How long the origin keeps proposing a client's command before answering unknown. */
-  static final Duration GIVE_UP = Duration.ofSeconds(10);
+  static final Duration GIVE_UP = Duration.ofMillis(1_500);
   static final long DONE_WINDOW = 100_000;
   /** Gossip periods an object may stay blocked before its owner recovers it (others wait more, by rank). */
   static final int STUCK_TICKS = 3;
@@ -79,6 +79,7 @@ class M2PaxosServer extends Server<Record> {
   private final Map<Long, Request<TxnReq>> pending = new TreeMap<>();
   private final Map<String, Long> seenEpoch = new TreeMap<>();
   private boolean acquiring;
+  private int failedAcquisitions;
   private final Deque<Command> waitingAcquisition = new ArrayDeque<>();
   private final Map<NodeId, Map<String, Long>> peerLast = new TreeMap<>();
   private final Set<String> fetching = new TreeSet<>();
@@ -265,8 +266,13 @@ class M2PaxosServer extends Server<Record> {
     }
   }
 
+  /**
+   * A random wait, uniform over [0.5, 1.5) times {@code backoff} doubled for each acquisition in a row that failed
+   * here (at most 2^5): acquisitions that keep taking objects from each other back off until one finishes.
+   */
   private Duration randomBackoff() {
-    return Duration.ofNanos((long) (backoff.toNanos() * (0.5 + random().nextDouble())));
+    return Duration.ofNanos((long) (backoff.toNanos() * (1L << Math.min(failedAcquisitions, 5))
+        * (0.5 + random().nextDouble())));
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -364,6 +370,7 @@ class M2PaxosServer extends Server<Record> {
       }
       log.setInstance(e.getKey(), e.getInstance(), Instance.newBuilder().setCmd(e.getCmd()).setDecided(true)
           .setRdec(i == null ? 0 : i.getRdec()).build());
+      onDecided(e.getKey(), e.getInstance(), e.getCmd());
       touched.add(e.getKey());
     }
     tryDeliver(touched);
@@ -423,6 +430,9 @@ class M2PaxosServer extends Server<Record> {
     }
   }
 
+  /** Hook for tests: called when this replica learns that {@code c} is decided at ({@code key}, {@code in}). */
+  void onDecided(String key, long in, Command c) {}
+
   /** Hook for tests: called after each delivery with this replica's delivery position. */
   void onDelivered(Command c, long ts) {}
 
@@ -447,6 +457,22 @@ class M2PaxosServer extends Server<Record> {
       r.addWrites(KeyValue.newBuilder().setKey(k).setFound(true).setValue(v));
     });
     return r.build();
+  }
+
+  /** For people and tests: every object whose next instance is not delivered, with what is held there. */
+  String blocked() {
+    StringBuilder b = new StringBuilder();
+    for (String l : log.objects()) {
+      ObjectState s = log.object(l);
+      Instance i = log.instance(l, s.getLast() + 1);
+      if (log.maxInstance(l) > s.getLast()) {
+        b.append(l).append(" last ").append(s.getLast()).append(" owner ").append(s.getOwner() - 1).append(" rnd ")
+            .append(s.getRnd()).append(" mine ").append(s.getMyEpoch()).append(" next ")
+            .append(i == null ? "-" : Forcing.signature(i.getCmd()) + (i.getDecided() ? " decided" : " rdec "
+                + i.getRdec())).append(" max ").append(log.maxInstance(l)).append("; ");
+      }
+    }
+    return b.append(acquiring ? "acquiring" : "").toString();
   }
 
   boolean isDone(long id) {
@@ -500,6 +526,10 @@ class M2PaxosServer extends Server<Record> {
             return;
           }
           acks.values().forEach(a -> held.addAll(a.getHeldList()));
+          if (from.entrySet().stream().anyMatch(f -> log.object(f.getKey()).getLast() >= f.getValue())) {
+            endAcquisition(c, false); // delivered more meanwhile (an earlier round's promises are stale): again
+            return;
+          }
           Forcing.Plan plan = Forcing.select(from, held, this::decidedHere, isDone(c) ? null : c);
           if (!plan.missing().isEmpty()) {
             if (round + 1 >= CLOSURE_ROUNDS) {
@@ -538,14 +568,16 @@ class M2PaxosServer extends Server<Record> {
     return out;
   }
 
+  /** Ends the acquisition; on success the commands that waited for it are proposed, else they back off too. */
   private void endAcquisition(Command c, boolean ok) {
     acquiring = false;
+    failedAcquisitions = ok ? 0 : failedAcquisitions + 1;
     if (!ok && c != null) {
       retryLater(c);
     }
     List<Command> waiting = new ArrayList<>(waitingAcquisition);
     waitingAcquisition.clear();
-    waiting.forEach(this::propose);
+    waiting.forEach(ok ? this::propose : this::retryLater);
   }
 
   /** PREPARE: promise every object's epoch if all are above Rnd, and tell what is held from {@code from} on. */
