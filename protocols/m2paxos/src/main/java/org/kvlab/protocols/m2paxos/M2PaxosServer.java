@@ -246,13 +246,18 @@ class M2PaxosServer extends Server<Record> {
     List<Entry> entries = new ArrayList<>();
     p.getPositionsMap().forEach((l, in) -> entries.add(Entry.newBuilder().setKey(l).setInstance(in).setCmd(p)
         .build()));
-    acceptPhase(epochs, entries, ok -> {
+    acceptPhase(epochs, entries, ownerAcks(), ok -> {
       if (ok) {
         metrics().count("consensus.fast");
       } else {
         retryLater(c);
       }
     });
+  }
+
+  /** How many other replicas must accept the owner's ACCEPT: a quorum with this one. */
+  int ownerAcks() {
+    return quorum - 1;
   }
 
   /** After a refused or failed attempt, the origin proposes its command again after a random backoff. */
@@ -282,13 +287,14 @@ class M2PaxosServer extends Server<Record> {
    * ACCEPT(toDecide, ins, eps): accepted here first, then by a quorum; on success DECIDE to all. {@code done} gets
    * whether it was decided.
    */
-  void acceptPhase(Map<String, Long> epochs, List<Entry> entries, java.util.function.Consumer<Boolean> done) {
+  void acceptPhase(Map<String, Long> epochs, List<Entry> entries, int needed,
+      java.util.function.Consumer<Boolean> done) {
     if (!acceptHere(dc(), epochs, entries)) {
       done.accept(false);
       return;
     }
     Accept a = Accept.newBuilder().putAllEpochs(epochs).addAllEntries(entries).build();
-    callAll(others, a, AcceptAck.class, quorum - 1, CALL_TIMEOUT)
+    callAll(others, a, AcceptAck.class, needed, CALL_TIMEOUT)
         .onQuorum(acks -> {
           boolean ok = acks.values().stream().allMatch(AcceptAck::getOk);
           acks.values().forEach(x -> see(x.getRndMap()));
@@ -358,10 +364,10 @@ class M2PaxosServer extends Server<Record> {
   void decide(List<Entry> entries) {
     Set<String> touched = new TreeSet<>();
     for (Entry e : entries) {
-      if (e.getInstance() <= log.object(e.getKey()).getLast()) {
-        continue; // delivered (and maybe truncated) here already
-      }
       Instance i = log.instance(e.getKey(), e.getInstance());
+      if (e.getInstance() <= log.object(e.getKey()).getLast() && (i == null || !i.getDecided())) {
+        continue; // delivered here already, and truncated
+      }
       if (i != null && i.getDecided()) {
         Invariants.check(Forcing.same(i.getCmd(), e.getCmd()),
             "two commands decided at (%s, %s): %s and %s", e.getKey(), e.getInstance(),
@@ -530,7 +536,7 @@ class M2PaxosServer extends Server<Record> {
             endAcquisition(c, false); // delivered more meanwhile (an earlier round's promises are stale): again
             return;
           }
-          Forcing.Plan plan = Forcing.select(from, held, this::decidedHere, isDone(c) ? null : c);
+          Forcing.Plan plan = plan(from, held, isDone(c) ? null : c);
           if (!plan.missing().isEmpty()) {
             if (round + 1 >= CLOSURE_ROUNDS) {
               endAcquisition(c, false);
@@ -540,7 +546,7 @@ class M2PaxosServer extends Server<Record> {
             }
             return;
           }
-          acceptPhase(epochs, plan.entries(), ok -> {
+          acceptPhase(epochs, plan.entries(), quorum - 1, ok -> {
             if (ok) {
               metrics().count("consensus.slow");
               epochs.forEach((l, e) -> log.setObject(l, log.object(l).toBuilder().setMyEpoch(e).build()));
@@ -549,6 +555,11 @@ class M2PaxosServer extends Server<Record> {
           });
         })
         .onFailure(f -> endAcquisition(c, false));
+  }
+
+  /** SELECT and the accept it leads to ({@link Forcing}), from what the quorum holds. */
+  Forcing.Plan plan(Map<String, Long> from, List<Held> held, Command own) {
+    return Forcing.select(from, held, this::decidedHere, own);
   }
 
   private boolean isDone(Command c) {

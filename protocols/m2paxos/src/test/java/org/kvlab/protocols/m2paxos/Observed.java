@@ -23,8 +23,8 @@ final class Observed implements Protocol {
   /** (object, instance) -> the first decision any replica learned, as "dc: signature". */
   final Map<String, String> decisions = new TreeMap<>();
   final List<String> conflicts = new ArrayList<>();
-  /** datacenter -> its delivered command ids, in delivery order (across its restarts). */
-  final Map<Integer, List<Long>> deliveries = new TreeMap<>();
+  /** object -> datacenter -> the ids of the commands delivered on it there, in delivery order (across restarts). */
+  final Map<String, Map<Integer, List<Long>>> deliveries = new TreeMap<>();
   /** datacenter -> its server (the last incarnation). */
   final Map<Integer, M2PaxosServer> live = new TreeMap<>();
 
@@ -98,7 +98,8 @@ final class Observed implements Protocol {
 
     @Override
     void onDelivered(Command c, long ts) {
-      o.deliveries.computeIfAbsent(dc(), x -> new ArrayList<>()).add(c.getId());
+      c.getPositionsMap().keySet().forEach(k -> o.deliveries.computeIfAbsent(k, x -> new TreeMap<>())
+          .computeIfAbsent(dc(), x -> new ArrayList<>()).add(c.getId()));
     }
   }
 }
