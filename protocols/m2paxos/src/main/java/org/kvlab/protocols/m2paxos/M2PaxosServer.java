@@ -481,6 +481,11 @@ class M2PaxosServer extends Server<Record> {
     return b.append(acquiring ? "acquiring" : "").toString();
   }
 
+  /** How many (object, instance) entries this replica holds (truncation keeps them to what some replica lacks). */
+  int heldInstances() {
+    return log.instanceCount();
+  }
+
   boolean isDone(long id) {
     return done.get(Long.toString(id)) != null;
   }
