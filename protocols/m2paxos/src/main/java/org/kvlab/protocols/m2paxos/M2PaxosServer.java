@@ -77,6 +77,7 @@ class M2PaxosServer extends Server<Record> {
   private final TreeMap<Long, Long> doneBySeq = new TreeMap<>();
   private long seq;
   private final Map<Long, Request<TxnReq>> pending = new TreeMap<>();
+  private final Map<Long, Long> proposedAt = new TreeMap<>(); // id -> when the client's request came
   private final Map<String, Long> seenEpoch = new TreeMap<>();
   private boolean acquiring;
   private int failedAcquisitions;
@@ -92,7 +93,7 @@ class M2PaxosServer extends Server<Record> {
     on.request(TxnReq.class, this::onClient);
     on.message(Propose.class, this::onPropose);
     on.call(Accept.class, this::onAccept);
-    on.message(Decide.class, (m, from) -> decide(m.getEntriesList()));
+    on.message(Decide.class, this::onDecide);
     on.call(Prepare.class, this::onPrepare);
     on.message(Status.class, this::onStatus);
     on.call(Fetch.class, this::onFetch);
@@ -146,8 +147,10 @@ class M2PaxosServer extends Server<Record> {
     long id = ((long) (dc() + 1) << 56) | (incarnation() << 36) | ++seq;
     Command c = Command.newBuilder().setId(id).setOp(req.body()).build();
     pending.put(id, req);
+    proposedAt.put(id, nowMicros());
     after(GIVE_UP, () -> {
       Request<TxnReq> r = pending.remove(id);
+      proposedAt.remove(id);
       if (r != null) {
         r.unknown("command not delivered within " + GIVE_UP.toSeconds() + " s (it may still be)");
       }
@@ -360,6 +363,10 @@ class M2PaxosServer extends Server<Record> {
   // ---------------------------------------------------------------------------------------------
   // Decision phase (Alg. 5)
 
+  void onDecide(Decide m, NodeId from) {
+    decide(m.getEntriesList());
+  }
+
   /** DECIDE: each (l, in) takes its command unless decided; decided with another command is a violation. */
   void decide(List<Entry> entries) {
     Set<String> touched = new TreeSet<>();
@@ -431,7 +438,9 @@ class M2PaxosServer extends Server<Record> {
     metrics().count("consensus.delivered");
     onDelivered(c, ts);
     Request<TxnReq> req = pending.remove(c.getId());
+    Long at = proposedAt.remove(c.getId());
     if (req != null) {
+      metrics().record("consensus.latencyMicros", nowMicros() - at);
       req.reply(reply.toBuilder().setTs(ts).setTid(c.getId()).build());
     }
   }
@@ -638,6 +647,7 @@ class M2PaxosServer extends Server<Record> {
         call(from, Fetch.newBuilder().setKey(l).setFrom(mine + 1).setTo(v).build(), FetchReply.class, CALL_TIMEOUT)
             .onReply(r -> {
               fetching.remove(l);
+              metrics().record("m2paxos.fetched", r.getDecidedCount());
               decide(r.getDecidedList());
             })
             .onFailure(f -> fetching.remove(l));
