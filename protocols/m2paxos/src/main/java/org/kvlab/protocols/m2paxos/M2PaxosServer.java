@@ -48,8 +48,8 @@ import org.kvlab.api.TxnProcedures;
  *       is written in delivery order. A command decided twice (a retried proposal whose first copy was forced) is
  *       applied once: delivered ids are kept ({@code done}, the last {@link #DONE_WINDOW} deliveries).
  *   <li>Catch-up and truncation: every {@code gossip} period a server sends the others its LastDecided of the
- *       objects that changed (all of them every tenth time); a server behind a peer on an object fetches the decided
- *       commands it misses from it; instances that every replica delivered are removed. An instance left accepted
+ *       objects that changed and of {@link #STATUS_SWEEP} more in turn; a server behind a peer on an object fetches
+ *       the decided commands it misses from it; instances that every replica delivered are removed. An instance left accepted
  *       but undecided (its proposer crashed) is recovered by an acquisition of its object with no command of its
  *       own (the owner first, the others later, in datacenter order).
  * </ul>
@@ -62,6 +62,8 @@ class M2PaxosServer extends Server<Record> {
   /** Gossip periods an object may stay blocked before its owner recovers it (others wait more, by rank). */
   static final int STUCK_TICKS = 3;
   static final int CLOSURE_ROUNDS = 8;
+  /** Objects whose LastDecided every status carries besides the changed ones, in turn. */
+  static final int STATUS_SWEEP = 64;
 
   private int n;
   private int quorum;
@@ -81,12 +83,13 @@ class M2PaxosServer extends Server<Record> {
   private final Map<String, Long> seenEpoch = new TreeMap<>();
   private boolean acquiring;
   private int failedAcquisitions;
+  private long recoveryNotBefore; // after a failed acquisition, recoveries wait out a backoff too
   private final Deque<Command> waitingAcquisition = new ArrayDeque<>();
   private final Map<NodeId, Map<String, Long>> peerLast = new TreeMap<>();
   private final Set<String> fetching = new TreeSet<>();
   private final Set<String> changed = new TreeSet<>();
   private final Map<String, long[]> stuck = new TreeMap<>(); // key -> {blocked instance, ticks}
-  private long ticks;
+  private String sweep; // the last object the status sweep sent
 
   @Override
   protected void register(Handlers on) {
@@ -293,6 +296,7 @@ class M2PaxosServer extends Server<Record> {
   void acceptPhase(Map<String, Long> epochs, List<Entry> entries, int needed,
       java.util.function.Consumer<Boolean> done) {
     if (!acceptHere(dc(), epochs, entries)) {
+      metrics().count("m2paxos.accept.refusedHere");
       done.accept(false);
       return;
     }
@@ -306,9 +310,15 @@ class M2PaxosServer extends Server<Record> {
             Decide d = Decide.newBuilder().addAllEntries(entries).build();
             others.forEach(o -> trySend(o, d));
           }
+          if (!ok) {
+            metrics().count("m2paxos.accept.refused");
+          }
           done.accept(ok);
         })
-        .onFailure(f -> done.accept(false));
+        .onFailure(f -> {
+          metrics().count("m2paxos.accept.noQuorum");
+          done.accept(false);
+        });
   }
 
   private void onAccept(Request<Accept> req) {
@@ -542,11 +552,13 @@ class M2PaxosServer extends Server<Record> {
         .onQuorum(acks -> {
           acks.values().forEach(a -> see(a.getRndMap()));
           if (!acks.values().stream().allMatch(PrepareAck::getOk)) {
+            metrics().count("m2paxos.acquisition.refused");
             endAcquisition(c, false);
             return;
           }
           acks.values().forEach(a -> held.addAll(a.getHeldList()));
           if (from.entrySet().stream().anyMatch(f -> log.object(f.getKey()).getLast() >= f.getValue())) {
+            metrics().count("m2paxos.acquisition.stale");
             endAcquisition(c, false); // delivered more meanwhile (an earlier round's promises are stale): again
             return;
           }
@@ -568,7 +580,10 @@ class M2PaxosServer extends Server<Record> {
             endAcquisition(c, ok);
           });
         })
-        .onFailure(f -> endAcquisition(c, false));
+        .onFailure(f -> {
+          metrics().count("m2paxos.acquisition.noQuorum");
+          endAcquisition(c, false);
+        });
   }
 
   /** SELECT and the accept it leads to ({@link Forcing}), from what the quorum holds. */
@@ -597,6 +612,7 @@ class M2PaxosServer extends Server<Record> {
   private void endAcquisition(Command c, boolean ok) {
     acquiring = false;
     failedAcquisitions = ok ? 0 : failedAcquisitions + 1;
+    recoveryNotBefore = ok ? 0 : nowMicros() + randomBackoff().toNanos() / 1000;
     if (!ok && c != null) {
       retryLater(c);
     }
@@ -624,12 +640,21 @@ class M2PaxosServer extends Server<Record> {
   // Gossip: catch-up, truncation, recovery of blocked instances
 
   private void tick() {
-    ticks++;
     Status.Builder s = Status.newBuilder();
-    for (String l : ticks % 10 == 0 ? log.objects() : changed) {
+    for (String l : changed) {
       s.putLast(l, log.object(l).getLast());
     }
     changed.clear();
+    // and the next STATUS_SWEEP objects in key order, round robin: repairs what a lost status left behind
+    java.util.NavigableSet<String> all = log.touched();
+    java.util.Iterator<String> it = (sweep == null ? all : all.tailSet(sweep, false)).iterator();
+    for (int i = 0; i < STATUS_SWEEP && it.hasNext(); i++) {
+      sweep = it.next();
+      s.putLast(sweep, log.object(sweep).getLast());
+    }
+    if (!it.hasNext()) {
+      sweep = null;
+    }
     if (s.getLastCount() > 0) {
       Status st = s.build();
       others.forEach(o -> trySend(o, st));
@@ -686,7 +711,7 @@ class M2PaxosServer extends Server<Record> {
    * forces what was accepted and fills the rest with no-ops. The owner goes first, the others by rank.
    */
   private void recoverBlocked() {
-    for (String l : log.objects()) {
+    for (String l : log.objectsWithInstances()) {
       ObjectState s = log.object(l);
       long next = s.getLast() + 1;
       boolean blocked = log.maxInstance(l) >= next && decidedHere(l, next) == null && peerLast.values().stream()
@@ -701,7 +726,7 @@ class M2PaxosServer extends Server<Record> {
         st[1] = 0;
       }
       int rank = Math.floorMod(dc() - (s.getOwner() - 1), n);
-      if (++st[1] >= STUCK_TICKS * (1 + rank) && !acquiring) {
+      if (++st[1] >= STUCK_TICKS * (1 + rank) && !acquiring && nowMicros() >= recoveryNotBefore) {
         st[1] = 0;
         acquire(null, Set.of(l));
       }

