@@ -1,14 +1,11 @@
 package org.kvlab.protocols.m2paxos;
 
-import com.google.protobuf.ByteString;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.Deque;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
@@ -18,9 +15,6 @@ import org.kvlab.api.Invariants;
 import org.kvlab.api.NodeId;
 import org.kvlab.api.Request;
 import org.kvlab.api.Server;
-import org.kvlab.api.Slot;
-import org.kvlab.api.SlotMap;
-import org.kvlab.api.TxnProcedures;
 
 /**
  * M²Paxos, one replica (Turcu's thesis Algs. 3-6), written with the protocol kit. Every datacenter's one server
@@ -46,7 +40,7 @@ import org.kvlab.api.TxnProcedures;
  *       this server their owner), retried after a random backoff when refused.
  *   <li>Delivery: a command is delivered when it is decided at LastDecided + 1 of every object it names; the store
  *       is written in delivery order. A command decided twice (a retried proposal whose first copy was forced) is
- *       applied once: delivered ids are kept ({@code done}, the last {@link #DONE_WINDOW} deliveries).
+ *       applied once ({@link Delivery}).
  *   <li>Catch-up and truncation: every {@code gossip} period a server sends the others its LastDecided of the
  *       objects that changed and of {@link #STATUS_SWEEP} more in turn; a server behind a peer on an object fetches
  *       the decided commands it misses from it; instances that every replica delivered are removed. An instance left accepted
@@ -58,7 +52,6 @@ class M2PaxosServer extends Server<Record> {
   static final Duration CALL_TIMEOUT = Duration.ofSeconds(1);
   /** How long the origin keeps proposing a client's command before answering unknown. */
   static final Duration GIVE_UP = Duration.ofMillis(1_500);
-  static final long DONE_WINDOW = 100_000;
   /** Gossip periods an object may stay blocked before its owner recovers it (others wait more, by rank). */
   static final int STUCK_TICKS = 3;
   static final int CLOSURE_ROUNDS = 8;
@@ -73,10 +66,7 @@ class M2PaxosServer extends Server<Record> {
   private Duration backoff;
   private List<NodeId> others;
   private AcceptorLog log;
-  private Slot<Delivered> deliveredSlot;
-  private long delivered;
-  private SlotMap<Done> done;
-  private final TreeMap<Long, Long> doneBySeq = new TreeMap<>();
+  private Delivery delivery;
   private long seq;
   private final Map<Long, Request<TxnReq>> pending = new TreeMap<>();
   private final Map<Long, Long> proposedAt = new TreeMap<>(); // id -> when the client's request came
@@ -117,13 +107,19 @@ class M2PaxosServer extends Server<Record> {
     others = topology().allNodes().stream().filter(x -> !x.equals(self())).toList();
     log = new AcceptorLog(slotMap("objects", ObjectState.getDefaultInstance()),
         slotMap("instances", Instance.getDefaultInstance()), this::initialState);
-    deliveredSlot = slot(Delivered.getDefaultInstance());
-    delivered = deliveredSlot.get().getCount();
-    done = slotMap("done", Done.getDefaultInstance());
-    for (String id : done.keys()) {
-      doneBySeq.put(done.get(id).getSeq(), Long.parseLong(id));
-    }
-    tryDeliver(log.objects()); // decided before a crash, not delivered yet
+    delivery = new Delivery(log, store(), metrics(), slot(Delivered.getDefaultInstance()),
+        slotMap("done", Done.getDefaultInstance()), new Delivery.Listener() {
+          @Override
+          public void advanced(String key) {
+            changed.add(key);
+          }
+
+          @Override
+          public void delivered(Command c, long ts, TxnReply reply) {
+            M2PaxosServer.this.delivered(c, ts, reply);
+          }
+        });
+    delivery.tryDeliver(log.objects()); // decided before a crash, not delivered yet
   }
 
   /** An object nobody touched at this node: owned in epoch 0 by its initial owner, if any. */
@@ -396,63 +392,7 @@ class M2PaxosServer extends Server<Record> {
       onDecided(e.getKey(), e.getInstance(), e.getCmd());
       touched.add(e.getKey());
     }
-    tryDeliver(touched);
-  }
-
-  /** Delivers every command that is decided at LastDecided + 1 of each of its objects, and what that unblocks. */
-  void tryDeliver(Collection<String> start) {
-    Deque<String> work = new ArrayDeque<>(start);
-    while (!work.isEmpty()) {
-      String l = work.poll();
-      Instance i = log.instance(l, log.object(l).getLast() + 1);
-      if (i == null || !i.getDecided()) {
-        continue;
-      }
-      Command c = i.getCmd();
-      boolean ready = c.getPositionsMap().entrySet().stream().allMatch(p -> {
-        Instance j = log.instance(p.getKey(), p.getValue());
-        return log.object(p.getKey()).getLast() + 1 == p.getValue() && j != null && j.getDecided()
-            && Forcing.same(j.getCmd(), c);
-      });
-      if (ready) {
-        deliver(c);
-        work.addAll(c.getPositionsMap().keySet());
-      }
-    }
-  }
-
-  /** DELIVER(c): applies c to the store (once per id) and advances LastDecided of each of its objects. */
-  void deliver(Command c) {
-    c.getPositionsMap().forEach((l, in) -> {
-      ObjectState s = log.object(l);
-      Invariants.check(s.getLast() + 1 == in, "command %s delivered at (%s, %s), but LastDecided there is %s",
-          c.getId(), l, in, s.getLast());
-      log.setObject(l, s.toBuilder().setLast(in).build());
-      changed.add(l);
-    });
-    if (c.getId() == 0) {
-      return;
-    }
-    if (isDone(c.getId())) {
-      metrics().count("m2paxos.duplicates");
-      return;
-    }
-    long ts = ++delivered;
-    deliveredSlot.set(Delivered.newBuilder().setCount(ts).build());
-    done.put(Long.toString(c.getId()), Done.newBuilder().setSeq(ts).build());
-    doneBySeq.put(ts, c.getId());
-    while (doneBySeq.firstKey() <= ts - DONE_WINDOW) {
-      done.remove(Long.toString(doneBySeq.pollFirstEntry().getValue()));
-    }
-    TxnReply reply = execute(c);
-    metrics().count("consensus.delivered");
-    onDelivered(c, ts);
-    Request<TxnReq> req = pending.remove(c.getId());
-    Long at = proposedAt.remove(c.getId());
-    if (req != null) {
-      metrics().record("consensus.latencyMicros", nowMicros() - at);
-      req.reply(reply.toBuilder().setTs(ts).setTid(c.getId()).build());
-    }
+    delivery.tryDeliver(touched);
   }
 
   /** Hook for tests: called when this replica learns that {@code c} is decided at ({@code key}, {@code in}). */
@@ -461,52 +401,24 @@ class M2PaxosServer extends Server<Record> {
   /** Hook for tests: called after each delivery with this replica's delivery position. */
   void onDelivered(Command c, long ts) {}
 
-  /** Reads (before the writes), then the writes (given, or computed by the procedure), in the store. */
-  private TxnReply execute(Command c) {
-    TxnReq op = c.getOp();
-    TxnReply.Builder r = TxnReply.newBuilder();
-    Map<String, Optional<ByteString>> read = new TreeMap<>();
-    for (String k : op.getReadsList()) {
-      Optional<ByteString> v = store().newest(k).map(Record::getValue);
-      read.put(k, v);
-      r.addReads(KeyValue.newBuilder().setKey(k).setFound(v.isPresent()).setValue(v.orElse(ByteString.EMPTY)));
-    }
-    Map<String, ByteString> writes = op.getProcedure().isEmpty() ? new TreeMap<>(op.getWritesMap())
-        : TxnProcedures.run(op.getProcedure(), op.getArgsList(), read);
-    writes.forEach((k, v) -> {
-      long in = c.getPositionsMap().get(k);
-      long before = store().newest(k).map(Record::getInstance).orElse(0L);
-      Invariants.check(before < in, "store of %s written out of delivery order: instance %s after %s", k, in, before);
-      store().put(k, Record.newBuilder().setValue(v).setInstance(in).build());
-      store().prune(k, x -> true);
-      r.addWrites(KeyValue.newBuilder().setKey(k).setFound(true).setValue(v));
-    });
-    return r.build();
-  }
-
-  /** For people and tests: every object whose next instance is not delivered, with what is held there. */
-  String blocked() {
-    StringBuilder b = new StringBuilder();
-    for (String l : log.objects()) {
-      ObjectState s = log.object(l);
-      Instance i = log.instance(l, s.getLast() + 1);
-      if (log.maxInstance(l) > s.getLast()) {
-        b.append(l).append(" last ").append(s.getLast()).append(" owner ").append(s.getOwner() - 1).append(" rnd ")
-            .append(s.getRnd()).append(" mine ").append(s.getMyEpoch()).append(" next ")
-            .append(i == null ? "-" : Forcing.signature(i.getCmd()) + (i.getDecided() ? " decided" : " rdec "
-                + i.getRdec())).append(" max ").append(log.maxInstance(l)).append("; ");
-      }
-    }
-    return b.append(acquiring ? "acquiring" : "").toString();
-  }
-
   /** How many (object, instance) entries this replica holds (truncation keeps them to what some replica lacks). */
   int heldInstances() {
     return log.instanceCount();
   }
 
   boolean isDone(long id) {
-    return done.get(Long.toString(id)) != null;
+    return delivery.isDone(id);
+  }
+
+  /** Delivery's report: answer the client if this replica is the command's origin. */
+  private void delivered(Command c, long ts, TxnReply reply) {
+    onDelivered(c, ts);
+    Request<TxnReq> req = pending.remove(c.getId());
+    Long at = proposedAt.remove(c.getId());
+    if (req != null) {
+      metrics().record("consensus.latencyMicros", nowMicros() - at);
+      req.reply(reply);
+    }
   }
 
   // ---------------------------------------------------------------------------------------------
