@@ -43,9 +43,10 @@ import org.kvlab.api.Server;
  *       applied once ({@link Delivery}).
  *   <li>Catch-up and truncation: every {@code gossip} period a server sends the others its LastDecided of the
  *       objects that changed and of {@link #STATUS_SWEEP} more in turn; a server behind a peer on an object fetches
- *       the decided commands it misses from it; instances that every replica delivered are removed. An instance left accepted
- *       but undecided (its proposer crashed) is recovered by an acquisition of its object with no command of its
- *       own (the owner first, the others later, in datacenter order).
+ *       the decided commands it misses from it; instances that every replica delivered are removed. An instance left
+ *       accepted but undecided (its proposer crashed) is recovered by an acquisition of its object with no command
+ *       of its own (the owner first, the others later, in datacenter order, none within a failed acquisition's
+ *       backoff).
  * </ul>
  */
 class M2PaxosServer extends Server<Record> {
@@ -151,7 +152,7 @@ class M2PaxosServer extends Server<Record> {
       Request<TxnReq> r = pending.remove(id);
       proposedAt.remove(id);
       if (r != null) {
-        r.unknown("command not delivered within " + GIVE_UP.toSeconds() + " s (it may still be)");
+        r.unknown("command not delivered within " + GIVE_UP.toMillis() + " ms (it may still be)");
       }
     });
     propose(c);
