@@ -470,9 +470,11 @@ class M2PaxosServer extends Server<Record> {
             return;
           }
           acks.values().forEach(a -> held.addAll(a.getHeldList()));
-          if (from.entrySet().stream().anyMatch(f -> log.object(f.getKey()).getLast() >= f.getValue())) {
+          // a later round's from values are newer than the first's: if this node delivered more in between, a
+          // command forced across both could look absent where it was delivered and truncated. Start again.
+          if (round > 0 && from.entrySet().stream().anyMatch(f -> log.object(f.getKey()).getLast() >= f.getValue())) {
             metrics().count("m2paxos.acquisition.stale");
-            endAcquisition(c, false); // delivered more meanwhile (an earlier round's promises are stale): again
+            endAcquisition(c, false);
             return;
           }
           Forcing.Plan plan = plan(from, held, isDone(c) ? null : c);
