@@ -2,7 +2,6 @@ package org.kvlab.protocols.m2paxos;
 
 import java.util.List;
 import java.util.Map;
-import org.kvlab.api.Protocol;
 
 /**
  * Deliberately broken variants of M²Paxos, each differing from {@link M2PaxosServer} in one rule, to show that the
@@ -40,10 +39,5 @@ final class Mutants {
       }
     });
     return o[0];
-  }
-
-  /** For a test's messages: the mutants by name. */
-  static Protocol named(String name) {
-    return name.equals("owner-without-quorum") ? ownerWithoutQuorum() : acquisitionIgnoresToForce();
   }
 }
