@@ -66,22 +66,22 @@ class M2PaxosCheckedSimTest {
   }
 
   @Test
-  void when_m2paxosRunsSingleKeyOperationsUnderFaults_then_60SeedsAreLinearizableAndConverge() {
-    mostWorked(seeds(spec("none", false), 60, List.of("linearizable", "convergence")), 20);
+  void when_m2paxosRunsSingleKeyOperationsUnderFaults_then_200SeedsAreLinearizableAndConverge() {
+    mostWorked(seeds(spec("none", false), 200, List.of("linearizable", "convergence")), 20);
   }
 
   @Test
-  void when_m2paxosRunsMultiKeyTransactionsUnderFaults_then_60SeedsAreStrictlySerializable() {
-    mostWorked(seeds(spec("none", true), 60, List.of("strict-serializable")), 10);
+  void when_m2paxosRunsMultiKeyTransactionsUnderFaults_then_200SeedsAreStrictlySerializable() {
+    mostWorked(seeds(spec("none", true), 200, List.of("strict-serializable")), 10);
   }
 
   @Test
-  void when_multiPaxosRunsSingleKeyOperationsUnderFaults_then_60SeedsAreLinearizableAndConverge() {
-    mostWorked(seeds(spec("0", false), 60, List.of("linearizable", "convergence")), 20);
+  void when_multiPaxosRunsSingleKeyOperationsUnderFaults_then_200SeedsAreLinearizableAndConverge() {
+    mostWorked(seeds(spec("0", false), 200, List.of("linearizable", "convergence")), 20);
   }
 
   @Test
-  void when_multiPaxosRunsMultiKeyTransactionsUnderFaults_then_60SeedsAreStrictlySerializable() {
-    mostWorked(seeds(spec("0", true), 60, List.of("strict-serializable")), 10);
+  void when_multiPaxosRunsMultiKeyTransactionsUnderFaults_then_200SeedsAreStrictlySerializable() {
+    mostWorked(seeds(spec("0", true), 200, List.of("strict-serializable")), 10);
   }
 }
