@@ -24,9 +24,11 @@ import org.kvlab.history.Operation;
  * @param rttMicros round trip between two replicas (one way is half, with 10% jitter)
  * @param messageMicros CPU cost of one message sent or taken in
  * @param durationMicros how long commands are offered (the first fifth is warm-up)
+ * @param hashed objects laid out by key hash ({@link Workload.Objects}), to match a protocol's initial owners
  */
 public record ConsensusRun(int nodes, int objectsPerReplica, double locality, double complexRatio, int complexObjects,
-    double ratePerReplica, int capPerReplica, long rttMicros, long messageMicros, long durationMicros) {
+    double ratePerReplica, int capPerReplica, long rttMicros, long messageMicros, long durationMicros,
+    boolean hashed) {
 
   /**
    * What a run measured.
@@ -46,54 +48,59 @@ public record ConsensusRun(int nodes, int objectsPerReplica, double locality, do
 
   /** N replicas, 1000 objects each at 100% locality, single-object commands, 10 µs a message, 0.5 ms RTT. */
   public static ConsensusRun of(int nodes) {
-    return new ConsensusRun(nodes, 1000, 1.0, 0, 2, 1000, 8, 500, 10, 1_000_000);
+    return new ConsensusRun(nodes, 1000, 1.0, 0, 2, 1000, 8, 500, 10, 1_000_000, false);
   }
 
   public ConsensusRun withNodes(int n) {
     return new ConsensusRun(n, objectsPerReplica, locality, complexRatio, complexObjects, ratePerReplica, capPerReplica,
-        rttMicros, messageMicros, durationMicros);
+        rttMicros, messageMicros, durationMicros, hashed);
   }
 
   public ConsensusRun withLocality(double l) {
     return new ConsensusRun(nodes, objectsPerReplica, l, complexRatio, complexObjects, ratePerReplica, capPerReplica,
-        rttMicros, messageMicros, durationMicros);
+        rttMicros, messageMicros, durationMicros, hashed);
   }
 
   public ConsensusRun withComplex(double ratio, int objects) {
     return new ConsensusRun(nodes, objectsPerReplica, locality, ratio, objects, ratePerReplica, capPerReplica,
-        rttMicros, messageMicros, durationMicros);
+        rttMicros, messageMicros, durationMicros, hashed);
   }
 
   public ConsensusRun withObjectsPerReplica(int n) {
     return new ConsensusRun(nodes, n, locality, complexRatio, complexObjects, ratePerReplica, capPerReplica, rttMicros,
-        messageMicros, durationMicros);
+        messageMicros, durationMicros, hashed);
+  }
+
+  public ConsensusRun withHashed(boolean h) {
+    return new ConsensusRun(nodes, objectsPerReplica, locality, complexRatio, complexObjects, ratePerReplica,
+        capPerReplica, rttMicros, messageMicros, durationMicros, h);
   }
 
   /** Offered load: {@code perReplica} commands per second at each replica, at most {@code cap} in flight there. */
   public ConsensusRun withLoad(double perReplica, int cap) {
     return new ConsensusRun(nodes, objectsPerReplica, locality, complexRatio, complexObjects, perReplica, cap,
-        rttMicros, messageMicros, durationMicros);
+        rttMicros, messageMicros, durationMicros, hashed);
   }
 
   public ConsensusRun withMessageMicros(long micros) {
     return new ConsensusRun(nodes, objectsPerReplica, locality, complexRatio, complexObjects, ratePerReplica,
-        capPerReplica, rttMicros, micros, durationMicros);
+        capPerReplica, rttMicros, micros, durationMicros, hashed);
   }
 
   public ConsensusRun withRttMicros(long micros) {
     return new ConsensusRun(nodes, objectsPerReplica, locality, complexRatio, complexObjects, ratePerReplica,
-        capPerReplica, micros, messageMicros, durationMicros);
+        capPerReplica, micros, messageMicros, durationMicros, hashed);
   }
 
   public ConsensusRun withDuration(long micros) {
     return new ConsensusRun(nodes, objectsPerReplica, locality, complexRatio, complexObjects, ratePerReplica,
-        capPerReplica, rttMicros, messageMicros, micros);
+        capPerReplica, rttMicros, messageMicros, micros, hashed);
   }
 
   /** The simulator's spec of this run, with the protocol's parameters. */
   public SimSpec spec(Params params) {
     Workload w = Workload.defaults().withGetRatio(0).withThinkMicros(0).withSessionsPerDc(capPerReplica)
-        .withObjects(new Workload.Objects(objectsPerReplica, locality, complexRatio, complexObjects, 16))
+        .withObjects(new Workload.Objects(objectsPerReplica, locality, complexRatio, complexObjects, 16, hashed))
         .withOpenRatePerDc(ratePerReplica);
     return SimSpec.defaults().withTopology(nodes, 1).withNetwork(NetworkModel.uniform(nodes, rttMicros / 1000.0)
         .withMessageMicros(messageMicros)).withParams(params).withWorkload(w).withFaultKinds(Set.of())

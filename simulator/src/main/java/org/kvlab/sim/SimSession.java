@@ -117,7 +117,7 @@ final class SimSession implements ClientContext {
     if (o.complexRatio() > 0 && sessionRandom.nextDouble() < o.complexRatio()) {
       List<String> keyList = new ArrayList<>();
       for (int k : o.drawDistinct(sessionRandom, home, dcs, o.complexObjects())) {
-        keyList.add("k" + k);
+        keyList.add(o.key(k, dcs));
       }
       Map<String, ByteString> writes = new TreeMap<>();
       for (String k : keyList) {
@@ -126,7 +126,7 @@ final class SimSession implements ClientContext {
       txn(org.kvlab.api.TxnRequest.of(keyList, writes), then);
       return;
     }
-    String key = "k" + o.draw(sessionRandom, home, dcs);
+    String key = o.key(o.draw(sessionRandom, home, dcs), dcs);
     if (sessionRandom.nextDouble() < getRatio) {
       get(key, then);
     } else {

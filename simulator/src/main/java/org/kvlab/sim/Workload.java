@@ -39,9 +39,17 @@ public record Workload(int sessionsPerDc, int keys, double getRatio, double rotx
    * operations are "complex" commands: a multi-key {@link org.kvlab.api.TxnRequest} (through the client's
    * {@link org.kvlab.api.Transactions}) that writes {@code complexObjects} distinct objects, each drawn by the same
    * rule; the rest are single-object gets or puts (the workload's {@code getRatio}). Every value written is
-   * {@code payloadBytes} long and unique in the run.
+   * {@code payloadBytes} long and unique in the run. With {@code hashed}, datacenter d's objects are instead the first
+   * {@code perReplica} keys {@code k0, k1, ...} whose {@code Math.floorMod(key.hashCode(), datacenters)} is d: the
+   * initial owner a protocol that places keys by hash gives them (M²Paxos's {@code initialOwner=hash}), so that
+   * locality is ownership from the first command on.
    */
-  public record Objects(int perReplica, double locality, double complexRatio, int complexObjects, int payloadBytes) {
+  public record Objects(int perReplica, double locality, double complexRatio, int complexObjects, int payloadBytes,
+      boolean hashed) {
+    public Objects(int perReplica, double locality, double complexRatio, int complexObjects, int payloadBytes) {
+      this(perReplica, locality, complexRatio, complexObjects, payloadBytes, false);
+    }
+
     public Objects {
       if (perReplica < 1) {
         throw new IllegalArgumentException("objects per replica must be at least 1, got " + perReplica
@@ -67,7 +75,40 @@ public record Workload(int sessionsPerDc, int keys, double getRatio, double rotx
     }
 
     public Objects withComplex(double ratio, int objects) {
-      return new Objects(perReplica, locality, ratio, objects, payloadBytes);
+      return new Objects(perReplica, locality, ratio, objects, payloadBytes, hashed);
+    }
+
+    /** The same objects laid out by key hash (see {@link Objects}) instead of by ranges of key numbers. */
+    public Objects withHashed(boolean h) {
+      return new Objects(perReplica, locality, complexRatio, complexObjects, payloadBytes, h);
+    }
+
+    /**
+     * The key of object {@code index} (from {@link #draw}: datacenter {@code index / perReplica}, its
+     * {@code index % perReplica}-th object) among {@code datacenters}.
+     */
+    public String key(int index, int datacenters) {
+      if (!hashed) {
+        return "k" + index;
+      }
+      return HASHED.computeIfAbsent(List.of(perReplica, datacenters), x -> hashLayout(perReplica, datacenters))[index];
+    }
+
+    private static final java.util.Map<List<Integer>, String[]> HASHED = new java.util.concurrent.ConcurrentHashMap<>();
+
+    private static String[] hashLayout(int perReplica, int datacenters) {
+      String[] out = new String[perReplica * datacenters];
+      int[] filled = new int[datacenters];
+      int done = 0;
+      for (int i = 0; done < datacenters; i++) {
+        String k = "k" + i;
+        int dc = Math.floorMod(k.hashCode(), datacenters);
+        if (filled[dc] < perReplica) {
+          out[dc * perReplica + filled[dc]++] = k;
+          done += filled[dc] == perReplica ? 1 : 0;
+        }
+      }
+      return out;
     }
 
     /** The first key index of datacenter {@code dc}'s range. */

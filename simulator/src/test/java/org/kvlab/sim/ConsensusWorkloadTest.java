@@ -68,6 +68,19 @@ class ConsensusWorkloadTest {
   }
 
   @Test
+  void when_objectsAreHashed_then_eachDatacentersObjectsAreKeysWhoseHashModNIsIt() {
+    Workload.Objects o = Workload.Objects.of(PER, 1.0).withHashed(true);
+    Set<String> all = new java.util.HashSet<>();
+    for (int i = 0; i < DCS * PER; i++) {
+      String k = o.key(i, DCS);
+      assertEquals(i / PER, Math.floorMod(k.hashCode(), DCS), k);
+      all.add(k);
+    }
+    assertEquals(DCS * PER, all.size(), "distinct keys");
+    assertEquals("k7", Workload.Objects.of(PER, 1.0).key(7, DCS), "ranges: key number = index");
+  }
+
+  @Test
   void when_aValueIsMade_then_itHasExactlyThePayloadSize() {
     Workload.Objects o = Workload.Objects.of(PER, 1);
     assertEquals("s1.2#3..........", o.payload("s1.2#3", 3));
