@@ -46,6 +46,9 @@ public record ConsensusRun(int nodes, int objectsPerReplica, double locality, do
   public record Measure(double throughput, double medianMillis, long ok, long notOk, long skipped, long fast,
       long slow, long forwarded, String failures) {}
 
+  /** Quiet time after the load, for the commands in flight to end (a server must answer every request). */
+  static final long SETTLE_MICROS = SimSpec.CLIENT_TIMEOUT_MICROS;
+
   /** N replicas, 1000 objects each at 100% locality, single-object commands, 10 µs a message, 0.5 ms RTT. */
   public static ConsensusRun of(int nodes) {
     return new ConsensusRun(nodes, 1000, 1.0, 0, 2, 1000, 8, 500, 10, 1_000_000, false);
@@ -104,7 +107,7 @@ public record ConsensusRun(int nodes, int objectsPerReplica, double locality, do
         .withOpenRatePerDc(ratePerReplica);
     return SimSpec.defaults().withTopology(nodes, 1).withNetwork(NetworkModel.uniform(nodes, rttMicros / 1000.0)
         .withMessageMicros(messageMicros)).withParams(params).withWorkload(w).withFaultKinds(Set.of())
-        .withFaults(java.util.List.of()).withDuration(durationMicros).withSettle(0).withTrace(false)
+        .withFaults(java.util.List.of()).withDuration(durationMicros).withSettle(SETTLE_MICROS).withTrace(false)
         .withFinalReads(false);
   }
 

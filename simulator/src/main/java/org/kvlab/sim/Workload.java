@@ -83,60 +83,24 @@ public record Workload(int sessionsPerDc, int keys, double getRatio, double rotx
       return new Objects(perReplica, locality, complexRatio, complexObjects, payloadBytes, h);
     }
 
-    /**
-     * The key of object {@code index} (from {@link #draw}: datacenter {@code index / perReplica}, its
-     * {@code index % perReplica}-th object) among {@code datacenters}.
-     */
-    public String key(int index, int datacenters) {
-      if (!hashed) {
-        return "k" + index;
-      }
-      return HASHED.computeIfAbsent(List.of(perReplica, datacenters), x -> hashLayout(perReplica, datacenters))[index];
-    }
-
-    private static final java.util.Map<List<Integer>, String[]> HASHED = new java.util.concurrent.ConcurrentHashMap<>();
-
-    private static String[] hashLayout(int perReplica, int datacenters) {
-      String[] out = new String[perReplica * datacenters];
-      int[] filled = new int[datacenters];
-      int done = 0;
-      for (int i = 0; done < datacenters; i++) {
-        String k = "k" + i;
-        int dc = Math.floorMod(k.hashCode(), datacenters);
-        if (filled[dc] < perReplica) {
-          out[dc * perReplica + filled[dc]++] = k;
-          done += filled[dc] == perReplica ? 1 : 0;
-        }
-      }
-      return out;
-    }
-
-    /** The first key index of datacenter {@code dc}'s range. */
-    public int first(int dc) {
-      return dc * perReplica;
+    /** The objects' layout and the locality rule (shared with the open-loop generator and the YCSB binding). */
+    public org.kvlab.workload.ReplicaObjects layout() {
+      return new org.kvlab.workload.ReplicaObjects(perReplica, locality, hashed);
     }
 
     /** One object for a session attached to {@code home} of {@code datacenters}, by the locality rule. */
     public int draw(Random random, int home, int datacenters) {
-      int dc = home;
-      if (datacenters > 1 && random.nextDouble() >= locality) {
-        int other = random.nextInt(datacenters - 1);
-        dc = other >= home ? other + 1 : other;
-      }
-      return first(dc) + random.nextInt(perReplica);
+      return layout().draw(random, home, datacenters);
     }
 
     /** {@code n} distinct objects for a session attached to {@code home}, each by the locality rule. */
     public List<Integer> drawDistinct(Random random, int home, int datacenters, int n) {
-      List<Integer> out = new ArrayList<>();
-      int guard = 0;
-      while (out.size() < Math.min(n, perReplica * datacenters) && guard++ < 100 * n + 100) {
-        int k = draw(random, home, datacenters);
-        if (!out.contains(k)) {
-          out.add(k);
-        }
-      }
-      return out;
+      return layout().drawDistinct(random, home, datacenters, n);
+    }
+
+    /** The key of object {@code index} (datacenter {@code index / perReplica}) among {@code datacenters}. */
+    public String key(int index, int datacenters) {
+      return layout().key(index, datacenters);
     }
 
     /** A value of {@code payloadBytes} bytes: {@code tag} padded with '.', or {@code #counter} if the tag is longer. */
