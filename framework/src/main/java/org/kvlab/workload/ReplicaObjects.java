@@ -51,6 +51,29 @@ public record ReplicaObjects(int perReplica, double locality, boolean hashed) {
     return out;
   }
 
+  /**
+   * The objects of a complex command (seed 001 §10.3: a command over several objects that "requires triggering the
+   * Acquisition phase", as its objects belong to several nodes): the first by the locality rule, each further one from
+   * a replica none of the others came from (uniform over those, uniform inside), so the command spans {@code n}
+   * replicas (all of them if {@code n} is more than there are).
+   */
+  public List<Integer> drawSpread(RandomGenerator random, int home, int replicas, int n) {
+    List<Integer> out = new ArrayList<>();
+    List<Integer> unused = new ArrayList<>();
+    int first = draw(random, home, replicas);
+    out.add(first);
+    for (int d = 0; d < replicas; d++) {
+      if (d != first / perReplica) {
+        unused.add(d);
+      }
+    }
+    while (out.size() < n && !unused.isEmpty()) {
+      int d = unused.remove(random.nextInt(unused.size()));
+      out.add(d * perReplica + random.nextInt(perReplica));
+    }
+    return out;
+  }
+
   /** The key of object {@code index} among {@code replicas}. */
   public String key(int index, int replicas) {
     if (!hashed) {

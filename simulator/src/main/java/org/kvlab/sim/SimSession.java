@@ -116,7 +116,7 @@ final class SimSession implements ClientContext {
     int dcs = sim.spec.topology().datacenters();
     if (o.complexRatio() > 0 && sessionRandom.nextDouble() < o.complexRatio()) {
       List<String> keyList = new ArrayList<>();
-      for (int k : o.drawDistinct(sessionRandom, home, dcs, o.complexObjects())) {
+      for (int k : o.drawSpread(sessionRandom, home, dcs, o.complexObjects())) {
         keyList.add(o.key(k, dcs));
       }
       Map<String, ByteString> writes = new TreeMap<>();

@@ -37,8 +37,9 @@ public record Workload(int sessionsPerDc, int keys, double getRatio, double rotx
    * attached to datacenter d draws an object from d's range with probability {@code locality}, else from the range of
    * another datacenter (uniform over the others, uniform inside the range). A share {@code complexRatio} of the
    * operations are "complex" commands: a multi-key {@link org.kvlab.api.TxnRequest} (through the client's
-   * {@link org.kvlab.api.Transactions}) that writes {@code complexObjects} distinct objects, each drawn by the same
-   * rule; the rest are single-object gets or puts (the workload's {@code getRatio}). Every value written is
+   * {@link org.kvlab.api.Transactions}) that writes {@code complexObjects} distinct objects, the first drawn by the
+   * same rule and each other one from another datacenter's objects, so that the command spans that many datacenters
+   * (the thesis's complex commands need M²Paxos's acquisition: their objects belong to several nodes); the rest are single-object gets or puts (the workload's {@code getRatio}). Every value written is
    * {@code payloadBytes} long and unique in the run. With {@code hashed}, datacenter d's objects are instead the first
    * {@code perReplica} keys {@code k0, k1, ...} whose {@code Math.floorMod(key.hashCode(), datacenters)} is d: the
    * initial owner a protocol that places keys by hash gives them (M²Paxos's {@code initialOwner=hash}), so that
@@ -96,6 +97,11 @@ public record Workload(int sessionsPerDc, int keys, double getRatio, double rotx
     /** {@code n} distinct objects for a session attached to {@code home}, each by the locality rule. */
     public List<Integer> drawDistinct(Random random, int home, int datacenters, int n) {
       return layout().drawDistinct(random, home, datacenters, n);
+    }
+
+    /** A complex command's objects: the first by the locality rule, the others from other datacenters (spread). */
+    public List<Integer> drawSpread(Random random, int home, int datacenters, int n) {
+      return layout().drawSpread(random, home, datacenters, n);
     }
 
     /** The key of object {@code index} (datacenter {@code index / perReplica}) among {@code datacenters}. */

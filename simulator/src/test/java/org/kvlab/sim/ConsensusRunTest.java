@@ -30,4 +30,12 @@ class ConsensusRunTest {
     assertTrue(three.throughput() < 1e6 / (10 * 4), three.throughput() + "/s at 3 replicas");
     assertTrue(five.throughput() < three.throughput(), five.throughput() + "/s at 5 vs " + three.throughput() + " at 3");
   }
+
+  @Test
+  void when_complexCommandsAreAsked_then_theRunIssuesThatShareAsTransactions() {
+    ConsensusRun setup = SHORT.withLoad(200, 8).withComplex(0.5, 2);
+    SimResult r = new Simulation(setup.spec(Params.empty()), new ConsensusWorkloadTest.TxnAsPuts(), 1).run();
+    long txns = r.history().operations().stream().filter(o -> o.type() == org.kvlab.history.Operation.Type.TXN).count();
+    assertEquals(0.5, txns / (double) r.history().operations().size(), 0.1, txns + " transactions");
+  }
 }
