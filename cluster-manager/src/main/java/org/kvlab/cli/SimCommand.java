@@ -408,6 +408,13 @@ final class SimCommand implements Callable<Integer> {
     if (rotxRatio > 0) {
       cmd.append(" --rotx-ratio ").append(rotxRatio).append(" --rotx-keys ").append(rotxKeys);
     }
+    if (objectsPerReplica > 0) {
+      cmd.append(" --objects-per-replica ").append(objectsPerReplica).append(" --locality ").append(locality)
+          .append(" --complex ").append(complex);
+    }
+    if (openRate > 0) {
+      cmd.append(" --open-rate ").append(openRate);
+    }
     cmd.append(" --distribution ").append(distribution).append(" --rtt ").append(rtt).append(" --durability ")
         .append(durability).append(" --max-skew ").append(maxSkew);
     params.forEach((k, v) -> cmd.append(" --param ").append(k).append('=').append(v));
