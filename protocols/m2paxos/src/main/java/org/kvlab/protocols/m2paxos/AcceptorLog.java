@@ -54,6 +54,16 @@ final class AcceptorLog {
     return all;
   }
 
+  /** The objects whose state this node changed (promised, accepted or delivered on), sorted (read-only). */
+  NavigableSet<String> touched() {
+    return Collections.unmodifiableNavigableSet(objects.navigableKeySet());
+  }
+
+  /** The objects this node holds instances of (not delivered by every replica yet), sorted (read-only). */
+  NavigableSet<String> objectsWithInstances() {
+    return Collections.unmodifiableNavigableSet(instances.navigableKeySet());
+  }
+
   Instance instance(String key, long in) {
     TreeMap<Long, Instance> m = instances.get(key);
     return m == null ? null : m.get(in);

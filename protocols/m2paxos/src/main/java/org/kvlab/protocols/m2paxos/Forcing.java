@@ -91,8 +91,18 @@ final class Forcing {
     for (Command f : order) {
       boolean free = consistent(f, from, best, decidedHere) && f.getPositionsMap().entrySet().stream()
           .allMatch(p -> p.getValue() < from.get(p.getKey()) || !chosen.get(p.getKey()).containsKey(p.getValue()));
-      Invariants.check(free || rankOf.get(signature(f)) != Long.MAX_VALUE,
-          "command %s is decided but not at all its positions %s", f.getId(), f.getPositionsMap());
+      if (!free && rankOf.get(signature(f)) == Long.MAX_VALUE) {
+        StringBuilder why = new StringBuilder();
+        f.getPositionsMap().forEach((m, pm) -> {
+          Held b = best.getOrDefault(m, new TreeMap<>()).get(pm);
+          Command d = pm < from.get(m) ? decidedHere.apply(m, pm) : null;
+          why.append(" ").append(m).append("@").append(pm).append(": from ").append(from.get(m)).append(", best ")
+              .append(b == null ? "-" : signature(b.getCmd()) + (b.getDecided() ? " decided" : " rdec " + b.getRdec()))
+              .append(", here ").append(d == null ? "-" : signature(d)).append(", claimed ")
+              .append(chosen.get(m).containsKey(pm) ? signature(chosen.get(m).get(pm)) : "-").append(";");
+        });
+        Invariants.check(false, "command %s is decided but not at all its positions:%s", signature(f), why);
+      }
       if (free) {
         f.getPositionsMap().forEach((m, pm) -> {
           if (pm >= from.get(m)) {

@@ -37,7 +37,8 @@ public final class M2Paxos extends BaseProtocol {
   public Map<String, String> parameters() {
     Map<String, String> p = new LinkedHashMap<>();
     p.put("initialOwner", "hash or none, default hash: who owns a key before anyone acquired it; hash = datacenter"
-        + " hash(key) mod N (first access 2 or 3 message delays), none = nobody (the paper: the first access acquires)");
+        + " hash(key) mod N (first access 2 or 3 message delays), none = nobody (the paper: the first access"
+        + " acquires)");
     p.put("leader", "a datacenter number or none, default none: if set, that datacenter owns every key from the start"
         + " and no other acquires; the others forward to it (Multi-Paxos)");
     p.put("forwardTimeout", "duration, default 1s: how long a command forwarded to its owner may take to be delivered"

@@ -1,14 +1,11 @@
 package org.kvlab.protocols.m2paxos;
 
-import com.google.protobuf.ByteString;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.Deque;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
@@ -18,9 +15,6 @@ import org.kvlab.api.Invariants;
 import org.kvlab.api.NodeId;
 import org.kvlab.api.Request;
 import org.kvlab.api.Server;
-import org.kvlab.api.Slot;
-import org.kvlab.api.SlotMap;
-import org.kvlab.api.TxnProcedures;
 
 /**
  * M²Paxos, one replica (Turcu's thesis Algs. 3-6), written with the protocol kit. Every datacenter's one server
@@ -46,22 +40,24 @@ import org.kvlab.api.TxnProcedures;
  *       this server their owner), retried after a random backoff when refused.
  *   <li>Delivery: a command is delivered when it is decided at LastDecided + 1 of every object it names; the store
  *       is written in delivery order. A command decided twice (a retried proposal whose first copy was forced) is
- *       applied once: delivered ids are kept ({@code done}, the last {@link #DONE_WINDOW} deliveries).
+ *       applied once ({@link Delivery}).
  *   <li>Catch-up and truncation: every {@code gossip} period a server sends the others its LastDecided of the
- *       objects that changed (all of them every tenth time); a server behind a peer on an object fetches the decided
- *       commands it misses from it; instances that every replica delivered are removed. An instance left accepted
- *       but undecided (its proposer crashed) is recovered by an acquisition of its object with no command of its
- *       own (the owner first, the others later, in datacenter order).
+ *       objects that changed and of {@link #STATUS_SWEEP} more in turn; a server behind a peer on an object fetches
+ *       the decided commands it misses from it; instances that every replica delivered are removed. An instance left
+ *       accepted but undecided (its proposer crashed) is recovered by an acquisition of its object with no command
+ *       of its own (the owner first, the others later, in datacenter order, none within a failed acquisition's
+ *       backoff).
  * </ul>
  */
 class M2PaxosServer extends Server<Record> {
   static final Duration CALL_TIMEOUT = Duration.ofSeconds(1);
   /** How long the origin keeps proposing a client's command before answering unknown. */
-  static final Duration GIVE_UP = Duration.ofSeconds(10);
-  static final long DONE_WINDOW = 100_000;
+  static final Duration GIVE_UP = Duration.ofMillis(1_500);
   /** Gossip periods an object may stay blocked before its owner recovers it (others wait more, by rank). */
   static final int STUCK_TICKS = 3;
   static final int CLOSURE_ROUNDS = 8;
+  /** Objects whose LastDecided every status carries besides the changed ones, in turn. */
+  static final int STATUS_SWEEP = 64;
 
   private int n;
   private int quorum;
@@ -71,27 +67,27 @@ class M2PaxosServer extends Server<Record> {
   private Duration backoff;
   private List<NodeId> others;
   private AcceptorLog log;
-  private Slot<Delivered> deliveredSlot;
-  private long delivered;
-  private SlotMap<Done> done;
-  private final TreeMap<Long, Long> doneBySeq = new TreeMap<>();
+  private Delivery delivery;
   private long seq;
   private final Map<Long, Request<TxnReq>> pending = new TreeMap<>();
+  private final Map<Long, Long> proposedAt = new TreeMap<>(); // id -> when the client's request came
   private final Map<String, Long> seenEpoch = new TreeMap<>();
   private boolean acquiring;
+  private int failedAcquisitions;
+  private long recoveryNotBefore; // after a failed acquisition, recoveries wait out a backoff too
   private final Deque<Command> waitingAcquisition = new ArrayDeque<>();
   private final Map<NodeId, Map<String, Long>> peerLast = new TreeMap<>();
   private final Set<String> fetching = new TreeSet<>();
   private final Set<String> changed = new TreeSet<>();
   private final Map<String, long[]> stuck = new TreeMap<>(); // key -> {blocked instance, ticks}
-  private long ticks;
+  private String sweep; // the last object the status sweep sent
 
   @Override
   protected void register(Handlers on) {
     on.request(TxnReq.class, this::onClient);
     on.message(Propose.class, this::onPropose);
     on.call(Accept.class, this::onAccept);
-    on.message(Decide.class, (m, from) -> decide(m.getEntriesList()));
+    on.message(Decide.class, this::onDecide);
     on.call(Prepare.class, this::onPrepare);
     on.message(Status.class, this::onStatus);
     on.call(Fetch.class, this::onFetch);
@@ -112,13 +108,19 @@ class M2PaxosServer extends Server<Record> {
     others = topology().allNodes().stream().filter(x -> !x.equals(self())).toList();
     log = new AcceptorLog(slotMap("objects", ObjectState.getDefaultInstance()),
         slotMap("instances", Instance.getDefaultInstance()), this::initialState);
-    deliveredSlot = slot(Delivered.getDefaultInstance());
-    delivered = deliveredSlot.get().getCount();
-    done = slotMap("done", Done.getDefaultInstance());
-    for (String id : done.keys()) {
-      doneBySeq.put(done.get(id).getSeq(), Long.parseLong(id));
-    }
-    tryDeliver(log.objects()); // decided before a crash, not delivered yet
+    delivery = new Delivery(log, store(), metrics(), slot(Delivered.getDefaultInstance()),
+        slotMap("done", Done.getDefaultInstance()), new Delivery.Listener() {
+          @Override
+          public void advanced(String key) {
+            changed.add(key);
+          }
+
+          @Override
+          public void delivered(Command c, long ts, TxnReply reply) {
+            M2PaxosServer.this.delivered(c, ts, reply);
+          }
+        });
+    delivery.tryDeliver(log.objects()); // decided before a crash, not delivered yet
   }
 
   /** An object nobody touched at this node: owned in epoch 0 by its initial owner, if any. */
@@ -145,10 +147,12 @@ class M2PaxosServer extends Server<Record> {
     long id = ((long) (dc() + 1) << 56) | (incarnation() << 36) | ++seq;
     Command c = Command.newBuilder().setId(id).setOp(req.body()).build();
     pending.put(id, req);
+    proposedAt.put(id, nowMicros());
     after(GIVE_UP, () -> {
       Request<TxnReq> r = pending.remove(id);
+      proposedAt.remove(id);
       if (r != null) {
-        r.unknown("command not delivered within " + GIVE_UP.toSeconds() + " s (it may still be)");
+        r.unknown("command not delivered within " + GIVE_UP.toMillis() + " ms (it may still be)");
       }
     });
     propose(c);
@@ -245,13 +249,18 @@ class M2PaxosServer extends Server<Record> {
     List<Entry> entries = new ArrayList<>();
     p.getPositionsMap().forEach((l, in) -> entries.add(Entry.newBuilder().setKey(l).setInstance(in).setCmd(p)
         .build()));
-    acceptPhase(epochs, entries, ok -> {
+    acceptPhase(epochs, entries, ownerAcks(), ok -> {
       if (ok) {
         metrics().count("consensus.fast");
       } else {
         retryLater(c);
       }
     });
+  }
+
+  /** How many other replicas must accept the owner's ACCEPT: a quorum with this one. */
+  int ownerAcks() {
+    return quorum - 1;
   }
 
   /** After a refused or failed attempt, the origin proposes its command again after a random backoff. */
@@ -265,8 +274,13 @@ class M2PaxosServer extends Server<Record> {
     }
   }
 
+  /**
+   * A random wait, uniform over [0.5, 1.5) times {@code backoff} doubled for each acquisition in a row that failed
+   * here (at most 2^5): acquisitions that keep taking objects from each other back off until one finishes.
+   */
   private Duration randomBackoff() {
-    return Duration.ofNanos((long) (backoff.toNanos() * (0.5 + random().nextDouble())));
+    return Duration.ofNanos((long) (backoff.toNanos() * (1L << Math.min(failedAcquisitions, 5))
+        * (0.5 + random().nextDouble())));
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -276,13 +290,15 @@ class M2PaxosServer extends Server<Record> {
    * ACCEPT(toDecide, ins, eps): accepted here first, then by a quorum; on success DECIDE to all. {@code done} gets
    * whether it was decided.
    */
-  void acceptPhase(Map<String, Long> epochs, List<Entry> entries, java.util.function.Consumer<Boolean> done) {
+  void acceptPhase(Map<String, Long> epochs, List<Entry> entries, int needed,
+      java.util.function.Consumer<Boolean> done) {
     if (!acceptHere(dc(), epochs, entries)) {
+      metrics().count("m2paxos.accept.refusedHere");
       done.accept(false);
       return;
     }
     Accept a = Accept.newBuilder().putAllEpochs(epochs).addAllEntries(entries).build();
-    callAll(others, a, AcceptAck.class, quorum - 1, CALL_TIMEOUT)
+    callAll(others, a, AcceptAck.class, needed, CALL_TIMEOUT)
         .onQuorum(acks -> {
           boolean ok = acks.values().stream().allMatch(AcceptAck::getOk);
           acks.values().forEach(x -> see(x.getRndMap()));
@@ -291,9 +307,15 @@ class M2PaxosServer extends Server<Record> {
             Decide d = Decide.newBuilder().addAllEntries(entries).build();
             others.forEach(o -> trySend(o, d));
           }
+          if (!ok) {
+            metrics().count("m2paxos.accept.refused");
+          }
           done.accept(ok);
         })
-        .onFailure(f -> done.accept(false));
+        .onFailure(f -> {
+          metrics().count("m2paxos.accept.noQuorum");
+          done.accept(false);
+        });
   }
 
   private void onAccept(Request<Accept> req) {
@@ -348,14 +370,18 @@ class M2PaxosServer extends Server<Record> {
   // ---------------------------------------------------------------------------------------------
   // Decision phase (Alg. 5)
 
+  void onDecide(Decide m, NodeId from) {
+    decide(m.getEntriesList());
+  }
+
   /** DECIDE: each (l, in) takes its command unless decided; decided with another command is a violation. */
   void decide(List<Entry> entries) {
     Set<String> touched = new TreeSet<>();
     for (Entry e : entries) {
-      if (e.getInstance() <= log.object(e.getKey()).getLast()) {
-        continue; // delivered (and maybe truncated) here already
-      }
       Instance i = log.instance(e.getKey(), e.getInstance());
+      if (e.getInstance() <= log.object(e.getKey()).getLast() && (i == null || !i.getDecided())) {
+        continue; // delivered here already, and truncated
+      }
       if (i != null && i.getDecided()) {
         Invariants.check(Forcing.same(i.getCmd(), e.getCmd()),
             "two commands decided at (%s, %s): %s and %s", e.getKey(), e.getInstance(),
@@ -364,93 +390,36 @@ class M2PaxosServer extends Server<Record> {
       }
       log.setInstance(e.getKey(), e.getInstance(), Instance.newBuilder().setCmd(e.getCmd()).setDecided(true)
           .setRdec(i == null ? 0 : i.getRdec()).build());
+      onDecided(e.getKey(), e.getInstance(), e.getCmd());
       touched.add(e.getKey());
     }
-    tryDeliver(touched);
+    delivery.tryDeliver(touched);
   }
 
-  /** Delivers every command that is decided at LastDecided + 1 of each of its objects, and what that unblocks. */
-  void tryDeliver(Collection<String> start) {
-    Deque<String> work = new ArrayDeque<>(start);
-    while (!work.isEmpty()) {
-      String l = work.poll();
-      Instance i = log.instance(l, log.object(l).getLast() + 1);
-      if (i == null || !i.getDecided()) {
-        continue;
-      }
-      Command c = i.getCmd();
-      boolean ready = c.getPositionsMap().entrySet().stream().allMatch(p -> {
-        Instance j = log.instance(p.getKey(), p.getValue());
-        return log.object(p.getKey()).getLast() + 1 == p.getValue() && j != null && j.getDecided()
-            && Forcing.same(j.getCmd(), c);
-      });
-      if (ready) {
-        deliver(c);
-        work.addAll(c.getPositionsMap().keySet());
-      }
-    }
-  }
-
-  /** DELIVER(c): applies c to the store (once per id) and advances LastDecided of each of its objects. */
-  void deliver(Command c) {
-    c.getPositionsMap().forEach((l, in) -> {
-      ObjectState s = log.object(l);
-      Invariants.check(s.getLast() + 1 == in, "command %s delivered at (%s, %s), but LastDecided there is %s",
-          c.getId(), l, in, s.getLast());
-      log.setObject(l, s.toBuilder().setLast(in).build());
-      changed.add(l);
-    });
-    if (c.getId() == 0) {
-      return;
-    }
-    if (isDone(c.getId())) {
-      metrics().count("m2paxos.duplicates");
-      return;
-    }
-    long ts = ++delivered;
-    deliveredSlot.set(Delivered.newBuilder().setCount(ts).build());
-    done.put(Long.toString(c.getId()), Done.newBuilder().setSeq(ts).build());
-    doneBySeq.put(ts, c.getId());
-    while (doneBySeq.firstKey() <= ts - DONE_WINDOW) {
-      done.remove(Long.toString(doneBySeq.pollFirstEntry().getValue()));
-    }
-    TxnReply reply = execute(c);
-    metrics().count("consensus.delivered");
-    onDelivered(c, ts);
-    Request<TxnReq> req = pending.remove(c.getId());
-    if (req != null) {
-      req.reply(reply.toBuilder().setTs(ts).setTid(c.getId()).build());
-    }
-  }
+  /** Hook for tests: called when this replica learns that {@code c} is decided at ({@code key}, {@code in}). */
+  void onDecided(String key, long in, Command c) {}
 
   /** Hook for tests: called after each delivery with this replica's delivery position. */
   void onDelivered(Command c, long ts) {}
 
-  /** Reads (before the writes), then the writes (given, or computed by the procedure), in the store. */
-  private TxnReply execute(Command c) {
-    TxnReq op = c.getOp();
-    TxnReply.Builder r = TxnReply.newBuilder();
-    Map<String, Optional<ByteString>> read = new TreeMap<>();
-    for (String k : op.getReadsList()) {
-      Optional<ByteString> v = store().newest(k).map(Record::getValue);
-      read.put(k, v);
-      r.addReads(KeyValue.newBuilder().setKey(k).setFound(v.isPresent()).setValue(v.orElse(ByteString.EMPTY)));
-    }
-    Map<String, ByteString> writes = op.getProcedure().isEmpty() ? new TreeMap<>(op.getWritesMap())
-        : TxnProcedures.run(op.getProcedure(), op.getArgsList(), read);
-    writes.forEach((k, v) -> {
-      long in = c.getPositionsMap().get(k);
-      long before = store().newest(k).map(Record::getInstance).orElse(0L);
-      Invariants.check(before < in, "store of %s written out of delivery order: instance %s after %s", k, in, before);
-      store().put(k, Record.newBuilder().setValue(v).setInstance(in).build());
-      store().prune(k, x -> true);
-      r.addWrites(KeyValue.newBuilder().setKey(k).setFound(true).setValue(v));
-    });
-    return r.build();
+  /** How many (object, instance) entries this replica holds (truncation keeps them to what some replica lacks). */
+  int heldInstances() {
+    return log.instanceCount();
   }
 
   boolean isDone(long id) {
-    return done.get(Long.toString(id)) != null;
+    return delivery.isDone(id);
+  }
+
+  /** Delivery's report: answer the client if this replica is the command's origin. */
+  private void delivered(Command c, long ts, TxnReply reply) {
+    onDelivered(c, ts);
+    Request<TxnReq> req = pending.remove(c.getId());
+    Long at = proposedAt.remove(c.getId());
+    if (req != null) {
+      metrics().record("consensus.latencyMicros", nowMicros() - at);
+      req.reply(reply);
+    }
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -496,11 +465,19 @@ class M2PaxosServer extends Server<Record> {
         .onQuorum(acks -> {
           acks.values().forEach(a -> see(a.getRndMap()));
           if (!acks.values().stream().allMatch(PrepareAck::getOk)) {
+            metrics().count("m2paxos.acquisition.refused");
             endAcquisition(c, false);
             return;
           }
           acks.values().forEach(a -> held.addAll(a.getHeldList()));
-          Forcing.Plan plan = Forcing.select(from, held, this::decidedHere, isDone(c) ? null : c);
+          // a later round's from values are newer than the first's: if this node delivered more in between, a
+          // command forced across both could look absent where it was delivered and truncated. Start again.
+          if (round > 0 && from.entrySet().stream().anyMatch(f -> log.object(f.getKey()).getLast() >= f.getValue())) {
+            metrics().count("m2paxos.acquisition.stale");
+            endAcquisition(c, false);
+            return;
+          }
+          Forcing.Plan plan = plan(from, held, isDone(c) ? null : c);
           if (!plan.missing().isEmpty()) {
             if (round + 1 >= CLOSURE_ROUNDS) {
               endAcquisition(c, false);
@@ -510,7 +487,7 @@ class M2PaxosServer extends Server<Record> {
             }
             return;
           }
-          acceptPhase(epochs, plan.entries(), ok -> {
+          acceptPhase(epochs, plan.entries(), quorum - 1, ok -> {
             if (ok) {
               metrics().count("consensus.slow");
               epochs.forEach((l, e) -> log.setObject(l, log.object(l).toBuilder().setMyEpoch(e).build()));
@@ -518,7 +495,15 @@ class M2PaxosServer extends Server<Record> {
             endAcquisition(c, ok);
           });
         })
-        .onFailure(f -> endAcquisition(c, false));
+        .onFailure(f -> {
+          metrics().count("m2paxos.acquisition.noQuorum");
+          endAcquisition(c, false);
+        });
+  }
+
+  /** SELECT and the accept it leads to ({@link Forcing}), from what the quorum holds. */
+  Forcing.Plan plan(Map<String, Long> from, List<Held> held, Command own) {
+    return Forcing.select(from, held, this::decidedHere, own);
   }
 
   private boolean isDone(Command c) {
@@ -538,14 +523,17 @@ class M2PaxosServer extends Server<Record> {
     return out;
   }
 
+  /** Ends the acquisition; on success the commands that waited for it are proposed, else they back off too. */
   private void endAcquisition(Command c, boolean ok) {
     acquiring = false;
+    failedAcquisitions = ok ? 0 : failedAcquisitions + 1;
+    recoveryNotBefore = ok ? 0 : nowMicros() + randomBackoff().toNanos() / 1000;
     if (!ok && c != null) {
       retryLater(c);
     }
     List<Command> waiting = new ArrayList<>(waitingAcquisition);
     waitingAcquisition.clear();
-    waiting.forEach(this::propose);
+    waiting.forEach(ok ? this::propose : this::retryLater);
   }
 
   /** PREPARE: promise every object's epoch if all are above Rnd, and tell what is held from {@code from} on. */
@@ -567,12 +555,21 @@ class M2PaxosServer extends Server<Record> {
   // Gossip: catch-up, truncation, recovery of blocked instances
 
   private void tick() {
-    ticks++;
     Status.Builder s = Status.newBuilder();
-    for (String l : ticks % 10 == 0 ? log.objects() : changed) {
+    for (String l : changed) {
       s.putLast(l, log.object(l).getLast());
     }
     changed.clear();
+    // and the next STATUS_SWEEP objects in key order, round robin: repairs what a lost status left behind
+    java.util.NavigableSet<String> all = log.touched();
+    java.util.Iterator<String> it = (sweep == null ? all : all.tailSet(sweep, false)).iterator();
+    for (int i = 0; i < STATUS_SWEEP && it.hasNext(); i++) {
+      sweep = it.next();
+      s.putLast(sweep, log.object(sweep).getLast());
+    }
+    if (!it.hasNext()) {
+      sweep = null;
+    }
     if (s.getLastCount() > 0) {
       Status st = s.build();
       others.forEach(o -> trySend(o, st));
@@ -590,6 +587,7 @@ class M2PaxosServer extends Server<Record> {
         call(from, Fetch.newBuilder().setKey(l).setFrom(mine + 1).setTo(v).build(), FetchReply.class, CALL_TIMEOUT)
             .onReply(r -> {
               fetching.remove(l);
+              metrics().record("m2paxos.fetched", r.getDecidedCount());
               decide(r.getDecidedList());
             })
             .onFailure(f -> fetching.remove(l));
@@ -628,7 +626,7 @@ class M2PaxosServer extends Server<Record> {
    * forces what was accepted and fills the rest with no-ops. The owner goes first, the others by rank.
    */
   private void recoverBlocked() {
-    for (String l : log.objects()) {
+    for (String l : log.objectsWithInstances()) {
       ObjectState s = log.object(l);
       long next = s.getLast() + 1;
       boolean blocked = log.maxInstance(l) >= next && decidedHere(l, next) == null && peerLast.values().stream()
@@ -643,7 +641,7 @@ class M2PaxosServer extends Server<Record> {
         st[1] = 0;
       }
       int rank = Math.floorMod(dc() - (s.getOwner() - 1), n);
-      if (++st[1] >= STUCK_TICKS * (1 + rank) && !acquiring) {
+      if (++st[1] >= STUCK_TICKS * (1 + rank) && !acquiring && nowMicros() >= recoveryNotBefore) {
         st[1] = 0;
         acquire(null, Set.of(l));
       }
