@@ -25,6 +25,8 @@ public final class EPaxos extends BaseProtocol {
   static final RecordType<Record> RECORD = RecordType.of(Record.class, r -> VersionKey.of(r.getExec()));
   static final Duration RECOVERY_TIMEOUT = Duration.ofSeconds(1);
   static final Duration GOSSIP = Duration.ofMillis(100);
+  /** The tick's period while the cluster is idle (the framework's back-off), and how long until it is. */
+  static final Duration IDLE = Duration.ofSeconds(1);
 
   public EPaxos() {
     super("epaxos",
@@ -41,8 +43,9 @@ public final class EPaxos extends BaseProtocol {
         + " members (then to all if they do not all answer) instead of to every replica");
     p.put("recoveryTimeout", "duration, default 1s: a replica that has waited this long (plus a random share of it)"
         + " for an instance to commit runs Explicit Prepare on it with a higher ballot");
-    p.put("gossip", "duration, default 100ms: how often a replica tells the others what it executed, so that"
-        + " instances every replica executed are removed from the durable instance map");
+    p.put("gossip", "duration, default 100ms: the period of a replica's tick, which tells the others what it executed"
+        + " (when it changed, and every tenth tick), so that instances every replica executed are removed from the"
+        + " durable instance map, and starts the recoveries due; 1s while the cluster is idle");
     return p;
   }
 

@@ -34,7 +34,8 @@ final class EPaxosClient extends Client implements Transactions {
    */
   static TxnResult result(ClientReply r) {
     Map<String, Optional<ByteString>> reads = new TreeMap<>();
-    r.getReadsList().forEach(kv -> reads.put(kv.getKey(), kv.getFound() ? Optional.of(kv.getValue()) : Optional.empty()));
+    r.getReadsList().forEach(kv -> reads.put(kv.getKey(),
+        kv.getFound() ? Optional.of(kv.getValue()) : Optional.empty()));
     Map<String, ByteString> writes = new TreeMap<>();
     r.getWritesList().forEach(kv -> writes.put(kv.getKey(), kv.getValue()));
     return new TxnResult(reads, writes, r.getSeq(), r.getTid(), Map.of());

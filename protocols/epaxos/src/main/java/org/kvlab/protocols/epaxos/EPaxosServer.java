@@ -56,6 +56,7 @@ class EPaxosServer extends Server<Record> implements Executor.Replica {
   private long[] truncatedTo;
   private long nextInstance;
   private long proposed;
+  private int quietTicks;
   private final Conflicts conflicts = new Conflicts();
   private final Executor executor = new Executor(this);
   private final Map<Long, Waiting> clients = new HashMap<>();
@@ -74,7 +75,9 @@ class EPaxosServer extends Server<Record> implements Executor.Replica {
     on.call(Prepare.class, this::onPrepare);
     on.message(Commit.class, (m, from) -> commitLocal(Ids.of(m.getId()), m.getCmd(), m.getSeq(), ids(m.getDepsList())));
     on.message(Executed.class, this::onExecuted);
-    on.every(params().duration("gossip", EPaxos.GOSSIP), this::tick);
+    Duration gossip = params().duration("gossip", EPaxos.GOSSIP);
+    Duration idle = gossip.compareTo(EPaxos.IDLE) > 0 ? gossip : EPaxos.IDLE;
+    on.every(gossip, idle, EPaxos.IDLE, this::tick); // the framework's idle back-off: 1 s apart when nothing runs
   }
 
   @Override
@@ -116,6 +119,13 @@ class EPaxosServer extends Server<Record> implements Executor.Replica {
       }
     }
     toExecute.forEach(executor::tryExecute);
+  }
+
+  /** For `kvlab local status`: the instances this replica holds and those it waits for. */
+  @Override
+  public String role() {
+    return instances == null ? null : "replica " + me + ", " + instances.size() + " instances, " + waitingSince.size()
+        + " uncommitted";
   }
 
   /** Fast quorum, the leader included: 2F with F = floor(N/2) (the paper's basic EPaxos), at least a majority. */
@@ -302,7 +312,9 @@ class EPaxosServer extends Server<Record> implements Executor.Replica {
     Instance promised = (e == null ? Instance.newBuilder().setId(m.getId()) : e.toBuilder())
         .setBallot(m.getBallot()).build();
     put(promised);
-    waitingSince.putIfAbsent(id, nowMicros());
+    if (promised.getStatus() < COMMITTED) {
+      waitingSince.putIfAbsent(id, nowMicros()); // if the recoverer fails, recover it here
+    }
     req.reply(PrepareReply.newBuilder().setOk(true).setBallot(m.getBallot()).setKnown(promised.getStatus() > 0)
         .setState(promised).build());
   }
@@ -333,6 +345,7 @@ class EPaxosServer extends Server<Record> implements Executor.Replica {
     put(instance(id, COMMITTED, e == null ? 0 : e.getBallot(), cmd, seq, deps).build());
     conflicts.committed(id, e == null || e.getStatus() == 0 ? null : e.getCmd(), cmd, seq);
     waitingSince.remove(id);
+    ballotSeen.remove(id);
     Waiting w = clients.get(id);
     if (w != null && !w.cmdId().equals(cmd.getId())) {
       clients.remove(id);
@@ -406,6 +419,11 @@ class EPaxosServer extends Server<Record> implements Executor.Replica {
     return e != null && e.getStatus() == EXECUTED;
   }
 
+  /** How many instances the durable map holds (truncation keeps it to what some replica has not executed). */
+  int heldInstances() {
+    return instances.size();
+  }
+
   /** Executed by every replica and removed here. */
   private boolean truncated(long id) {
     return Ids.instance(id) <= upTo[Ids.replica(id)];
@@ -423,7 +441,7 @@ class EPaxosServer extends Server<Record> implements Executor.Replica {
    */
   private void recover(long id) {
     Instance e = instances.get(Ids.key(id));
-    if (e != null && e.getStatus() >= COMMITTED) {
+    if (e != null && e.getStatus() >= COMMITTED || e == null && truncated(id)) {
       waitingSince.remove(id);
       return;
     }
@@ -505,12 +523,15 @@ class EPaxosServer extends Server<Record> implements Executor.Replica {
   // ---- gossip, truncation, recovery timer ---------------------------------------------------------------------
 
   private void tick() {
-    Executed m = Executed.newBuilder().addAllExecutedUpTo(java.util.Arrays.stream(upTo).boxed().toList()).build();
-    for (NodeId o : others) {
-      try {
-        send(o, m);
-      } catch (BackPressureException full) {
-        log().debug("executed frontier not sent to {}: {}", o, full.getMessage());
+    if (!java.util.Arrays.equals(peerUpTo[me], upTo) || ++quietTicks >= 10) { // changed, or a reminder (restarts)
+      quietTicks = 0;
+      Executed m = Executed.newBuilder().addAllExecutedUpTo(java.util.Arrays.stream(upTo).boxed().toList()).build();
+      for (NodeId o : others) {
+        try {
+          send(o, m);
+        } catch (BackPressureException full) {
+          log().debug("executed frontier not sent to {}: {}", o, full.getMessage());
+        }
       }
     }
     peerUpTo[me] = upTo.clone();
