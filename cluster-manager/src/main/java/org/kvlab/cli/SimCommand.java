@@ -78,6 +78,17 @@ final class SimCommand implements Callable<Integer> {
       + " (bank: of read-all transactions), 0 to 1 (default: ${DEFAULT-VALUE})") double txnReadShare;
   @Option(names = "--txn-locality", defaultValue = "0", description = "--txn-workload: share of keys from the session's"
       + " home partition, 0 to 1 (default: ${DEFAULT-VALUE})") double txnLocality;
+  @Option(names = "--objects-per-replica", defaultValue = "0", description = "the consensus workload (seed 001"
+      + " §10.3): each datacenter's own objects, a session's commands on them at --locality, 0 = off (default: ${DEFAULT-VALUE})")
+  int objectsPerReplica;
+  @Option(names = "--locality", defaultValue = "1", description = "--objects-per-replica: share of a session's commands"
+      + " on its own datacenter's objects, 0 to 1 (default: ${DEFAULT-VALUE})") double locality;
+  @Option(names = "--complex", defaultValue = "0", description = "--objects-per-replica: share of complex commands"
+      + " (transactions over 2 objects), 0 to 1, for protocols with transactions (default: ${DEFAULT-VALUE})")
+  double complex;
+  @Option(names = "--open-rate", defaultValue = "0", description = "open loop: operations per second per datacenter,"
+      + " each on an idle session (--sessions is the cap in flight), 0 = closed loop (default: ${DEFAULT-VALUE})")
+  double openRate;
   @Option(names = "--rtt", defaultValue = "50ms", description = "round-trip time between datacenters, 0 to 1s (default: ${DEFAULT-VALUE})") String rtt;
   @Option(names = "--durability", defaultValue = "sync", description = "sync or none: what a crash keeps (default: ${DEFAULT-VALUE})") String durability;
   @Option(names = "--max-skew", defaultValue = "100ms", description = "bound of the clock skew the skew fault draws, 0 to 1s (default: ${DEFAULT-VALUE})") String maxSkew;
@@ -391,6 +402,18 @@ final class SimCommand implements Callable<Integer> {
       } catch (IllegalArgumentException e) { // the distribution's name: all else is in range
         throw new Main.CliException(Main.USAGE, "--distribution: " + e.getMessage());
       }
+      try {
+        if (objectsPerReplica > 0 || locality != 1 || complex != 0) {
+          if (objectsPerReplica <= 0) {
+            throw new IllegalArgumentException("--locality and --complex need --objects-per-replica. Fix: add e.g."
+                + " --objects-per-replica 1000");
+          }
+          w = w.withObjects(Workload.Objects.of(objectsPerReplica, locality).withComplex(complex, 2));
+        }
+        w = w.withOpenRatePerDc(openRate);
+      } catch (IllegalArgumentException e) {
+        throw new Main.CliException(Main.USAGE, e.getMessage());
+      }
       return txnWorkload == null ? spec.withWorkload(w) : spec.withWorkload(w.withTxn(Workload.Txns.of(1.0,
           txnWorkload())));
     } catch (SimLimits.SettingException e) {
@@ -437,6 +460,13 @@ final class SimCommand implements Callable<Integer> {
     cmd.append(" --sessions ").append(sessions).append(" --keys ").append(keys).append(" --get-ratio ").append(getRatio);
     if (rotxRatio > 0) {
       cmd.append(" --rotx-ratio ").append(rotxRatio).append(" --rotx-keys ").append(rotxKeys);
+    }
+    if (objectsPerReplica > 0) {
+      cmd.append(" --objects-per-replica ").append(objectsPerReplica).append(" --locality ").append(locality)
+          .append(" --complex ").append(complex);
+    }
+    if (openRate > 0) {
+      cmd.append(" --open-rate ").append(openRate);
     }
     cmd.append(" --distribution ").append(distribution).append(" --rtt ").append(rtt).append(" --durability ")
         .append(durability).append(" --max-skew ").append(maxSkew);

@@ -85,8 +85,14 @@ public final class OpenLoopClient {
     Files.deleteIfExists(dir.resolve("points.jsonl"));
     try (ClientRuntime rt = new ClientRuntime(OpenLoopBench.forLoadGenerator(config), protocol, plan.clientThreads())) {
       List<Session> sessions = new ArrayList<>();
+      int dcs = config.topology().datacenters();
+      boolean objects = plan.workload().objectsPerReplica() > 0;
+      if (objects && plan.sessions() < dcs) {
+        throw new IllegalArgumentException("objectsperreplica spreads the sessions over every datacenter, and "
+            + plan.sessions() + " sessions cannot cover " + dcs + ". Fix: set sessions to " + dcs + " or more");
+      }
       for (int i = 0; i < plan.sessions(); i++) {
-        sessions.add(rt.openSession(0));
+        sessions.add(rt.openSession(objects ? i % dcs : 0)); // the consensus workload: proposers at every replica
       }
       OpenLoopLoad.load(sessions, plan.workload());
       if (plan.primeNanos() > 0) {

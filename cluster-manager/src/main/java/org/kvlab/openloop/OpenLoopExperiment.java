@@ -22,7 +22,7 @@ public record OpenLoopExperiment(Path source, String name, List<Path> clusters, 
     int clientThreads, OpenLoopLoad.Workload workload) {
 
   static final List<String> KEYS = List.of("mode", "name", "clusters", "jvm", "rates", "prime", "collect", "warmup",
-      "duration", "p99bound", "sessions", "clientthreads", "records", "readproportion", "valuebytes", "seed");
+      "duration", "p99bound", "sessions", "clientthreads", "records", "readproportion", "valuebytes", "seed", "objectsperreplica", "locality");
   private static final Pattern NAME = Pattern.compile("[a-z0-9][a-z0-9._-]*");
 
   /** True if the YAML file says {@code mode: open-loop} (read without validating anything else). */
@@ -110,8 +110,24 @@ public record OpenLoopExperiment(Path source, String name, List<Path> clusters, 
         throw r.error(root.get("readproportion"), UserText.quoted(t) + " is not a proportion", "write a number from 0 to 1, e.g. 0.5.");
       }
     }
+    // the consensus workload (seed 001 §10.3): objects per replica, sessions at every replica, locality
+    int objects = root.get("objectsperreplica") == null ? 0 : r.intIn(root.get("objectsperreplica"), 1, 1_000_000);
+    double locality = 1.0;
+    if (root.get("locality") != null) {
+      String t = r.text(root.get("locality"), "locality: 1.0");
+      try {
+        locality = Double.parseDouble(t);
+      } catch (NumberFormatException e) {
+        locality = -1;
+      }
+      if (!(locality >= 0 && locality <= 1) || objects == 0) {
+        throw r.error(root.get("locality"), objects == 0 ? "locality needs objectsperreplica"
+            : UserText.quoted(t) + " is not a proportion", objects == 0 ? "add 'objectsperreplica: 1000'."
+            : "write a number from 0 to 1, e.g. 1.0.");
+      }
+    }
     return new OpenLoopExperiment(file, name, List.copyOf(clusters), jvm, List.copyOf(rates), prime, collect, warmup, duration,
-        bound, sessions, threads, new OpenLoopLoad.Workload(records, read, valueBytes, seed));
+        bound, sessions, threads, new OpenLoopLoad.Workload(records, read, valueBytes, seed, objects, locality));
   }
 
   private static Duration duration(YamlReader r, YamlNode root, String key, String fallback) throws ConfigException {

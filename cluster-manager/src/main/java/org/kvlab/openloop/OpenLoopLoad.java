@@ -124,7 +124,7 @@ public final class OpenLoopLoad {
           return;
         }
         Session s = shared.sessions().get(mine[pos]);
-        String key = shared.keyNames()[random.nextInt(shared.workload().records())];
+        String key = shared.keyNames()[shared.workload().nextKey(random, s.dc(), shared.datacenters())];
         boolean read = random.nextDouble() < shared.workload().readProportion();
         shared.completion().inFlight().incrementAndGet();
         shared.issued().incrementAndGet();
@@ -148,7 +148,16 @@ public final class OpenLoopLoad {
   /** What the drivers of one run share: the schedule, the workload, and the run's counters and signals. */
   private record Run(List<Session> sessions, double nanosPerRequest, long start, long end, String[] keyNames,
       ByteString value, Workload workload, Completion completion, AtomicLong issued, AtomicBoolean stop,
-      AtomicBoolean abandoned, CountDownLatch finished) {}
+      AtomicBoolean abandoned, CountDownLatch finished) {
+    /** The datacenters the sessions are attached to (the client spreads them over every datacenter). */
+    int datacenters() {
+      return datacentersOf(sessions);
+    }
+  }
+
+  static int datacentersOf(List<Session> sessions) {
+    return sessions.stream().mapToInt(Session::dc).max().orElse(0) + 1;
+  }
 
   /** The keys user0..user(records-1), built once per run rather than once per request. */
   static String[] keyNames(int records) {
@@ -159,8 +168,42 @@ public final class OpenLoopLoad {
     return k;
   }
 
-  /** The workload of every request: uniform keys user0..user(records-1), reads or writes of a fixed value. */
-  public record Workload(int records, double readProportion, int valueBytes, long seed) {}
+  /**
+   * The workload of every request: uniform keys user0..user(records-1), reads or writes of a fixed value; or, with
+   * {@code objectsPerReplica} above 0, the consensus workload of seed 001 §10.3 (the simulator's
+   * {@link org.kvlab.workload.ReplicaObjects}, hashed layout): session k is attached to datacenter k mod D, and each of
+   * its requests draws an object of its own datacenter's {@code objectsPerReplica} with probability {@code locality},
+   * else one of another datacenter's ({@code records} is then unused: the objects are the keys).
+   */
+  public record Workload(int records, double readProportion, int valueBytes, long seed, int objectsPerReplica,
+      double locality) {
+    public Workload(int records, double readProportion, int valueBytes, long seed) {
+      this(records, readProportion, valueBytes, seed, 0, 1.0);
+    }
+
+    /** The layout of the objects (null without them). */
+    org.kvlab.workload.ReplicaObjects objects() {
+      return objectsPerReplica == 0 ? null : new org.kvlab.workload.ReplicaObjects(objectsPerReplica, locality, true);
+    }
+
+    /** The keys requests draw from: user0.., or every datacenter's objects in order (datacenter d's from d·per). */
+    String[] keyNames(int datacenters) {
+      if (objectsPerReplica == 0) {
+        return OpenLoopLoad.keyNames(records);
+      }
+      org.kvlab.workload.ReplicaObjects o = objects();
+      String[] k = new String[objectsPerReplica * datacenters];
+      for (int i = 0; i < k.length; i++) {
+        k[i] = o.key(i, datacenters);
+      }
+      return k;
+    }
+
+    /** The index into {@link #keyNames} of the next request of a session attached to {@code dc}. */
+    int nextKey(SplittableRandom random, int dc, int datacenters) {
+      return objectsPerReplica == 0 ? random.nextInt(records) : objects().draw(random, dc, datacenters);
+    }
+  }
 
   /**
    * One run at one offered rate.
@@ -181,10 +224,10 @@ public final class OpenLoopLoad {
   public static void load(List<Session> sessions, Workload w) throws InterruptedException {
     Semaphore window = new Semaphore(256);
     ByteString value = ByteString.copyFrom(new byte[w.valueBytes()]);
-    String[] keyNames = keyNames(w.records());
+    String[] keyNames = w.keyNames(datacentersOf(sessions));
     AtomicLong failed = new AtomicLong();
     StringBuilder firstError = new StringBuilder();
-    for (int i = 0; i < w.records(); i++) {
+    for (int i = 0; i < keyNames.length; i++) {
       window.acquire();
       sessions.get(i % sessions.size()).putAsync(keyNames[i], value).whenComplete((r, e) -> {
         if (e != null && failed.getAndIncrement() == 0) {
@@ -198,7 +241,7 @@ public final class OpenLoopLoad {
     window.acquire(256);
     if (failed.get() > 0) {
       synchronized (firstError) {
-        throw new IllegalStateException("loading the records failed for " + failed.get() + " of " + w.records()
+        throw new IllegalStateException("loading the records failed for " + failed.get() + " of " + keyNames.length
             + " keys, e.g.: " + firstError);
       }
     }
@@ -216,7 +259,7 @@ public final class OpenLoopLoad {
     JvmPauses.Pauses generator = null;
     double nanosPerRequest = 1e9 / rate;
     ByteString value = ByteString.copyFrom(new byte[w.valueBytes()]);
-    String[] keyNames = keyNames(w.records());
+    String[] keyNames = w.keyNames(datacentersOf(sessions));
     SplittableRandom random = new SplittableRandom(w.seed());
     Recorder recorder = new Recorder(3);
     AtomicLong inFlight = new AtomicLong();

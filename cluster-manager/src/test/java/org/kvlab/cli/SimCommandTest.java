@@ -105,6 +105,17 @@ class SimCommandTest {
   }
 
   @Test
+  void when_theConsensusWorkloadRunsOpenLoop_then_m2paxosIsLinearizable_andLocalityAloneIsRefused() {
+    Run r = InProcessCli.run("sim", "--protocol", "m2paxos", "--seeds", "1", "--datacenters", "3", "--partitions", "1",
+        "--duration", "300ms", "--objects-per-replica", "20", "--locality", "0.5", "--open-rate",
+        "300", "--sessions", "4", "--rtt", "2ms", "--check", "linearizable");
+    assertEquals(Main.OK, r.code(), r.out() + r.err());
+    Run alone = InProcessCli.run("sim", "--protocol", "m2paxos", "--seeds", "1", "--locality", "0.5");
+    assertEquals(Main.USAGE, alone.code());
+    assertTrue(alone.err().contains("need --objects-per-replica") && alone.err().contains("Fix:"), alone.err());
+  }
+
+  @Test
   void when_aSeedRuns_then_itsRowCountsOkInfoAndFailOperations() {
     Run r = sim("--check", "convergence");
     assertEquals(Main.OK, r.code(), r.out() + r.err());

@@ -7,9 +7,14 @@ import java.util.Random;
  * microseconds. {@code base[a][a]} is the latency inside datacenter a (client to server, server to
  * server). {@code receiveMicros} (default 0) is the time a server spends taking in one message from another server:
  * a server takes in one message at a time, so a message that arrives while it is busy waits (it models the cost of
- * all-to-all exchanges, which grows with the number of servers).
+ * all-to-all exchanges, which grows with the number of servers). {@code sendMicros} (default 0) is the time a server
+ * spends sending one message (to a server, or a reply to a client), and {@code requestMicros} (default 0) the time it
+ * spends taking in one client request: the three costs share one timeline per server (its one CPU), so a message sent
+ * while the server is busy leaves when it is free, and a server that sends or takes in more per operation than its
+ * peers (a Multi-Paxos leader) is the first to saturate. Timers and the handlers themselves cost nothing.
  */
-public record NetworkModel(long[][] baseMicros, long[][] jitterMicros, long receiveMicros, Sites sites) {
+public record NetworkModel(long[][] baseMicros, long[][] jitterMicros, long receiveMicros, Sites sites, long sendMicros,
+    long requestMicros) {
 
   /**
    * Sites inside a datacenter (optional): partition p of every datacenter sits at site {@code siteOf[p]}, and two
@@ -27,20 +32,45 @@ public record NetworkModel(long[][] baseMicros, long[][] jitterMicros, long rece
     this(baseMicros, jitterMicros, receiveMicros, null);
   }
 
+  public NetworkModel(long[][] baseMicros, long[][] jitterMicros, long receiveMicros, Sites sites) {
+    this(baseMicros, jitterMicros, receiveMicros, sites, 0, 0);
+  }
+
   /** The same latencies, with partitions placed on sites (see {@link Sites}). */
   public NetworkModel withSites(Sites s) {
-    return new NetworkModel(baseMicros, jitterMicros, receiveMicros, s);
+    return new NetworkModel(baseMicros, jitterMicros, receiveMicros, s, sendMicros, requestMicros);
   }
 
   public NetworkModel {
-    if (receiveMicros < 0) {
-      throw new IllegalArgumentException("receiveMicros must be >= 0, got " + receiveMicros);
+    if (receiveMicros < 0 || sendMicros < 0 || requestMicros < 0) {
+      throw new IllegalArgumentException("message costs must be >= 0 µs, got receive " + receiveMicros + ", send "
+          + sendMicros + ", request " + requestMicros + ". Fix: give 0 or more");
     }
   }
 
   /** The same latencies, with each server-to-server message costing its receiver {@code micros}. */
   public NetworkModel withReceiveMicros(long micros) {
-    return new NetworkModel(baseMicros, jitterMicros, micros, sites);
+    return new NetworkModel(baseMicros, jitterMicros, micros, sites, sendMicros, requestMicros);
+  }
+
+  /** The same latencies, with each message a server sends (to a server or a client) costing it {@code micros}. */
+  public NetworkModel withSendMicros(long micros) {
+    return new NetworkModel(baseMicros, jitterMicros, receiveMicros, sites, micros, requestMicros);
+  }
+
+  /** The same latencies, with each client request costing the server that takes it in {@code micros}. */
+  public NetworkModel withRequestMicros(long micros) {
+    return new NetworkModel(baseMicros, jitterMicros, receiveMicros, sites, sendMicros, micros);
+  }
+
+  /** One cost for every message a server sends or takes in (server messages, client requests and replies). */
+  public NetworkModel withMessageMicros(long micros) {
+    return new NetworkModel(baseMicros, jitterMicros, micros, sites, micros, micros);
+  }
+
+  /** Whether a server spends time on messages at all (any cost above 0). */
+  boolean costsCpu() {
+    return receiveMicros > 0 || sendMicros > 0 || requestMicros > 0;
   }
 
   /** Every datacenter pair {@code wanRttMillis} apart; 0.2 ms ± 0.1 inside a datacenter; 10% jitter. */

@@ -78,8 +78,10 @@ final class SimNetwork {
       throw new IllegalArgumentException("server " + from.id + " has no channel to " + to);
     }
     Object message = payload;
+    long cost = sim.spec.network().sendMicros();
+    long departure = cost > 0 ? from.occupy(cost) : sim.now; // leaves when the sender's CPU has sent it
     long latency = sim.spec.network().sample(from.id, to, sim.random) + slowExtra(from.id, sim.now);
-    long t = wanDelay(from.id.dc(), to.dc(), sim.now, latency);
+    long t = wanDelay(from.id.dc(), to.dc(), departure, latency);
     int a = index(from.id);
     int b = index(to);
     t = Math.max(t, lastDelivery[a][b]); // FIFO per link
@@ -93,9 +95,7 @@ final class SimNetwork {
   private void deliver(SimNode from, int senderIncarnation, SimNode target, Object message, long sent, long traceId) {
     long cost = sim.spec.network().receiveMicros();
     if (cost > 0 && !target.down) { // the receiver takes in one message at a time (FIFO per link is kept)
-      long done = Math.max(sim.now, target.receiveBusyUntil) + cost;
-      target.receiveBusyUntil = done;
-      sim.at(done, () -> take(from, senderIncarnation, target, message, sent, traceId));
+      sim.at(target.occupy(cost), () -> take(from, senderIncarnation, target, message, sent, traceId));
       return;
     }
     take(from, senderIncarnation, target, message, sent, traceId);

@@ -26,7 +26,8 @@ import org.kvlab.wire.Kit;
 final class SimNode implements HostDriver {
   private final Simulation sim;
   final NodeId id;
-  long receiveBusyUntil;
+  /** When this server's one CPU is free of the messages it took in or sent (the network model's costs). */
+  long busyUntil;
   final List<Runnable> heldWhileDown = new ArrayList<>();
   final SimStore<Message> store;
   final Random nodeRandom;
@@ -194,6 +195,12 @@ final class SimNode implements HostDriver {
         storeLines, own));
   }
 
+  /** Books {@code cost} µs of this server's CPU from when it is free; returns when that work is done. */
+  long occupy(long cost) {
+    busyUntil = Math.max(sim.now, busyUntil) + cost;
+    return busyUntil;
+  }
+
   void onMessage(Message m, NodeId from) {
     int t = sim.types.idOf(m.getClass());
     if (!host.handlesMessage(t)) {
@@ -244,9 +251,11 @@ final class SimNode implements HostDriver {
       // The reply crosses the same network as server links: latency and partitions; to a client of
       // another datacenter (a WAN link, like a server link) also a slow server's delay. A client of
       // this server's own datacenter is local: slowness models slow replication, not slow answers.
+      long cost = sim.spec.network().sendMicros();
+      long sent = cost > 0 ? occupy(cost) : sim.now; // the reply leaves when the server's CPU has sent it
       long latency = sim.spec.network().sample(id.dc(), session.home, sim.random)
           + (session.home != id.dc() ? sim.network.slowExtra(id, sim.now) : 0);
-      long t = sim.network.wanDelay(id.dc(), session.home, sim.now, latency);
+      long t = sim.network.wanDelay(id.dc(), session.home, sent, latency);
       long replyTrace = sim.trace.enabled() ? sim.trace.send(sim.now, id.toString(), session.name(), r != null ? r : body())
           : -1;
       sim.at(t, () -> {

@@ -52,6 +52,13 @@ final class SimSession implements ClientContext {
     this.keys = keys;
     this.sessionRandom = new SimRandom(sim.random.nextLong());
     this.client = sim.protocol.newClient();
+    Workload.Objects objects = sim.spec.workload().objects();
+    if (keys != null && objects != null && objects.complexRatio() > 0
+        && !(client instanceof org.kvlab.api.Transactions)) {
+      throw new IllegalArgumentException("the workload has complex (multi-object) commands, but the protocol's client "
+          + client.getClass().getSimpleName() + " does not offer Transactions. Fix: set the complex-command share to 0"
+          + " or use a protocol with transactions");
+    }
     sim.sessions.add(this);
     client.bind(this);
   }
@@ -60,12 +67,21 @@ final class SimSession implements ClientContext {
     return "s" + id + "@dc" + dc;
   }
 
-  /** Issues the next workload operation, or stops when the workload's time is over. */
+  /** Issues the next workload operation, or stops when the workload's time is over (closed loop). */
   void next() {
     if (sim.now >= sim.spec.durationMicros() || sim.stopped) {
       return;
     }
+    issue(this::thinkThenNext);
+  }
+
+  /** Issues one workload operation now; {@code then} runs when it completes. */
+  void issue(Runnable then) {
     Workload w = sim.spec.workload();
+    if (w.objects() != null) {
+      issueObjects(w.objects(), w.getRatio(), then);
+      return;
+    }
     if (w.remoteRatio() > 0 && sim.spec.topology().datacenters() > 1) {
       // a session that switches datacenters: this operation at another one, the next back home (or away again)
       dc = home;
@@ -78,21 +94,49 @@ final class SimSession implements ClientContext {
     if (w.custom() != null) {
       CompletableFuture<?> custom = w.custom().maybeStart(client, sessionRandom, keys);
       if (custom != null) {
-        custom.whenComplete((r, e) -> thinkThenNext());
+        custom.whenComplete((r, e) -> then.run());
         return;
       }
     }
     if (w.txn().ratio() > 0 && client instanceof org.kvlab.api.Transactions
         && sessionRandom.nextDouble() < w.txn().ratio()) {
-      txn(randomTxn(w.txn()), this::thinkThenNext);
+      txn(randomTxn(w.txn()), then);
     } else if (u < w.rotxRatio() && client instanceof ReadOnlyTransactions) {
-      rotx(keys.distinct(sessionRandom, w.rotxKeys()), this::thinkThenNext);
+      rotx(keys.distinct(sessionRandom, w.rotxKeys()), then);
     } else if (sessionRandom.nextDouble() < w.getRatio()) {
-      get(keys.next(sessionRandom), this::thinkThenNext);
+      get(keys.next(sessionRandom), then);
     } else {
       String key = keys.next(sessionRandom);
-      put(key, ByteString.copyFromUtf8("s" + id + "." + (issued + 1) + "#" + (sim.valueCounter++)), this::thinkThenNext);
+      put(key, ByteString.copyFromUtf8("s" + id + "." + (issued + 1) + "#" + (sim.valueCounter++)), then);
     }
+  }
+
+  /** One command of the consensus workload ({@link Workload.Objects}): complex (multi-object) or single-object. */
+  private void issueObjects(Workload.Objects o, double getRatio, Runnable then) {
+    int dcs = sim.spec.topology().datacenters();
+    if (o.complexRatio() > 0 && sessionRandom.nextDouble() < o.complexRatio()) {
+      List<String> keyList = new ArrayList<>();
+      for (int k : o.drawSpread(sessionRandom, home, dcs, o.complexObjects())) {
+        keyList.add(o.key(k, dcs));
+      }
+      Map<String, ByteString> writes = new TreeMap<>();
+      for (String k : keyList) {
+        writes.put(k, payload(o));
+      }
+      txn(org.kvlab.api.TxnRequest.of(keyList, writes), then);
+      return;
+    }
+    String key = o.key(o.draw(sessionRandom, home, dcs), dcs);
+    if (sessionRandom.nextDouble() < getRatio) {
+      get(key, then);
+    } else {
+      put(key, payload(o), then);
+    }
+  }
+
+  private ByteString payload(Workload.Objects o) {
+    long counter = sim.valueCounter++;
+    return ByteString.copyFromUtf8(o.payload("s" + id + "." + (issued + 1) + "#" + counter, counter));
   }
 
   private void thinkThenNext() {
@@ -317,12 +361,13 @@ final class SimSession implements ClientContext {
     long traceId = sim.trace.enabled() ? sim.trace.send(sim.now, name(), server.toString(), request) : -1;
     sim.timeOut(reply, server, request, sim.now + SimSpec.CLIENT_TIMEOUT_MICROS);
     sim.at(t, () -> {
-      if (target.down) {
-        sim.trace.drop(traceId, sim.now, "server down");
-        return; // lost with the server: the client's timeout answers
+      long cost = sim.spec.network().requestMicros();
+      if (cost > 0 && !target.down) { // the server's CPU takes the request in when it is free
+        int inc = target.incarnation;
+        sim.at(target.occupy(cost), () -> arrive(target, inc, request, reply, traceId));
+      } else {
+        arrive(target, target.incarnation, request, reply, traceId);
       }
-      sim.deliveries++;
-      target.onRequest(request, this, reply, traceId);
     });
     return reply.thenApply(r -> {
       if (!replyType.isInstance(r)) {
@@ -331,6 +376,17 @@ final class SimSession implements ClientContext {
       }
       return (R) r;
     });
+  }
+
+  /** A request reaches {@code target}, which takes it unless it is down or has restarted since it began. */
+  private void arrive(SimNode target, int incarnation, Message request, CompletableFuture<Message> reply,
+      long traceId) {
+    if (target.down || target.incarnation != incarnation) {
+      sim.trace.drop(traceId, sim.now, "server down");
+      return; // lost with the server: the client's timeout answers
+    }
+    sim.deliveries++;
+    target.onRequest(request, this, reply, traceId);
   }
 
   @Override

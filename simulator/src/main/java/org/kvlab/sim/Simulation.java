@@ -91,6 +91,8 @@ public final class Simulation {
     return partners;
   }
   final List<SimSession> sessions = new ArrayList<>();
+  /** The open-loop generators, one per datacenter (an open-loop workload only). */
+  private final List<OpenLoop> openLoops = new ArrayList<>();
   long now;
   private long seq;
   long deliveries;
@@ -245,7 +247,15 @@ public final class Simulation {
     }
     Workload.KeyChooser keys = new Workload.KeyChooser(spec.workload());
     int sessionId = 0;
-    if (scripts.isEmpty()) {
+    if (scripts.isEmpty() && spec.workload().openRatePerDc() > 0) {
+      for (int dc = 0; dc < topology.datacenters(); dc++) {
+        List<SimSession> pool = new ArrayList<>();
+        for (int s = 0; s < spec.workload().sessionsPerDc(); s++) {
+          pool.add(new SimSession(this, sessionId++, dc, keys));
+        }
+        openLoops.add(new OpenLoop(this, pool, spec.workload().openRatePerDc()));
+      }
+    } else if (scripts.isEmpty()) {
       for (int dc = 0; dc < topology.datacenters(); dc++) {
         for (int s = 0; s < spec.workload().sessionsPerDc(); s++) {
           SimSession session = new SimSession(this, sessionId++, dc, keys);
@@ -284,6 +294,10 @@ public final class Simulation {
           break;
         }
       }
+    }
+    for (OpenLoop o : openLoops) {
+      counters.merge(OpenLoop.ISSUED, o.issued, Long::sum);
+      counters.merge(OpenLoop.SKIPPED, o.skipped, Long::sum);
     }
     return new SimResult(seed, history.build(), List.copyOf(faults), List.copyOf(failures), trace, deliveries, events,
         now, System.nanoTime() - wallStart, mx.getCurrentThreadCpuTime() - cpuStart, new TreeMap<>(counters),

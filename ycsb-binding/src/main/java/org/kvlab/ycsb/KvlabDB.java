@@ -56,6 +56,13 @@ public class KvlabDB extends DB {
    * client's datacenter and the one it goes to, each way: the runtime's emulation delays server links only.
    */
   static final String REMOTE_DELAY = "kvlab.remotedelay";
+  /**
+   * The consensus workload of seed 001 §10.3 ({@link org.kvlab.workload.ReplicaObjects}, hashed layout): each datacenter
+   * has this many objects, and a read or update goes to one of the session's own datacenter's objects with probability
+   * {@code kvlab.locality}, else to another datacenter's, instead of YCSB's key. 0 = YCSB's keys.
+   */
+  static final String OBJECTS_PER_REPLICA = "kvlab.objectsperreplica";
+  static final String LOCALITY = "kvlab.locality";
   private static final int ERRORS_LOGGED = 5;
 
   private static final ThreadLocal<KvlabDB> CURRENT = new ThreadLocal<>();
@@ -79,6 +86,7 @@ public class KvlabDB extends DB {
   private int datacenters;
   private org.kvlab.config.ClusterConfig.EmulationSpec emulation;
   private java.util.Random remoteRandom;
+  private org.kvlab.workload.ReplicaObjects objects;
   private site.ycsb.measurements.Measurements measurements;
   /** Operations of this thread that did not return OK or NOT_FOUND, and the last such status. */
   private long failures;
@@ -112,6 +120,7 @@ public class KvlabDB extends DB {
             + " and cluster '" + target.config().name() + "' has 1. Fix: set it to 0, or use a cluster of 2 or more"
             + " datacenters (docs/ycsb.md)");
       }
+      objects = objects(getProperties(), datacenters);
       emulation = target.config().emulation();
       remoteRandom = new java.util.Random(System.nanoTime() ^ Thread.currentThread().getId());
       // YCSB's Client sets the measurement properties before any DB starts; only remote operations need them here
@@ -151,6 +160,46 @@ public class KvlabDB extends DB {
           + " number from 0 to 1, e.g. 0.1 (docs/ycsb.md)");
     }
     return d;
+  }
+
+  /** {@code kvlab.objectsperreplica} and {@code kvlab.locality}, or null if the first is unset or 0. */
+  static org.kvlab.workload.ReplicaObjects objects(java.util.Properties p, int datacenters)
+      throws KvlabClients.SetupException {
+    String per = p.getProperty(OBJECTS_PER_REPLICA, "0").trim();
+    String loc = p.getProperty(LOCALITY);
+    int n;
+    try {
+      n = Integer.parseInt(per);
+    } catch (NumberFormatException e) {
+      n = -1;
+    }
+    if (n < 0) {
+      throw new KvlabClients.SetupException(OBJECTS_PER_REPLICA + "=" + per + " is not a count. Fix: write 0 (YCSB's"
+          + " keys) or the objects per datacenter, e.g. 1000 (docs/ycsb.md)");
+    }
+    if (n == 0) {
+      if (loc != null) {
+        throw new KvlabClients.SetupException(LOCALITY + " is set without " + OBJECTS_PER_REPLICA + ". Fix: add "
+            + OBJECTS_PER_REPLICA + "=1000, or remove " + LOCALITY + " (docs/ycsb.md)");
+      }
+      return null;
+    }
+    double l;
+    try {
+      l = Double.parseDouble(loc == null ? "1" : loc.trim());
+    } catch (NumberFormatException e) {
+      l = Double.NaN;
+    }
+    if (!(l >= 0 && l <= 1)) {
+      throw new KvlabClients.SetupException(LOCALITY + "=" + loc + " is not a proportion. Fix: write a number from 0"
+          + " to 1, e.g. 1.0 (docs/ycsb.md)");
+    }
+    return new org.kvlab.workload.ReplicaObjects(n, l, true);
+  }
+
+  /** The key a read or update uses: YCSB's, or with {@code kvlab.objectsperreplica} an object by the locality rule. */
+  private String key(String ycsbKey) {
+    return objects == null ? ycsbKey : objects.key(objects.draw(remoteRandom, home, datacenters), datacenters);
   }
 
   private static boolean bool(String name, String text) throws KvlabClients.SetupException {
@@ -260,7 +309,8 @@ public class KvlabDB extends DB {
   }
 
   @Override
-  public Status read(String table, String key, Set<String> fields, Map<String, ByteIterator> result) {
+  public Status read(String table, String ycsbKey, Set<String> fields, Map<String, ByteIterator> result) {
+    String key = key(ycsbKey);
     int dc = nextDc();
     return dc == home ? readHere(key, fields, result) : remote("READ", dc, () -> readHere(key, fields, result));
   }
@@ -289,7 +339,8 @@ public class KvlabDB extends DB {
   }
 
   @Override
-  public Status update(String table, String key, Map<String, ByteIterator> values) {
+  public Status update(String table, String ycsbKey, Map<String, ByteIterator> values) {
+    String key = key(ycsbKey);
     int dc = nextDc();
     return dc == home ? updateHere(key, values) : remote("UPDATE", dc, () -> updateHere(key, values));
   }
