@@ -25,6 +25,24 @@ public final class TopologyException extends IllegalArgumentException {
   private final String fix;
 
   /**
+   * Refuses any shape but "N replicas of everything" (full replication: N datacenters x 1 partition x 1 replica, each
+   * datacenter's one server a replica), the shape of the consensus protocols (M²Paxos, EPaxos).
+   *
+   * @param protocol the protocol's name, for the message
+   */
+  public static void requireFullReplication(String protocol, Topology topology) {
+    if (topology.partitions() != 1) {
+      throw new TopologyException("partitions", topology.partitions() + " partitions, but " + protocol + " replicates"
+          + " every key on every datacenter's one server (more partitions would be independent groups)",
+          "set partitions: 1 (N replicas = N datacenters)");
+    }
+    if (topology.replicas() != 1) {
+      throw new TopologyException("replicas", topology.replicas() + " replicas per partition, but " + protocol
+          + "'s replicas are the datacenters, one server each", "set replicas: 1 (add datacenters for more replicas)");
+    }
+  }
+
+  /**
    * @param key {@code datacenters}, {@code partitions} or {@code replicas}
    * @param problem what is wrong with the cluster's shape, e.g. {@code "2 datacenters, but camu runs in 1"}
    * @param fix how to correct it, e.g. {@code "set datacenters: 1"}

@@ -297,6 +297,33 @@ class DesignViewTest {
   }
 
   @Test
+  void theConsensusProtocols_appearWithTheirDeclaredParameters_andTheirShapeIsChecked(FxRobot robot) throws Exception {
+    Path file = tmp.resolve("m2paxos-3.yaml");
+    Files.copy(Path.of("..", "experiments", "openloop", "m2paxos-3.yaml"), file);
+    robot.interact(() -> view.open(file));
+    assertTrue(view.problems().isEmpty(), view.problems().toString());
+    assertEquals(3, view.design().datacenters());
+    // M²Paxos's parameters from its declarations: Multi-Paxos is its leader parameter, no GUI code per protocol
+    assertNotNull(robot.lookup("#param-leader").query());
+    assertNotNull(robot.lookup("#param-initialOwner").query());
+    assertNotNull(robot.lookup("#param-forwardTimeout").query());
+    Screenshots.save(stage.getScene(), "design-m2paxos");
+    // a second partition is not "N replicas of everything": the protocol's own shape check says so, with the fix
+    robot.clickOn("#add-partition-button");
+    assertTrue(view.problems().stream().anyMatch(pr -> pr.toString().contains("partition")), view.problems().toString());
+    robot.clickOn("#undo-button");
+    assertTrue(view.problems().isEmpty(), view.problems().toString());
+    reveal(robot, "#protocol-box");
+    robot.clickOn("#protocol-box");
+    robot.clickOn("epaxos");
+    assertEquals("epaxos", view.design().protocol);
+    assertNotNull(robot.lookup("#param-thrifty").query());
+    assertNotNull(robot.lookup("#param-recoveryTimeout").query());
+    robot.clickOn("#undo-button"); // leaves the window as it was opened: nothing to ask about when it closes
+    assertFalse(view.dirty(), "undone");
+  }
+
+  @Test
   void aReplicatedProtocolShowsItsReplicasAndDeclaredParameters(FxRobot robot) throws Exception {
     Path file = tmp.resolve("nukv-2dc-1p-3r.yaml");
     Files.copy(Path.of("..", "examples", "nukv-2dc-1p-3r.yaml"), file);

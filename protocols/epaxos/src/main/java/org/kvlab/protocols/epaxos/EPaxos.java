@@ -57,15 +57,7 @@ public final class EPaxos extends BaseProtocol {
   /** One partition (full replication: the replicas are the datacenters); positive durations. */
   @Override
   public void checkParameters(Params params, Topology topology) {
-    if (topology.partitions() != 1) {
-      throw new TopologyException("partitions", "EPaxos replicates every key on every replica, one server per"
-          + " datacenter; " + topology.partitions() + " partitions would be independent EPaxos groups",
-          "set partitions: 1 (and the replica count with datacenters)");
-    }
-    if (topology.replicas() != 1) {
-      throw new TopologyException("replicas", "EPaxos's replicas are the datacenters",
-          "set replicas: 1 (and the replica count with datacenters)");
-    }
+    TopologyException.requireFullReplication("epaxos", topology);
     ParameterException.requireDuration(params, "recoveryTimeout", RECOVERY_TIMEOUT, false);
     ParameterException.requireDuration(params, "gossip", GOSSIP, false);
     params.bool("thrifty", false);

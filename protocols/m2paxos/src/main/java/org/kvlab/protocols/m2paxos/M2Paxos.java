@@ -62,14 +62,7 @@ public final class M2Paxos extends BaseProtocol {
 
   /** {@link #checkParameters}, also run by every server at start. */
   static void check(Params params, Topology topology) {
-    if (topology.partitions() != 1) {
-      throw new TopologyException("partitions", topology.partitions() + " partitions, but m2paxos replicates every"
-          + " key on every datacenter's one server", "set partitions: 1 (N replicas = N datacenters)");
-    }
-    if (topology.replicas() != 1) {
-      throw new TopologyException("replicas", topology.replicas() + " replicas per partition, but m2paxos runs one"
-          + " server per datacenter", "remove replicas; add datacenters for more replicas");
-    }
+    TopologyException.requireFullReplication("m2paxos", topology);
     String initial = params.string("initialOwner", "hash");
     if (!INITIAL_OWNERS.contains(initial)) {
       throw ParameterException.notOneOf("initialOwner", initial, INITIAL_OWNERS);
