@@ -242,7 +242,7 @@ final class SimCommand implements Callable<Integer> {
     use(s.after());
     System.out.printf("shrunk in %d runs: %d -> %d operations, %d -> %d messages; %s -> %s%n", s.runs(),
         r.result().history().size(), s.report().result().history().size(), r.result().deliveries(),
-        s.report().result().deliveries(), describe(start), describe(s.after()));
+        s.report().result().deliveries(), start.describe(), s.after().describe());
     explain(s.report());
   }
 
@@ -253,10 +253,6 @@ final class SimCommand implements Callable<Integer> {
     }
     r.checks().stream().filter(c -> !c.valid()).forEach(c -> out.add(c.checker() + " failed"));
     return out;
-  }
-
-  private static String describe(Shrinker.Knobs k) { // e.g. "1 session/dc, 1 key, 2ms, faults none"
-    return k.describe();
   }
 
   /** This command's spec with the shrinker's inputs (the options it reduces are set to them). */

@@ -103,6 +103,14 @@ final class Slots {
     return m;
   }
 
+  /** Queues {@code d}'s write for the end of the event; outside any event (a test on the loop), writes now. */
+  private void markDirty(Dirty d) {
+    dirty.add(d);
+    if (!host.inEvent()) {
+      host.settle();
+    }
+  }
+
   /** A slot or map with changes not yet written. */
   private interface Dirty {
     void write();
@@ -158,10 +166,7 @@ final class Slots {
       boolean wasClean = changed.isEmpty();
       changed.add(key);
       if (wasClean) {
-        dirty.add(this);
-        if (!host.inEvent()) { // changed outside any event (a test on the loop): write now
-          host.settle();
-        }
+        markDirty(this);
       }
     }
 
@@ -200,10 +205,7 @@ final class Slots {
       value = v;
       if (!isDirty) {
         isDirty = true;
-        dirty.add(this);
-        if (!host.inEvent()) { // set outside any event (a test on the loop): write now
-          host.settle();
-        }
+        markDirty(this);
       }
     }
 

@@ -34,7 +34,7 @@ final class JeKitState implements KitState {
   public byte[] get(String name) {
     checkOpen.run();
     DatabaseEntry v = new DatabaseEntry();
-    return db.get(null, key(name), v, LockMode.DEFAULT) == OperationStatus.SUCCESS ? bytes(v) : null;
+    return db.get(null, key(name), v, LockMode.DEFAULT) == OperationStatus.SUCCESS ? JeStore.bytesOf(v) : null;
   }
 
   @Override
@@ -60,9 +60,12 @@ final class JeKitState implements KitState {
     DatabaseEntry k = new DatabaseEntry(p);
     DatabaseEntry v = new DatabaseEntry();
     try (Cursor c = db.openCursor(null, null)) {
-      for (OperationStatus s = c.getSearchKeyRange(k, v, null); s == OperationStatus.SUCCESS && startsWith(bytes(k), p);
-          s = c.getNext(k, v, null)) {
-        out.put(new String(bytes(k), StandardCharsets.UTF_8), bytes(v));
+      for (OperationStatus s = c.getSearchKeyRange(k, v, null); s == OperationStatus.SUCCESS; s = c.getNext(k, v, null)) {
+        byte[] name = JeStore.bytesOf(k);
+        if (!startsWith(name, p)) {
+          break;
+        }
+        out.put(new String(name, StandardCharsets.UTF_8), JeStore.bytesOf(v));
       }
     }
     return out;
@@ -74,9 +77,5 @@ final class JeKitState implements KitState {
 
   private static boolean startsWith(byte[] a, byte[] prefix) {
     return a.length >= prefix.length && Arrays.equals(a, 0, prefix.length, prefix, 0, prefix.length);
-  }
-
-  private static byte[] bytes(DatabaseEntry e) {
-    return Arrays.copyOfRange(e.getData(), e.getOffset(), e.getOffset() + e.getSize());
   }
 }

@@ -522,7 +522,8 @@ public final class JeStore<R extends Message> implements VersionedStore<R> {
     return Arrays.compareUnsigned(k.getData(), k.getOffset(), k.getOffset() + k.getSize(), bound, 0, bound.length) < 0;
   }
 
-  private static byte[] bytesOf(DatabaseEntry e) {
+  /** The entry's bytes (its own array when the entry covers all of it, as JE's reads do). */
+  static byte[] bytesOf(DatabaseEntry e) {
     byte[] data = e.getData();
     if (data == null) {
       return new byte[0];

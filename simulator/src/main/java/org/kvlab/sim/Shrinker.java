@@ -73,8 +73,8 @@ public final class Shrinker {
     while (progressed) {
       progressed = false;
       for (Knobs candidate : candidates(current)) {
-        SeedReport found = search(spec.apply(candidate), protocol, candidate, best.seed(), checks, seedsPerStep,
-            target, runs, false);
+        SeedReport found = search(spec.apply(candidate), protocol, best.seed(), checks, seedsPerStep, target, runs,
+            false);
         String line = current.describe() + " -> " + candidate.describe();
         if (found != null) {
           steps.add(line + ": seed " + found.seed() + ", " + found.result().history().size() + " operations");
@@ -87,12 +87,14 @@ public final class Shrinker {
         progress.accept("no failing seed at " + candidate.describe());
       }
     }
-    SeedReport smallest = search(spec.apply(current), protocol, current, best.seed(), checks, seedsPerStep, target,
-        runs, true);
+    SeedReport smallest = search(spec.apply(current), protocol, best.seed(), checks, seedsPerStep, target, runs, true);
     if (smallest != null && smallest.result().history().size() < best.result().history().size()) {
       steps.add("seed " + best.seed() + " -> seed " + smallest.seed() + " at the same inputs: "
           + smallest.result().history().size() + " operations");
       best = smallest;
+    }
+    if (best != original) { // the searches run untraced; only the run a front end explains needs its trace
+      best = SimRunner.run(spec.apply(current).withTrace(true), protocol, best.seed(), checks);
     }
     return new Shrunk(start, original, current, best, steps, runs[0]);
   }
@@ -145,7 +147,7 @@ public final class Shrinker {
    * The first seed (the current one, then 1..seedsPerStep) whose run fails a target check; with {@code smallest},
    * the failing one of them with the fewest operations. Null if none fails.
    */
-  private static SeedReport search(SimSpec spec, Protocol protocol, Knobs k, long current, List<String> checks,
+  private static SeedReport search(SimSpec spec, Protocol protocol, long current, List<String> checks,
       int seedsPerStep, Set<String> target, int[] runs, boolean smallest) {
     SimSpec untraced = spec.withTrace(false);
     List<Long> seeds = new ArrayList<>();
@@ -170,6 +172,6 @@ public final class Shrinker {
         }
       }
     }
-    return best == null ? null : SimRunner.run(spec.withTrace(true), protocol, best.seed(), checks); // traced, to explain
+    return best;
   }
 }
