@@ -15,12 +15,17 @@ class DynaStarServer extends Server<Record> {
   @Override
   protected void register(Handlers on) {
     if (partition() == DynaStar.oracle(topology())) {
-      oracle = new OracleRole(context());
+      oracle = newOracle();
       oracle.register(on);
     } else {
       partition = newPartition();
       partition.register(on);
     }
+  }
+
+  /** The oracle's logic (tests observe it through a subclass). */
+  OracleRole newOracle() {
+    return new OracleRole(context());
   }
 
   /** The data partition's logic (tests observe it through a subclass). */

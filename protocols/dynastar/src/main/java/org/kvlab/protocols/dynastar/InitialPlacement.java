@@ -1,13 +1,10 @@
 package org.kvlab.protocols.dynastar;
 
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.kvlab.api.ParameterException;
+import org.kvlab.partitioning.PlacementFile;
 
 /**
  * Where a variable lives before any plan moves it: the {@code placement} parameter. {@code hash} spreads keys by a
@@ -41,37 +38,13 @@ final class InitialPlacement {
       throw new ParameterException("placement", "'" + text + "' is not a placement", "write " + FORMS,
           List.of("hash", "random", "file:"));
     }
-    Path path = Path.of(text.substring(5));
-    List<String> lines;
+    Map<String, Integer> map;
     try {
-      lines = Files.readAllLines(path, StandardCharsets.UTF_8);
-    } catch (IOException e) {
-      throw new ParameterException("placement", "cannot read " + path + " (" + e.getMessage() + ")",
-          "give a readable file, e.g. one written by kvlab advise-placement TRACE --partitions " + parts
-              + " --output " + path);
-    }
-    Map<String, Integer> map = new HashMap<>();
-    for (int i = 0; i < lines.size(); i++) {
-      String line = lines.get(i);
-      if (line.isBlank()) {
-        continue;
-      }
-      String[] kp = line.split("\t");
-      int p = -1;
-      if (kp.length == 2 && !kp[0].isEmpty()) {
-        try {
-          p = Integer.parseInt(kp[1].trim());
-        } catch (NumberFormatException e) {
-          p = -1;
-        }
-      }
-      if (p < 0 || p >= parts) {
-        throw new ParameterException("placement", path + " line " + (i + 1) + " '" + line + "' is not key<TAB>a"
-            + " partition from 0 to " + (parts - 1) + " (the cluster's " + parts + " data partitions: every partition"
-            + " but the last, which is the oracle)", "write key<TAB>partition lines, e.g. from kvlab advise-placement"
-            + " TRACE --partitions " + parts + " --output FILE");
-      }
-      map.put(kp[0], p);
+      map = PlacementFile.read(text.substring(5), parts);
+    } catch (IllegalArgumentException e) {
+      String[] pf = e.getMessage().split("\\. Fix: ", 2);
+      throw new ParameterException("placement", pf[0] + " (the cluster has " + parts + " data partitions: every"
+          + " partition but the last, which is the oracle)", pf.length > 1 ? pf[1] : "write " + FORMS);
     }
     return new InitialPlacement(parts, false, Map.copyOf(map));
   }

@@ -13,6 +13,7 @@ import org.kvlab.api.Request;
 import org.kvlab.api.ServerContext;
 import org.kvlab.api.Slot;
 import org.kvlab.api.SlotMap;
+import org.kvlab.consensus.multicast.MulticastLog;
 import org.kvlab.consensus.multicast.SkeenMulticast;
 import org.kvlab.consensus.multicast.proto.SkeenState;
 import org.kvlab.partitioning.Partitioner;
@@ -49,6 +50,8 @@ final class OracleRole {
   private long issued;
   private long applied;
   private final WorkloadGraph graph = new WorkloadGraph();
+  /** Tests: where the oracle records its multicasts and deliveries (null: nowhere). */
+  MulticastLog observed;
 
   OracleRole(ServerContext ctx) {
     this.ctx = ctx;
@@ -58,7 +61,12 @@ final class OracleRole {
 
   void register(Handlers on) {
     skeen = new SkeenMulticast<>(me, Cast.parser(), (g, m) -> ctx.send(NodeId.of(0, g), m),
-        (id, c, ts) -> delivered(c));
+        (id, c, ts) -> {
+          if (observed != null) {
+            observed.delivered(me, id);
+          }
+          delivered(c);
+        });
     on.request(LocateReq.class, this::onLocate);
     skeen.register(on, this::turn);
     on.message(Hint.class, (m, from) -> m.getCmdsList().forEach(k -> graph.addTransaction(k.getKeysList())));
@@ -147,7 +155,11 @@ final class OracleRole {
     for (int g = 0; g <= me; g++) {
       all.add(g);
     }
-    skeen.multicast(((long) me << 40) | issued, Cast.newBuilder().setPlan(p).build(), all);
+    long id = ((long) me << 40) | issued;
+    if (observed != null) {
+      observed.multicast(me, id, all);
+    }
+    skeen.multicast(id, Cast.newBuilder().setPlan(p).build(), all);
   }
 
   /**

@@ -20,6 +20,7 @@ import org.kvlab.api.ServerContext;
 import org.kvlab.api.Slot;
 import org.kvlab.api.SlotMap;
 import org.kvlab.api.TxnProcedures;
+import org.kvlab.consensus.multicast.MulticastLog;
 import org.kvlab.consensus.multicast.SkeenMulticast;
 import org.kvlab.consensus.multicast.proto.SkeenState;
 import org.kvlab.store.VersionedStore;
@@ -86,6 +87,8 @@ class PartitionRole {
   private final Map<Long, Request<ExecReq>> requests = new HashMap<>();
   private final List<Keys> hints = new ArrayList<>();
   private static final int HINTS_MAX = 4096;
+  /** Tests: where this partition records its multicasts and deliveries (null: nowhere). */
+  MulticastLog observed;
 
   PartitionRole(ServerContext ctx) {
     this.ctx = ctx;
@@ -96,7 +99,12 @@ class PartitionRole {
 
   void register(Handlers on) {
     skeen = new SkeenMulticast<>(me, Cast.parser(), (g, m) -> ctx.send(NodeId.of(0, g), m),
-        (id, c, ts) -> queue.add(c.toBuilder().setTs(ts).build()));
+        (id, c, ts) -> {
+          if (observed != null) {
+            observed.delivered(me, id);
+          }
+          queue.add(c.toBuilder().setTs(ts).build());
+        });
     on.request(ExecReq.class, req -> turn(() -> onExec(req)));
     skeen.register(on, this::turn);
     on.message(Lend.class, (m, from) -> turn(() -> onLend(m)));
@@ -202,7 +210,11 @@ class PartitionRole {
     Cmd c = Cmd.newBuilder().setId(id).setOrigin(me).addAllReads(b.getReadsList()).putAllWrites(b.getWritesMap())
         .setProcedure(b.getProcedure()).addAllArgs(b.getArgsList()).putAllLocs(b.getLocsMap()).build();
     requests.put(id, req);
-    skeen.multicast(id, Cast.newBuilder().setCmd(c).build(), new TreeSet<>(b.getLocsMap().values()));
+    TreeSet<Integer> dests = new TreeSet<>(b.getLocsMap().values());
+    if (observed != null) {
+      observed.multicast(me, id, dests);
+    }
+    skeen.multicast(id, Cast.newBuilder().setCmd(c).build(), dests);
   }
 
   // ------------------------------------------------------------------------------------------------ delivery order
@@ -361,7 +373,8 @@ class PartitionRole {
 
   private void onReturn(Return r) {
     if (lenderNoWait) {
-      r.getVarsList().stream().filter(kv -> holds(kv.getKey())).forEach(this::install); // the mutant
+      // the mutant: it went on with its variables, and now overwrites them with what comes back
+      r.getVarsList().stream().filter(kv -> kv.getFound() && holds(kv.getKey())).forEach(this::install);
       return;
     }
     Invariants.check(r.getCmd() == blocked, "dynastar: partition %s got variables of command %s back while it waits"

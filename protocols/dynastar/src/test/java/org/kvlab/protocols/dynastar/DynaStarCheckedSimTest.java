@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.kvlab.api.Params;
+import org.kvlab.consensus.multicast.MulticastChecker;
 import org.kvlab.history.Operation;
 import org.kvlab.sim.NetworkModel;
 import org.kvlab.sim.SimRunner;
@@ -26,8 +27,12 @@ import org.kvlab.sim.Workload;
  * partition (the location invariant, checked from outside over the partitions' state).
  */
 class DynaStarCheckedSimTest {
-  static final Set<String> FAULTS = Set.of("crash", "partition", "slow");
+  /** partition is drawn only between datacenters, and DynaStar runs in one: crashes, slow servers and skew act. */
+  static final Set<String> FAULTS = Set.of("crash", "partition", "slow", "skew");
   static final int KEYS = 12;
+  static final String REPLAY = "./kvlab sim --protocol dynastar --txn-workload list-append --check strict-serializable"
+      + " --duration 2s --sessions 6 --keys 12 --rtt 2ms --faults crash,partition,slow,skew --param placement=random"
+      + " --param repartitionEvery=300ms --param partitioner=greedy --param hintEvery=50ms";
 
   static SimSpec spec(String extra, Set<String> faults) {
     Map<String, String> p = new HashMap<>(Map.of("placement", "random", "repartitionEvery", "300ms",
@@ -50,36 +55,47 @@ class DynaStarCheckedSimTest {
     return out;
   }
 
-  /** Seeds 1..count; each strictly serializable with the location invariant; returns the OK operations per seed. */
-  static long[] seeds(SimSpec spec, int count) {
-    long[] ok = new long[count];
-    int located = 0;
+  /** What the seeds of {@link #seeds} did, summed. */
+  record Totals(long ok, long multi, long single, long plans, long retries, long recovered, long queries) {}
+
+  /**
+   * Seeds 1..count: each strictly serializable, its multicast (commands and plans) passing the consensus module's
+   * multicast checker, and, once quiet, every key held by exactly one partition.
+   */
+  static Totals seeds(SimSpec spec, int count) {
+    long[] t = new long[7];
+    int quiet = 0;
     for (int i = 0; i < count; i++) {
       long seed = i + 1;
       Watched w = new Watched();
       SeedReport r = SimRunner.run(spec, w, seed, List.of("strict-serializable"));
-      assertTrue(r.ok(), () -> "seed " + seed + ": " + r.checks() + " " + r.result().failures());
+      assertTrue(r.ok(), () -> "seed " + seed + " (replay: " + REPLAY + " --seeds " + seed + "): " + r.checks() + " "
+          + r.result().failures());
       List<String> bad = w.locationViolations(keys());
       if (bad != null) {
-        located++;
+        quiet++;
         assertEquals(List.of(), bad, "seed " + seed + ": the location invariant");
       }
-      ok[i] = r.result().history().operations().stream().filter(Operation::ok).count();
+      assertEquals(List.of(), MulticastChecker.check(w.log, bad != null), "seed " + seed + ": the multicast");
+      t[0] += r.result().history().operations().stream().filter(Operation::ok).count();
+      t[1] += r.result().counter("dynastar.multiPartition");
+      t[2] += r.result().counter("dynastar.singlePartition");
+      t[3] += r.result().counter("dynastar.plans");
+      t[4] += r.result().counter("dynastar.retries");
+      t[5] += r.result().counter("dynastar.recovered");
+      t[6] += r.result().counter("dynastar.oracleQueries");
     }
-    assertTrue(located * 10 >= count * 9, "only " + located + " of " + count + " seeds ended quiet");
-    return ok;
+    assertTrue(quiet * 10 >= count * 9, "only " + quiet + " of " + count + " seeds ended quiet");
+    return new Totals(t[0], t[1], t[2], t[3], t[4], t[5], t[6]);
   }
 
   @Test
-  void when_noFaults_then_seedsAreStrictlySerializableAndRepartition() {
-    SimSpec s = spec("", Set.of());
-    long plans = 0;
-    for (long seed = 1; seed <= 5; seed++) {
-      SeedReport r = SimRunner.run(s, new DynaStar(), seed, List.of("strict-serializable"));
-      assertTrue(r.ok(), () -> r.checks() + " " + r.result().failures());
-      plans += r.result().counter("dynastar.plans");
-      assertTrue(r.result().counter("dynastar.multiPartition") > 0, "no multi-partition command");
-    }
-    assertTrue(plans > 0, "no plan in 5 seeds");
+  void when_200SeedsRunWithCrashesAndSlowServersWhileRepartitioning_then_allAreStrictlySerializableAndLocated() {
+    Totals t = seeds(spec("", FAULTS), 200);
+    assertTrue(t.ok() >= 200 * 300, "few operations completed: " + t);
+    assertTrue(t.multi() > 0 && t.single() > 0, "both kinds of command: " + t);
+    assertTrue(t.plans() >= 200, "plans moved variables in most seeds: " + t);
+    assertTrue(t.retries() > 0, "clients with stale caches were told to retry: " + t);
+    assertTrue(t.recovered() >= 100, "crashed servers recovered from their saved state: " + t);
   }
 }

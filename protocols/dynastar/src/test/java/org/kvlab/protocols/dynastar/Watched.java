@@ -10,16 +10,19 @@ import org.kvlab.api.MessageTypes;
 import org.kvlab.api.Protocol;
 import org.kvlab.api.RecordType;
 import org.kvlab.api.Server;
+import org.kvlab.consensus.multicast.MulticastLog;
 
 /**
  * DynaStar with its data partitions watched from outside (the simulator runs every node on one thread): the last
  * incarnation of each partition, to check the location invariant over all of them once the run is quiet. One instance
- * per simulated run.
+ * per simulated run. Also records the multicast (commands and plans) for the consensus module's multicast checker.
  */
 final class Watched implements Protocol {
   private final DynaStar inner = new DynaStar();
   /** partition -> its server (the last incarnation). */
   final Map<Integer, PartitionRole> live = new TreeMap<>();
+  /** Every multicast (commands by their destination, plans by the oracle) and every group's deliveries. */
+  final MulticastLog log = new MulticastLog();
 
   @Override
   public String name() {
@@ -47,8 +50,16 @@ final class Watched implements Protocol {
       @Override
       PartitionRole newPartition() {
         PartitionRole p = super.newPartition();
+        p.observed = log;
         live.put(p.partition(), p);
         return p;
+      }
+
+      @Override
+      OracleRole newOracle() {
+        OracleRole o = super.newOracle();
+        o.observed = log;
+        return o;
       }
     };
   }
