@@ -1,17 +1,19 @@
 package org.kvlab.api;
 
 import com.google.protobuf.ByteString;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.TreeMap;
+import java.util.ServiceLoader;
 
 /**
- * The named deterministic procedures a {@link TxnRequest} may run. Each is key-local: the write to a key depends only
- * on the value read from that same key and the arguments. So every partition can run its share of a transaction
- * alone (Calvin's "independent" transactions, the model the CaMu evaluation uses); procedures whose writes depend on
- * reads at other partitions would need a read exchange between the participants, which no protocol offers yet.
+ * The registry of the named deterministic {@link TxnProcedure procedures} a {@link TxnRequest} may run, shared by
+ * protocols, clients and the checkers that replay transactions.
  *
+ * <p>Shipped with kvlab, key-local (see {@link TxnProcedure#keyLocal()}):
  * <ul>
  *   <li>{@code add(delta)}: for every key, the value read as a decimal integer (absent = 0) plus {@code delta},
  *       written back as decimal text.
@@ -23,72 +25,87 @@ import java.util.TreeMap;
  *   <li>{@code transfer(amount, from, to)}: the integer at {@code from} (absent = 0) minus {@code amount}, the one at
  *       {@code to} plus it: the bank workload, whose total stays constant.
  * </ul>
- * Protocols, checkers (which replay transactions) and clients share this one definition.
+ * and the procedures of the workloads in {@code org.kvlab.workload} (listed by {@link #BUILT_IN}), plus any a jar
+ * provides through {@link ServiceLoader}. A name given twice is an error at start.
  */
 public final class TxnProcedures {
   private TxnProcedures() {}
 
   public static final String APPEND = "append";
   public static final String TRANSFER = "transfer";
-  public static final List<String> NAMES = List.of("add", APPEND, TRANSFER);
 
-  static void validate(String name, List<String> keys, List<String> args) {
-    if (!NAMES.contains(name)) {
-      throw new IllegalArgumentException("unknown transaction procedure '" + name + "'; known: " + NAMES);
+  /** Every procedure kvlab ships, in one place (workload families add their list here). */
+  private static final List<List<TxnProcedure>> BUILT_IN = List.of(ClassicProcedures.all());
+
+  private static final Map<String, TxnProcedure> REGISTRY = load();
+
+  /** The names of every known procedure, in registration order. */
+  public static final List<String> NAMES = List.copyOf(REGISTRY.keySet());
+
+  private static Map<String, TxnProcedure> load() {
+    Map<String, TxnProcedure> all = new LinkedHashMap<>();
+    List<TxnProcedure> found = new ArrayList<>();
+    BUILT_IN.forEach(found::addAll);
+    ServiceLoader.load(TxnProcedure.class, TxnProcedures.class.getClassLoader()).forEach(found::add);
+    for (TxnProcedure p : found) {
+      TxnProcedure before = all.putIfAbsent(p.name(), p);
+      if (before != null && before.getClass() != p.getClass()) {
+        throw new IllegalStateException("two transaction procedures are named '" + p.name() + "': "
+            + before.getClass().getName() + " and " + p.getClass().getName() + ". Fix: rename one");
+      }
     }
-    if (keys.isEmpty()) {
-      throw new IllegalArgumentException("procedure '" + name + "' needs at least one key");
-    }
-    if (name.equals(APPEND) || name.equals(TRANSFER)) {
-      validateListed(name, keys, args);
-      return;
-    }
-    if (args.size() != 1) {
-      throw new IllegalArgumentException("procedure add takes one argument, the delta (a whole number), got " + args);
-    }
-    try {
-      Long.parseLong(args.get(0));
-    } catch (NumberFormatException e) {
-      throw new IllegalArgumentException("procedure add: the delta must be a whole number, got '" + args.get(0) + "'");
-    }
+    return Collections.unmodifiableMap(all);
   }
 
   /**
-   * The writes of procedure {@code name} given what it read at the keys of one partition.
+   * The procedure called {@code name}.
+   *
+   * @throws IllegalArgumentException if none is known by that name
+   */
+  public static TxnProcedure get(String name) {
+    TxnProcedure p = REGISTRY.get(name);
+    if (p == null) {
+      throw new IllegalArgumentException("unknown transaction procedure '" + name + "'; known: " + NAMES);
+    }
+    return p;
+  }
+
+  /** Whether procedure {@code name} may run split by partition (see {@link TxnProcedure#keyLocal()}). */
+  public static boolean isKeyLocal(String name) {
+    return get(name).keyLocal();
+  }
+
+  static void validate(String name, List<String> keys, List<String> args) {
+    TxnProcedure p = get(name);
+    if (keys.isEmpty()) {
+      throw new IllegalArgumentException("procedure '" + name + "' needs at least one key");
+    }
+    p.validate(keys, args);
+  }
+
+  /**
+   * The writes of procedure {@code name} given what it read: a key-local procedure's share at one partition, any
+   * other procedure given every declared key.
    *
    * @param read key → value read (empty = absent); only keys of the procedure
    */
   public static Map<String, ByteString> run(String name, List<String> args, Map<String, Optional<ByteString>> read) {
-    Map<String, ByteString> out = new TreeMap<>();
-    if (name.equals("add")) {
-      long delta = Long.parseLong(args.get(0));
-      read.forEach((k, v) -> out.put(k, ByteString.copyFromUtf8(Long.toString(number(v) + delta))));
-      return out;
+    return get(name).run(args, read);
+  }
+
+  /**
+   * The refusal a protocol that runs each partition's share of a transaction alone gives a procedure that needs
+   * every key at one place, or null when {@code request} is fine there ({@code partitions}: how many distinct
+   * partitions its keys live at).
+   */
+  public static String splitRefusal(TxnRequest request, int partitions, String protocol) {
+    if (request.procedure() == null || partitions <= 1 || isKeyLocal(request.procedure())) {
+      return null;
     }
-    if (name.equals(APPEND)) {
-      String e = args.get(0);
-      for (String k : appendKeys(args)) {
-        Optional<ByteString> v = read.get(k);
-        if (v != null) {
-          out.put(k, v.isEmpty() || v.get().isEmpty() ? ByteString.copyFromUtf8(e)
-              : v.get().concat(ByteString.copyFromUtf8(" " + e)));
-        }
-      }
-      return out;
-    }
-    if (name.equals(TRANSFER)) {
-      long amount = Long.parseLong(args.get(0));
-      Optional<ByteString> from = read.get(args.get(1));
-      Optional<ByteString> to = read.get(args.get(2));
-      if (from != null) {
-        out.put(args.get(1), ByteString.copyFromUtf8(Long.toString(number(from) - amount)));
-      }
-      if (to != null) {
-        out.put(args.get(2), ByteString.copyFromUtf8(Long.toString(number(to) + amount)));
-      }
-      return out;
-    }
-    throw new IllegalArgumentException("unknown transaction procedure '" + name + "'; known: " + NAMES);
+    return "procedure '" + request.procedure() + "' reads keys at " + partitions + " partitions and writes from what"
+        + " it read at others; " + protocol + " runs each partition's share alone. Fix: place its keys at one"
+        + " partition, or run it on a protocol that executes a command where all its keys are (dynastar,"
+        + " conveyorbelt, m2paxos, epaxos)";
   }
 
   /** The keys an {@code append} procedure appends to (its arguments after the element). */
@@ -101,35 +118,34 @@ public final class TxnProcedures {
     return Long.parseLong(args.get(0));
   }
 
-  /** append(e, k...) and transfer(amount, from, to): a whole number, then keys the procedure declares. */
-  private static void validateListed(String name, List<String> keys, List<String> args) {
-    boolean append = name.equals(APPEND);
-    String form = append ? "append(e, k1, k2, ...): a whole number e, then the keys to append it to"
-        : "transfer(amount, from, to): a whole number, then two distinct keys";
-    if (append ? args.size() < 2 : args.size() != 3) {
-      throw new IllegalArgumentException("procedure " + name + " takes " + form + ", got " + args);
-    }
-    try {
-      Long.parseLong(args.get(0));
-    } catch (NumberFormatException e) {
-      throw new IllegalArgumentException("procedure " + name + ": the first argument must be a whole number, got '"
-          + args.get(0) + "'. Fix: " + form);
-    }
-    List<String> named = args.subList(1, args.size());
-    if (!keys.containsAll(named) || new java.util.HashSet<>(named).size() != named.size()) {
-      throw new IllegalArgumentException("procedure " + name + ": the keys " + named + " must be distinct and among"
-          + " the transaction's keys " + keys + ". Fix: " + form);
-    }
-  }
-
-  private static long number(Optional<ByteString> v) {
-    if (v.isEmpty()) {
+  /** A value read as a decimal integer: absent, empty or not a number = 0 (deterministic, so all replicas agree). */
+  public static long number(Optional<ByteString> v) {
+    if (v == null || v.isEmpty()) {
       return 0;
     }
     try {
       return Long.parseLong(v.get().toStringUtf8().trim());
     } catch (NumberFormatException e) {
-      return 0; // a non-numeric value counts as 0: deterministic, so every replica and the checker agree
+      return 0;
+    }
+  }
+
+  /** A whole number as the decimal text procedures write. */
+  public static ByteString text(long n) {
+    return ByteString.copyFromUtf8(Long.toString(n));
+  }
+
+  /**
+   * Checks that argument {@code what} of procedure {@code name} is a whole number.
+   *
+   * @throws IllegalArgumentException naming the procedure, the argument and the form {@code form}
+   */
+  public static void wholeNumber(String name, String what, String value, String form) {
+    try {
+      Long.parseLong(value);
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException("procedure " + name + ": " + what + " must be a whole number, got '" + value
+          + "'. Fix: " + form);
     }
   }
 }

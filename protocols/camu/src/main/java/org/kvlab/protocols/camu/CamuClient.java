@@ -10,6 +10,7 @@ import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import org.kvlab.api.Client;
 import org.kvlab.api.Transactions;
+import org.kvlab.api.TxnProcedures;
 import org.kvlab.api.TxnRequest;
 import org.kvlab.api.TxnResult;
 
@@ -21,6 +22,11 @@ final class CamuClient extends Client implements Transactions {
 
   @Override
   public CompletableFuture<TxnResult> transact(TxnRequest request) {
+    long partitions = request.keys().stream().mapToInt(topology()::partitionOf).distinct().count();
+    String refusal = TxnProcedures.splitRefusal(request, (int) partitions, "CaMu");
+    if (refusal != null) {
+      return CompletableFuture.failedFuture(new IllegalArgumentException(refusal));
+    }
     return send(request, true);
   }
 
