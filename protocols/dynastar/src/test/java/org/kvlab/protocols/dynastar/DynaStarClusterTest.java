@@ -24,7 +24,8 @@ import org.kvlab.testing.TestClusters;
  * DynaStar on the real runtime (loopback, 3 data partitions and the oracle, in this JVM): from a random placement, one
  * session adds 1 to the pairs {a0, b0} ... {a3, b3} over and over; the pairs span partitions, so the oracle's plans
  * (every 200 ms) move them together while the adds go on. Every add's result and the final values are exact, and the
- * plans made the later adds single-partition.
+ * plans made the later adds single-partition. And a procedure that is not key-local runs at one destination on the
+ * reads of all its keys.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class DynaStarClusterTest {
@@ -59,6 +60,33 @@ class DynaStarClusterTest {
       assertTrue(plans >= 1, "the oracle made no plan");
       assertTrue(single > 4 * rounds / 2, "after the plan most adds are single-partition: " + single + " of "
           + (4 * rounds + 4));
+    }
+  }
+
+  @Test
+  void when_aProcedureNeedsTheReadsOfKeysAtTwoPartitions_then_theDestinationRunsItOnAllOfThem() throws Exception {
+    ClusterConfig config = TestClusters.loopback("dynastar", 1, 4, TestClusters.memory());
+    InitialPlacement hash = InitialPlacement.parse("hash", 3);
+    String x = "x0";
+    String y = java.util.stream.IntStream.range(0, 100).mapToObj(i -> "y" + i)
+        .filter(k -> hash.of(k) != hash.of(x)).findFirst().orElseThrow();
+    try (LocalCluster cluster = LocalCluster.start(config, new DynaStar());
+         ClientRuntime clients = new ClientRuntime(config, new DynaStar(), 2)) {
+      assertTrue(cluster.awaitConnected(Duration.ofSeconds(30)), "servers did not connect");
+      try (Session a = clients.openSession(0); Session b = clients.openSession(0)) {
+        a.put(x, ByteString.copyFromUtf8("hello"));
+        // test-copy-first (the framework's test procedure, not key-local): every key after the first gets the
+        // first key's value, so the destination needs x's value from the other partition
+        var r = a.transact(TxnRequest.procedure("test-copy-first", List.of(x, y)));
+        assertEquals(ByteString.copyFromUtf8("hello"), r.writes().get(y));
+        assertEquals(Optional.of(ByteString.copyFromUtf8("hello")), b.get(y));
+        assertEquals(Optional.of(ByteString.copyFromUtf8("hello")), b.get(x));
+      }
+      long multi = 0;
+      for (int p = 0; p < 3; p++) {
+        multi += cluster.node(NodeId.of(0, p)).metrics().counters().getOrDefault("dynastar.multiPartition", 0L);
+      }
+      assertEquals(1, multi, "the procedure was one multi-partition command");
     }
   }
 }
