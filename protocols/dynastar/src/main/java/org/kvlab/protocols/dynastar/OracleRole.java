@@ -138,10 +138,19 @@ final class OracleRole {
    * and a changed one (a celebrity) moves them again.
    */
   private void repartition() {
-    if (issued != applied || graph.vertices() == 0 || parts < 2) {
+    if (issued != applied || graph.edges() == 0 || parts < 2) {
+      return; // a plan in flight, or no two keys accessed together: nothing a partitioning can gain
+    }
+    Placement next;
+    try {
+      next = partitioner.partition(graph, parts, DynaStar.IMBALANCE, 1);
+    } catch (RuntimeException e) {
+      // an external partitioner (gpmetis) that fails must not stop the oracle: the variables stay where they are
+      ctx.metrics().count("dynastar.partitionerFailures");
+      ctx.log().warn("dynastar: the oracle's partitioner {} failed, no plan this time: {}", partitioner.name(),
+          e.getMessage());
       return;
     }
-    Placement next = partitioner.partition(graph, parts, DynaStar.IMBALANCE, 1);
     int[] label = relabel(next);
     int[] now = new int[graph.vertices()];
     int[] planned = new int[graph.vertices()];

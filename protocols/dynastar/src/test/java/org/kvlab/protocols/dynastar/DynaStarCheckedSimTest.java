@@ -98,4 +98,20 @@ class DynaStarCheckedSimTest {
     assertTrue(t.retries() > 0, "clients with stale caches were told to retry: " + t);
     assertTrue(t.recovered() >= 100, "crashed servers recovered from their saved state: " + t);
   }
+
+  @Test
+  void when_clientsOnlyGetAndPutUnderFaults_then_50SeedsAreLinearizableAndTheOracleMakesNoPlan() {
+    // single-key commands give the workload graph no edge: nothing to partition (gpmetis refuses such a graph, so
+    // the oracle must not ask it); partitioner auto runs METIS where it is installed
+    Map<String, String> p = Map.of("repartitionEvery", "300ms", "hintEvery", "50ms", "partitioner", "auto");
+    SimSpec s = spec("", FAULTS).withParams(new Params(p)).withWorkload(Workload.defaults().withKeys(KEYS)
+        .withSessionsPerDc(4).withThinkMicros(2_000));
+    for (long seed = 1; seed <= 50; seed++) {
+      SeedReport r = SimRunner.run(s, new DynaStar(), seed, List.of("linearizable", "convergence"));
+      long n = seed;
+      assertTrue(r.ok(), () -> "seed " + n + ": " + r.checks() + " " + r.result().failures());
+      assertEquals(0, r.result().counter("dynastar.plans"), "seed " + seed + ": a plan without co-accessed keys");
+      assertEquals(0, r.result().counter("dynastar.multiPartition"), "seed " + seed);
+    }
+  }
 }
