@@ -187,6 +187,15 @@ class PartitionRole {
     return List.copyOf(lent);
   }
 
+  /** Tests: what this partition waits on, for people. */
+  String describe() {
+    return "p" + me + " plan=" + plan + " blocked=" + blocked + " lent=" + lent + " queue=" + queue.size()
+        + (queue.isEmpty() ? "" : " head=" + (queue.peekFirst().hasPlan() ? "plan " + queue.peekFirst().getPlan().getId()
+        : "cmd " + queue.peekFirst().getCmd().getId() + " locs " + queue.peekFirst().getCmd().getLocsMap()))
+        + " lends=" + lends.keySet() + " expected=" + expected + " moves=" + moves.size() + " skeenHolding="
+        + skeen.undelivered().size();
+  }
+
   boolean quiescent() {
     return queue.isEmpty() && blocked == 0 && lends.isEmpty() && moves.isEmpty() && expected.isEmpty();
   }
