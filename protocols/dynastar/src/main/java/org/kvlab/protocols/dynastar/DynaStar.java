@@ -48,6 +48,8 @@ public final class DynaStar extends BaseProtocol {
         + " plan moves anything, multicasts it; 0 = never");
     p.put("partitioner", "auto | metis | greedy, default auto: METIS (gpmetis) where installed, else the pure-Java"
         + " partitioner");
+    p.put("planGain", "percent, default 10: the oracle multicasts a plan only when its edge cut is at least this much"
+        + " below the current placement's; 0 = whenever it moves anything");
     p.put("hintEvery", "duration, default 100ms: how often a partition sends the oracle the keys of the commands it"
         + " executed");
     p.put("maxRetries", "whole number, default 8: a client's tries of one command through the oracle after a wrong"
@@ -91,6 +93,10 @@ public final class DynaStar extends BaseProtocol {
     String partitioner = params.string("partitioner", "auto");
     if (!Partitioners.NAMES.contains(partitioner)) {
       throw ParameterException.notOneOf("partitioner", partitioner, Partitioners.NAMES);
+    }
+    int gain = params.intValue("planGain", 10);
+    if (gain < 0 || gain > 100) {
+      throw new ParameterException("planGain", gain + " is not a percentage from 0 to 100", "write e.g. 10");
     }
     if (params.intValue("maxRetries", 8) < 1) {
       throw new ParameterException("maxRetries", "'" + params.string("maxRetries", "") + "' is less than 1",

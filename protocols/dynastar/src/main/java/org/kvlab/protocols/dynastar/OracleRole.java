@@ -44,6 +44,7 @@ final class OracleRole {
   private final int parts;
   private InitialPlacement placement;
   private Partitioner partitioner;
+  private int planGain;
   private SkeenMulticast<Cast> skeen;
   private Slot<OracleState> slot;
   private SlotMap<Loc> loc;
@@ -75,6 +76,7 @@ final class OracleRole {
   void start() {
     placement = InitialPlacement.parse(ctx.params().string("placement", "hash"), parts);
     partitioner = Partitioners.byName(ctx.params().string("partitioner", "auto"));
+    planGain = ctx.params().intValue("planGain", 10);
     loc = ctx.slotMap("loc", Loc.getDefaultInstance());
     slot = ctx.slot(OracleState.getDefaultInstance());
     OracleState s = slot.get();
@@ -132,8 +134,8 @@ final class OracleRole {
   }
 
   /**
-   * Partitions the workload graph and multicasts the plan if its edge cut is at least 10% below the current
-   * placement's (and the last plan is delivered here). The seed repartitions when "changes exceed a threshold" and
+   * Partitions the workload graph and multicasts the plan if its edge cut is at least {@code planGain}% (default 10)
+   * below the current placement's (and the last plan is delivered here; 0: whenever it moves anything). The seed repartitions when "changes exceed a threshold" and
    * gives no value; we decide by the gain instead, so a stable workload stops moving variables once placed well,
    * and a changed one (a celebrity) moves them again.
    */
@@ -159,8 +161,8 @@ final class OracleRole {
       planned[v] = label[next.part()[v]];
     }
     long cut = new Placement(parts, now).edgeCut(graph);
-    if (new Placement(parts, planned).edgeCut(graph) * 10 > cut * 9) {
-      return; // less than 10% better than where the variables are: not worth moving them
+    if (new Placement(parts, planned).edgeCut(graph) * 100 > cut * (100 - planGain)) {
+      return; // not planGain% better than where the variables are: not worth moving them
     }
     Plan.Builder p = Plan.newBuilder().setId(issued + 1);
     for (int v = 0; v < graph.vertices(); v++) {

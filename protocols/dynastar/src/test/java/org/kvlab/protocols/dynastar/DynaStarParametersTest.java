@@ -49,6 +49,8 @@ class DynaStarParametersTest {
     refused("hintEvery", "0");
     assertEquals(List.of("auto", "metis", "greedy"), refused("partitioner", "kl").choices());
     refused("maxRetries", "0");
+    refused("planGain", "101");
+    refused("planGain", "-1");
     refused("mutant", "lender");
     DYNASTAR.checkParameters(params("placement", "random", "repartitionEvery", "0", "partitioner", "greedy"), FOUR);
   }
