@@ -11,7 +11,7 @@ import org.kvlab.api.TxnProcedures;
 /**
  * The online store of seed 004's Fig. 1 (Eliá) as transaction procedures over keys {@code cart:<c>} (the cart's items,
  * {@link Cart}), {@code stock:<i>} (the units of item i left, a whole number; absent = {@link #INITIAL_STOCK}) and
- * {@code order:<c>:<n>} (an order record, {@link Cart} form of the units taken, or {@link #REFUSED}). Arguments bind
+ * {@code item:<i>} (an item's description, never written) and {@code order:<c>:<n>} (an order record, {@link Cart} form of the units taken, or {@link #REFUSED}). Arguments bind
  * the parameters of examples/operations/online-store.yaml in order:
  *
  * <ul>
@@ -23,7 +23,8 @@ import org.kvlab.api.TxnProcedures;
  *       stock is decremented by its line and the record {@code order:c:n} lists the units taken; <b>if any line is
  *       short, the order takes nothing</b> (all or nothing: no stock ever goes negative, no partial order to explain)
  *       and the record says {@link #REFUSED}. Either way the cart is emptied (the customer starts over);
- *   <li>{@code browseCatalog()} over every {@code stock:<i>}: reads them, writes nothing.
+ *   <li>{@code browseCatalog()} over {@code item:<i>} keys: reads the catalog's item descriptions, which no
+ *       operation writes (immutable, so the classification makes it commutative), writes nothing.
  * </ul>
  *
  * Invariants ({@link StoreChecker}): no stock is ever read or written below 0; for every item, the stock left plus
@@ -103,10 +104,10 @@ public final class StoreProcedures {
             return out;
           }
         },
-        new Named(BROWSE, 0, "browseCatalog() over stock:<i> keys") {
+        new Named(BROWSE, 0, "browseCatalog() over item:<i> keys") {
           @Override
           void check(List<String> keys, List<String> args) {
-            require(keys.stream().allMatch(k -> k.startsWith("stock:")), "its keys are stock:<i>", keys);
+            require(keys.stream().allMatch(k -> k.startsWith("item:")), "its keys are item:<i>", keys);
           }
 
           @Override

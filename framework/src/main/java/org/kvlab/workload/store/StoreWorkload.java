@@ -28,18 +28,18 @@ public final class StoreWorkload {
           i, Integer.toString(1 + r.nextInt(3)));
     }
     if (x < 80) {
-      List<String> keys = stock(items);
+      List<String> keys = catalog("stock:", items);
       keys.add(StoreProcedures.cart(c));
       keys.add(StoreProcedures.record(c, Long.toString(unique)));
       return TxnRequest.procedure(StoreProcedures.ORDER, keys, c, Long.toString(unique));
     }
-    return TxnRequest.procedure(StoreProcedures.BROWSE, stock(items));
+    return TxnRequest.procedure(StoreProcedures.BROWSE, catalog("item:", items));
   }
 
-  private static List<String> stock(int items) {
+  private static List<String> catalog(String prefix, int items) {
     List<String> keys = new ArrayList<>();
     for (int i = 0; i < items; i++) {
-      keys.add(StoreProcedures.stock(Integer.toString(i)));
+      keys.add(prefix + i);
     }
     return keys;
   }
