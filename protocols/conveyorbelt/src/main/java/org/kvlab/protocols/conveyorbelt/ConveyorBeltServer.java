@@ -61,8 +61,10 @@ import org.kvlab.partitioning.operations.OperationClass;
  *       finds ({@code cb.unsound}).
  *   <li><b>Execution is sequential</b> (the digest's advice; Eliá runs a token batch in parallel under 2PL): one
  *       operation at a time through a {@link ServiceQueue}, which also models the service time ({@code serviceMicros}).
- *   <li>Other choices: an operation not declared in the file (plain GET/PUT, other procedures) is global at the
- *       server it arrives at; a local type without parameter runs where it arrives; the reply's reads are the values
+ *   <li>Other choices: one partitioning parameter per type, so the seed's double-key "L/G" types (RUBiS's bid, buy,
+ *       sell; the seed does not say which server executes their global case) are global at the server of their one
+ *       parameter ({@code OperationPartitioning}); an operation not declared in the file (plain GET/PUT, other
+ *       procedures) is global at the server it arrives at; a local type without parameter runs where it arrives; the reply's reads are the values
  *       before its writes; applying an update takes no service time.
  * </ul>
  */
