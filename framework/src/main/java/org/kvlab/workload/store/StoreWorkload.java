@@ -17,7 +17,15 @@ public final class StoreWorkload {
   private StoreWorkload() {}
 
   public static TxnRequest next(Random r, int session, int items, long unique) {
-    String c = session + "." + r.nextInt(CARTS_PER_SESSION);
+    return next(r, session + ".", items, unique);
+  }
+
+  /**
+   * As {@link #next(Random, int, int, long)}, the carts named {@code prefix} and 0 to 2: e.g. {@code "1@s4."}, a
+   * server-specific id of server 1 (the Conveyor Belt routes it there).
+   */
+  public static TxnRequest next(Random r, String prefix, int items, long unique) {
+    String c = prefix + r.nextInt(CARTS_PER_SESSION);
     int x = r.nextInt(100);
     if (x < 10) {
       return TxnRequest.procedure(StoreProcedures.CREATE, List.of(StoreProcedures.cart(c)), c);

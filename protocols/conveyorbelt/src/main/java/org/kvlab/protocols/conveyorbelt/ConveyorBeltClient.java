@@ -28,6 +28,16 @@ final class ConveyorBeltClient extends Client implements Transactions {
     route = params().string("routing", "client").equals("client");
   }
 
+  /** The session's datacenter: the prefix {@code <d>@} of the server-specific ids it mints (evaluation programs). */
+  int site() {
+    return dc();
+  }
+
+  /** The session's clock, in microseconds (evaluation programs time operations with it). */
+  long micros() {
+    return clock().micros();
+  }
+
   @Override
   public CompletableFuture<TxnResult> transact(TxnRequest request) {
     TxnReq.Builder b = TxnReq.newBuilder().addAllReads(request.reads()).putAllWrites(request.writes());
