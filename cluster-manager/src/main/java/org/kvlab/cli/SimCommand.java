@@ -49,7 +49,7 @@ final class SimCommand implements Callable<Integer> {
 
   @Option(names = "--check", split = ",", defaultValue = "convergence",
       description = "checkers: causal, session, convergence, rotx, linearizable, txn (protocol metadata),"
-          + " serializable, strict-serializable, bank (black box: docs/checkers.md#transactions) (default: ${DEFAULT-VALUE})")
+          + " serializable, strict-serializable, bank, store (black box: docs/checkers.md#transactions) (default: ${DEFAULT-VALUE})")
   List<String> checks;
 
   @Option(names = "--duration", defaultValue = "10s", description = "simulated time of the workload per seed, 1ms to "
@@ -70,7 +70,9 @@ final class SimCommand implements Callable<Integer> {
       + " (default: ${DEFAULT-VALUE})") int rotxKeys;
   @Option(names = "--distribution", defaultValue = "uniform", description = "key choice: uniform or zipfian (default: ${DEFAULT-VALUE})") String distribution;
   @Option(names = "--txn-workload", description = "every operation a transaction of this workload, whose history the"
-      + " black-box checks judge: list-append, rw-register or bank (protocols with transactions; default: none)")
+      + " black-box checks judge: list-append, rw-register or bank; or the online store (store, judged by --check store) or"
+      + " seed 004's micro-benchmark (micro; --txn-read-share = share of local operations) (protocols with transactions;"
+      + " default: none)")
   String txnWorkload;
   @Option(names = "--txn-length", defaultValue = "1..4", description = "keys per transaction of --txn-workload, MIN..MAX"
       + " (default: ${DEFAULT-VALUE})") String txnLength;
