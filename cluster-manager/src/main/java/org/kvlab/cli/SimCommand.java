@@ -38,8 +38,11 @@ import picocli.CommandLine.Option;
         + "operation or its servers failed to start, 2 for bad usage (an option out of its range) or servers that "
         + "refuse the configuration.")
 final class SimCommand implements Callable<Integer> {
-  @Option(names = "--protocol", required = true, description = "protocol name (see ./kvlab protocols)")
+  @Option(names = "--protocol", description = "protocol name (see ./kvlab protocols); required unless --schedule")
   String protocol;
+  @Option(names = "--schedule", paramLabel = "FILE", description = "replay a schedule ./kvlab explore wrote and draw"
+      + " its diagram (the file names the protocol, topology and sessions; other options are ignored)")
+  Path schedule;
 
   @Option(names = "--seeds", defaultValue = "1..20", description = "seeds: a range 1..200, a list 3,17,42, or one (default: ${DEFAULT-VALUE})")
   String seeds;
@@ -113,6 +116,13 @@ final class SimCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
+    if (schedule != null) {
+      return ScheduleReplay.replay(schedule, TRACE_ROWS.check(traceRows) > 0 ? traceRows : 80);
+    }
+    if (protocol == null) {
+      throw new Main.CliException(Main.USAGE, "--protocol is missing. Fix: name the protocol to simulate, e.g."
+          + " --protocol eventual (./kvlab protocols lists them), or replay a schedule with --schedule FILE");
+    }
     Protocol p;
     try {
       checks = Checkers.validate(checks); // canonical names, before any seed runs
