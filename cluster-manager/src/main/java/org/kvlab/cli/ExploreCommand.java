@@ -39,6 +39,8 @@ final class ExploreCommand implements Callable<Integer> {
   static final SimLimits.Whole FAULTS = new SimLimits.Whole("faults", 0, 3);
   static final SimLimits.Whole MAX_DEPTH = new SimLimits.Whole("max-depth", 1, 10_000);
   static final SimLimits.Whole TRACE_ROWS = new SimLimits.Whole("trace-rows", 1, 10_000);
+  static final SimLimits.Span HORIZON = new SimLimits.Span("horizon", java.time.Duration.ZERO,
+      java.time.Duration.ofHours(1));
   static final SimLimits.Span TIME_LIMIT = new SimLimits.Span("time-limit", java.time.Duration.ZERO,
       java.time.Duration.ofHours(24));
 
@@ -52,6 +54,9 @@ final class ExploreCommand implements Callable<Integer> {
   @Option(names = "--session", paramLabel = "SCRIPT", description = "a session of your own instead of drawn ones, e.g."
       + " \"dc0 put k0=a; get k1\" (repeatable)") List<String> scripts = new ArrayList<>();
   @Option(names = "--faults", defaultValue = "0", description = "server crashes a run may choose (each may restart), 0 to 3 (default: ${DEFAULT-VALUE})") int faults;
+  @Option(names = "--horizon", defaultValue = "0ms", description = "bound on the clocks' time: a timer due later never"
+      + " fires, 0 to 1h (default: ${DEFAULT-VALUE}: only timers due at once; each heartbeat let in multiplies the"
+      + " states)") String horizon;
   @Option(names = "--mode", defaultValue = "bfs", description = "bfs (shortest counterexample, exhaustive within the"
       + " bounds), random (random walks) or pct (prioritized walks) (default: ${DEFAULT-VALUE})") String mode;
   @Option(names = "--max-depth", defaultValue = "40", description = "events per run at most, 1 to 10,000 (default: ${DEFAULT-VALUE})") int maxDepth;
@@ -92,6 +97,7 @@ final class ExploreCommand implements Callable<Integer> {
       MAX_DEPTH.check(maxDepth);
       TRACE_ROWS.check(traceRows);
       long limit = TIME_LIMIT.check(timeLimit).toMillis();
+      long horizonMicros = HORIZON.check(horizon).toNanos() / 1000;
       for (String name : params.keySet()) {
         if (!p.parameters().containsKey(name)) {
           String near = YamlReader.closest(name, List.copyOf(p.parameters().keySet()));
@@ -114,14 +120,14 @@ final class ExploreCommand implements Callable<Integer> {
       if (sessionList.isEmpty()) {
         sessionList = Sessions.draw(sessions, ops, keys, datacenters, seed);
       }
-      exploration = new Exploration(spec, p, sessionList, faults, checks, seed);
+      exploration = new Exploration(spec, p, sessionList, faults, horizonMicros, checks, seed);
       bounds = new Explorer.Bounds(mode, maxDepth, maxStates, limit, seed, selfCheck);
     } catch (IllegalArgumentException e) {
       throw new Main.CliException(Main.USAGE, e.getMessage());
     }
-    System.out.printf("exploring %s: %d datacenter%s x %d partition%s, crashes <= %d, mode %s, depth <= %d, states <= %d,"
-        + " checks: %s%n", p.name(), datacenters, datacenters == 1 ? "" : "s", partitions, partitions == 1 ? "" : "s",
-        faults, mode, maxDepth, maxStates, String.join(",", checks));
+    System.out.printf("exploring %s: %d datacenter%s x %d partition%s, crashes <= %d, horizon %s, mode %s, depth <= %d,"
+        + " states <= %d, checks: %s%n", p.name(), datacenters, datacenters == 1 ? "" : "s", partitions,
+        partitions == 1 ? "" : "s", faults, horizon, mode, maxDepth, maxStates, String.join(",", checks));
     int i = 0;
     for (Script s : exploration.scripts()) {
       System.out.printf("  session s%d: %s%n", i++, Schedule.describe(s));
@@ -150,7 +156,8 @@ final class ExploreCommand implements Callable<Integer> {
       verdict = s.verdict();
       run = s.run();
     }
-    Schedule schedule = new Schedule(p.name(), datacenters, partitions, params, exploration.scripts(), faults, checks,
+    Schedule schedule = new Schedule(p.name(), datacenters, partitions, params, exploration.scripts(), faults,
+        exploration.horizonMicros(), checks,
         seed, choices, verdict.check() + ": " + verdict.description());
     try {
       schedule.write(out);

@@ -27,7 +27,7 @@ final class ScheduleReplay {
     try {
       SimSpec spec = SimSpec.defaults().withTopology(s.datacenters(), s.partitions()).withParams(new Params(s.params()));
       p.checkParameters(spec.params(), spec.topology());
-      return new Exploration(spec, p, s.sessions(), s.crashes(), s.checks(), s.seed());
+      return new Exploration(spec, p, s.sessions(), s.crashes(), s.horizonMicros(), s.checks(), s.seed());
     } catch (IllegalArgumentException e) {
       throw new Main.CliException(Main.USAGE, source + ": " + e.getMessage());
     }

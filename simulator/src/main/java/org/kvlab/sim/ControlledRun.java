@@ -24,7 +24,8 @@ import org.kvlab.history.History;
  *       server (its messages wait for the restart, as in an ordinary run).</li>
  *   <li>{@code fire O}: the earliest-due timer of owner O (a server, {@code client} for the clients' timeouts,
  *       {@code sim} for anything else that waits). Only the timers due first are enabled: timers fire in the order of
- *       their due times, and firing one moves the clocks' time to its due time.</li>
+ *       their due times, and firing one moves the clocks' time to its due time; a timer due after the run's
+ *       horizon never fires (the bound on time, as the depth is the bound on events).</li>
  *   <li>{@code invoke s0@dc0}: the scripted session invokes its next operation.</li>
  *   <li>{@code crash N}, {@code restart N}: a server crashes (at most {@code maxCrashes} times in the run) and
  *       restarts.</li>
@@ -44,6 +45,7 @@ public final class ControlledRun implements Simulation.Control {
 
   private final Simulation sim;
   private final int maxCrashes;
+  private final long horizonMicros;
   private long clock;
   private int crashes;
   private long timerSeq;
@@ -59,14 +61,17 @@ public final class ControlledRun implements Simulation.Control {
 
   /**
    * A run of {@code scripts} over {@code spec}'s topology and parameters; the spec's drawn faults, network delays and
-   * workload are not used (the choices replace them). The servers start here.
+   * workload are not used (the choices replace them). Timers due after {@code horizonMicros} of clock time are never
+   * enabled. The servers start here.
    */
-  public ControlledRun(SimSpec spec, Protocol protocol, long seed, List<Script> scripts, int maxCrashes) {
+  public ControlledRun(SimSpec spec, Protocol protocol, long seed, List<Script> scripts, int maxCrashes,
+      long horizonMicros) {
     if (scripts.isEmpty()) {
       throw new IllegalArgumentException("a controlled run needs at least one scripted session");
     }
     this.sim = new Simulation(spec.withFaultKinds(java.util.Set.of()).withFaults(List.of()), protocol, seed, scripts);
     this.maxCrashes = maxCrashes;
+    this.horizonMicros = horizonMicros;
     sim.control = this;
     sim.setUp();
   }
@@ -114,7 +119,7 @@ public final class ControlledRun implements Simulation.Control {
     long first = timers.stream().mapToLong(PendingTimer::due).min().orElse(Long.MAX_VALUE);
     for (PendingTimer t : timers) {
       String label = "fire " + t.owner();
-      if (t.due() == first && !out.contains(label)) {
+      if (t.due() == first && first <= horizonMicros && !out.contains(label)) {
         out.add(label);
       }
     }

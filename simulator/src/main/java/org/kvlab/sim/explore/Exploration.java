@@ -19,12 +19,13 @@ import org.kvlab.sim.SimSpec;
  * @param protocol the protocol's code, unchanged
  * @param scripts one per session: its datacenter and its operations
  * @param maxCrashes server crashes a run may choose, 0 for none
+ * @param horizonMicros the bound on the clocks' time: a timer due later never fires
  * @param checks checker names (see {@code Checkers.names()}); convergence is not one (it needs the simulator's final
  *     reads after a quiet period, which a schedule of chosen events does not have)
  * @param seed the seed of the servers' and clients' random sources (the same in every run of the exploration)
  */
-public record Exploration(SimSpec spec, Protocol protocol, List<Script> scripts, int maxCrashes, List<String> checks,
-    long seed) {
+public record Exploration(SimSpec spec, Protocol protocol, List<Script> scripts, int maxCrashes, long horizonMicros,
+    List<String> checks, long seed) {
 
   public Exploration {
     scripts = List.copyOf(scripts);
@@ -34,6 +35,9 @@ public record Exploration(SimSpec spec, Protocol protocol, List<Script> scripts,
     }
     if (maxCrashes < 0) {
       throw new IllegalArgumentException("crashes must be 0 or more, got " + maxCrashes + ". Fix: --faults 0..3");
+    }
+    if (horizonMicros < 0) {
+      throw new IllegalArgumentException("the time horizon must not be negative. Fix: e.g. --horizon 20ms");
     }
     for (String c : checks) {
       if (c.equals("convergence")) {
@@ -47,7 +51,7 @@ public record Exploration(SimSpec spec, Protocol protocol, List<Script> scripts,
 
   /** A fresh run in the initial state (the servers started). */
   public ControlledRun start() {
-    return new ControlledRun(spec, protocol, seed, scripts, maxCrashes);
+    return new ControlledRun(spec, protocol, seed, scripts, maxCrashes, horizonMicros);
   }
 
   /** A fresh run with {@code choices} taken in order; throws if one is not enabled when its turn comes. */

@@ -20,6 +20,7 @@ import org.kvlab.sim.Script;
  * topology: 2x1
  * param: name=value            (repeatable)
  * crashes: 0
+ * horizon-micros: 20000
  * check: session
  * seed: 1
  * session: dc0 put k0=a; get k0    (one per session)
@@ -30,7 +31,7 @@ import org.kvlab.sim.Script;
  * </pre>
  */
 public record Schedule(String protocol, int datacenters, int partitions, Map<String, String> params,
-    List<Script> sessions, int crashes, List<String> checks, long seed, List<String> choices, String violation) {
+    List<Script> sessions, int crashes, long horizonMicros, List<String> checks, long seed, List<String> choices, String violation) {
 
   public Schedule {
     params = Map.copyOf(params);
@@ -40,7 +41,7 @@ public record Schedule(String protocol, int datacenters, int partitions, Map<Str
   }
 
   public Schedule withChoices(List<String> choices, String violation) {
-    return new Schedule(protocol, datacenters, partitions, params, sessions, crashes, checks, seed, choices, violation);
+    return new Schedule(protocol, datacenters, partitions, params, sessions, crashes, horizonMicros, checks, seed, choices, violation);
   }
 
   public String format() {
@@ -49,6 +50,7 @@ public record Schedule(String protocol, int datacenters, int partitions, Map<Str
     out.append("topology: ").append(datacenters).append('x').append(partitions).append('\n');
     new java.util.TreeMap<>(params).forEach((k, v) -> out.append("param: ").append(k).append('=').append(v).append('\n'));
     out.append("crashes: ").append(crashes).append('\n');
+    out.append("horizon-micros: ").append(horizonMicros).append('\n');
     out.append("check: ").append(String.join(",", checks)).append('\n');
     out.append("seed: ").append(seed).append('\n');
     for (Script s : sessions) {
@@ -148,9 +150,9 @@ public record Schedule(String protocol, int datacenters, int partitions, Map<Str
           }
           params.put(value.substring(0, eq).trim(), value.substring(eq + 1).trim());
         }
-        case "protocol", "topology", "crashes", "check", "seed", "violation" -> fields.put(name, value);
+        case "protocol", "topology", "crashes", "horizon-micros", "check", "seed", "violation" -> fields.put(name, value);
         default -> throw new IllegalArgumentException(source + " line " + n + ": unknown field '" + name + "'. Fix:"
-            + " use protocol, topology, param, crashes, check, seed, session, violation, choices");
+            + " use protocol, topology, param, crashes, horizon-micros, check, seed, session, violation, choices");
       }
     }
     for (String required : List.of("protocol", "topology")) {
@@ -172,10 +174,11 @@ public record Schedule(String protocol, int datacenters, int partitions, Map<Str
       String check = fields.getOrDefault("check", "");
       return new Schedule(fields.get("protocol"), Integer.parseInt(topo[0].trim()), Integer.parseInt(topo[1].trim()),
           params, sessions, Integer.parseInt(fields.getOrDefault("crashes", "0")),
+          Long.parseLong(fields.getOrDefault("horizon-micros", "0")),
           check.isEmpty() ? List.of() : List.of(check.split(",")), Long.parseLong(fields.getOrDefault("seed", "1")),
           choices, fields.get("violation"));
     } catch (NumberFormatException | ArrayIndexOutOfBoundsException e) {
-      throw new IllegalArgumentException(source + ": topology, crashes and seed must be numbers (topology DxP, e.g."
+      throw new IllegalArgumentException(source + ": topology, crashes, horizon-micros and seed must be numbers (topology DxP, e.g."
           + " 2x1): " + e.getMessage() + ". Fix: write them as kvlab explore does");
     }
   }
