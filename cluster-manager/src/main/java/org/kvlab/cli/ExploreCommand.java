@@ -11,7 +11,6 @@ import org.kvlab.api.Params;
 import org.kvlab.api.Protocol;
 import org.kvlab.api.Protocols;
 import org.kvlab.check.Checkers;
-import org.kvlab.config.YamlReader;
 import org.kvlab.sim.Script;
 import org.kvlab.sim.SimLimits;
 import org.kvlab.sim.SimSpec;
@@ -98,14 +97,7 @@ final class ExploreCommand implements Callable<Integer> {
       TRACE_ROWS.check(traceRows);
       long limit = TIME_LIMIT.check(timeLimit).toMillis();
       long horizonMicros = HORIZON.check(horizon).toNanos() / 1000;
-      for (String name : params.keySet()) {
-        if (!p.parameters().containsKey(name)) {
-          String near = YamlReader.closest(name, List.copyOf(p.parameters().keySet()));
-          throw new IllegalArgumentException("--param " + name + ": not a parameter of protocol " + p.name()
-              + ". Fix: " + (near != null ? "did you mean '" + near + "'? " : "remove it or use one the protocol"
-              + " declares. ") + Protocols.describeParameters(p));
-        }
-      }
+      SimCommand.requireDeclared(p, params);
       SimSpec spec = SimSpec.defaults().withTopology(datacenters, partitions).withParams(new Params(params));
       p.checkParameters(spec.params(), spec.topology());
       List<Script> sessionList = new ArrayList<>();

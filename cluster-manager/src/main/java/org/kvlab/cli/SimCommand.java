@@ -142,14 +142,7 @@ final class SimCommand implements Callable<Integer> {
       partitions = p.defaultTopology().partitions();
     }
     SimSpec spec = spec(); // every option in range before the protocol judges its parameters and shape
-    for (String name : params.keySet()) { // as a cluster file's params: a misspelt one must not fall back silently
-      if (!p.parameters().containsKey(name)) {
-        String near = YamlReader.closest(name, List.copyOf(p.parameters().keySet()));
-        throw new Main.CliException(Main.USAGE, "--param " + name + ": not a parameter of protocol " + p.name()
-            + ". Fix: " + (near != null ? "did you mean '" + near + "'? " : "remove it or use one the protocol"
-            + " declares. ") + Protocols.describeParameters(p));
-      }
-    }
+    requireDeclared(p, params);
     try { // the values, as the cluster-file loader checks them, before any seed runs
       p.checkParameters(new Params(params), spec.topology());
     } catch (org.kvlab.api.TopologyException e) {
@@ -372,6 +365,18 @@ final class SimCommand implements Callable<Integer> {
       row.append(" FAILED: no operation ended OK, nothing was checked");
     }
     System.out.println(row);
+  }
+
+  /** Every --param names one of the protocol's parameters: a misspelt one must not fall back silently (exit 2). */
+  static void requireDeclared(Protocol p, Map<String, String> params) {
+    for (String name : params.keySet()) { // as a cluster file's params
+      if (!p.parameters().containsKey(name)) {
+        String near = YamlReader.closest(name, List.copyOf(p.parameters().keySet()));
+        throw new Main.CliException(Main.USAGE, "--param " + name + ": not a parameter of protocol " + p.name()
+            + ". Fix: " + (near != null ? "did you mean '" + near + "'? " : "remove it or use one the protocol"
+            + " declares. ") + Protocols.describeParameters(p));
+      }
+    }
   }
 
   /**

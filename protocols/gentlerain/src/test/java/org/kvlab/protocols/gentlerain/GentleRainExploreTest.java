@@ -5,14 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.google.protobuf.Message;
 import java.util.List;
 import org.junit.jupiter.api.Test;
-import org.kvlab.api.Client;
-import org.kvlab.api.MessageTypes;
 import org.kvlab.api.Protocol;
-import org.kvlab.api.RecordType;
-import org.kvlab.api.Server;
 import org.kvlab.api.Topology;
 import org.kvlab.sim.Scenarios;
 import org.kvlab.sim.Script;
@@ -41,44 +36,6 @@ class GentleRainExploreTest {
   /** Alice (dc0) uploads the photo, then adds it to her album; Bob (dc1) reads the album, then the photo. */
   static final List<Script> PHOTO_ALBUM = List.of(Script.at(0).put(PHOTO, "beach.jpg").put(ALBUM, "has beach.jpg"),
       Script.at(1).get(ALBUM).get(PHOTO));
-
-  /** GET ignores GST: remote versions visible before their dependencies (the mutant of GentleRainScenarioTest). */
-  static final class GetIgnoresGst implements Protocol {
-    @Override
-    public String name() {
-      return "gentlerain-get-ignores-gst";
-    }
-
-    @Override
-    public String summary() {
-      return "broken on purpose";
-    }
-
-    @Override
-    public MessageTypes messages() {
-      return GentleRain.MESSAGES;
-    }
-
-    @Override
-    public RecordType<? extends Message> record() {
-      return GentleRain.RECORD;
-    }
-
-    @Override
-    public Server<? extends Message> newServer() {
-      return new GentleRainServer() {
-        @Override
-        boolean visible(Record d) {
-          return true; // BUG
-        }
-      };
-    }
-
-    @Override
-    public Client newClient() {
-      return new GentleRainClient();
-    }
-  }
 
   static Exploration exploration(Protocol p) {
     return new Exploration(SPEC, p, PHOTO_ALBUM, 0, HORIZON_MICROS, List.of("causal"), 1);

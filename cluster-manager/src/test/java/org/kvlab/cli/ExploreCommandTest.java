@@ -1,0 +1,66 @@
+package org.kvlab.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.kvlab.cli.InProcessCli.Run;
+
+/** {@code kvlab explore} and {@code kvlab sim --schedule}: a clean exploration, a replay, and bad input (exit 2). */
+class ExploreCommandTest {
+  @TempDir Path tmp;
+
+  @Test
+  void explore_ofEventual_inATinyConfig_isExhaustiveAndFindsNothing() {
+    Run r = InProcessCli.run("explore", "--protocol", "eventual", "--session", "dc0 put k0=a; get k0", "--session",
+        "dc1 get k0", "--out", tmp.resolve("s.txt").toString());
+    assertEquals(0, r.code(), r.out() + r.err());
+    assertTrue(r.out().contains("session s0: dc0 put k0=a; get k0"), r.out());
+    assertTrue(r.out().matches("(?s).*states [0-9,]+, transitions [0-9,]+.*max depth [0-9]+.*states/s.*"), r.out());
+    assertTrue(r.out().contains("no violation: every state within the bounds explored"), r.out());
+    assertTrue(Files.notExists(tmp.resolve("s.txt")), "no schedule without a violation");
+  }
+
+  @Test
+  void simSchedule_replaysAScheduleAndDrawsItsDiagram() throws Exception {
+    Path file = tmp.resolve("put-get.txt");
+    Files.writeString(file, String.join("\n", "# by hand", "protocol: eventual", "topology: 2x1", "crashes: 0",
+        "check: session", "seed: 1", "session: dc0 put k0=a; get k0", "choices:", "invoke s0@dc0",
+        "deliver s0@dc0->0_0", "deliver 0_0->s0@dc0", "invoke s0@dc0", "deliver s0@dc0->0_0", "deliver 0_0->s0@dc0",
+        ""));
+    Run r = InProcessCli.run("sim", "--schedule", file.toString());
+    assertEquals(0, r.code(), r.out() + r.err());
+    assertTrue(r.out().contains("6 events"), r.out());
+    assertTrue(r.out().contains("no violation at the end of the schedule"), r.out());
+    assertTrue(r.out().contains("recv PutReq ← s0@dc0"), "the diagram: " + r.out());
+  }
+
+  @Test
+  void badInput_saysWhatAndHowToFixIt_withExitCode2() throws Exception {
+    assertUsage(InProcessCli.run("explore", "--protocol", "eventual", "--mode", "dfs"), "unknown mode 'dfs'");
+    assertUsage(InProcessCli.run("explore", "--protocol", "eventual", "--check", "convergence"),
+        "cannot check convergence");
+    assertUsage(InProcessCli.run("explore", "--protocol", "eventual", "--sessions", "9"), "sessions");
+    assertUsage(InProcessCli.run("explore", "--protocol", "eventual", "--max-states", "0"), "state bound");
+    assertUsage(InProcessCli.run("explore", "--protocol", "eventual", "--session", "dc5 put k0=a"), "datacenter 5");
+    assertUsage(InProcessCli.run("explore", "--protocol", "eventual", "--session", "dc0 delete k0"), "neither");
+    assertUsage(InProcessCli.run("explore", "--protocol", "evntual"), "evntual");
+    assertUsage(InProcessCli.run("sim"), "--protocol is missing");
+    assertUsage(InProcessCli.run("sim", "--schedule", tmp.resolve("none.txt").toString()), "no such file");
+    Path bad = tmp.resolve("bad.txt");
+    Files.writeString(bad, "protocol: eventual\ntopology: 2x1\nsession: dc0 get k0\n");
+    assertUsage(InProcessCli.run("sim", "--schedule", bad.toString()), "no 'choices:' section");
+    Path wrong = tmp.resolve("wrong.txt");
+    Files.writeString(wrong, "protocol: eventual\ntopology: 2x1\nsession: dc0 get k0\nchoices:\ndeliver 0_0->1_0\n");
+    assertUsage(InProcessCli.run("sim", "--schedule", wrong.toString()), "is not enabled");
+  }
+
+  private static void assertUsage(Run r, String says) {
+    assertEquals(2, r.code(), r.out() + r.err());
+    assertTrue(r.err().contains(says), "wanted '" + says + "' in: " + r.err());
+    assertTrue(r.err().contains("Fix:"), r.err());
+  }
+}
