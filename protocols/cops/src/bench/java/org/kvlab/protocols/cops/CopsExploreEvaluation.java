@@ -13,9 +13,8 @@ public final class CopsExploreEvaluation {
   private CopsExploreEvaluation() {}
 
   public static void main(String[] args) {
-    if (args.length > 0) {
-      System.out.println("usage: scripts/bench/eval cops CopsExploreEvaluation (no arguments; prints a markdown table)");
-      return;
+    if (org.kvlab.eval.ProgramArgs.of("cops", "CopsExploreEvaluation", "", args, 0) == null) {
+      return; // --help
     }
     ExploreBench.Case mutant = new ExploreBench.Case("cops-skip-dep-checks",
         CopsExploreTest.exploration(new CopsCheckedSimTest.SkipDependencyChecks()),

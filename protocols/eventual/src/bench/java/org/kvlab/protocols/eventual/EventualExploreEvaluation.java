@@ -23,10 +23,8 @@ public final class EventualExploreEvaluation {
   }
 
   public static void main(String[] args) {
-    if (args.length > 0) {
-      System.out.println("usage: scripts/bench/eval eventual EventualExploreEvaluation (no arguments; prints two"
-          + " markdown tables)");
-      return;
+    if (org.kvlab.eval.ProgramArgs.of("eventual", "EventualExploreEvaluation", "", args, 0) == null) {
+      return; // --help
     }
     SimSpec seeds = SimSpec.defaults().withDuration(2_000_000).withFaultKinds(java.util.Set.of("partition", "crash",
         "slow"));

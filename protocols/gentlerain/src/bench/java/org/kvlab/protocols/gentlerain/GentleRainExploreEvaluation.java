@@ -15,10 +15,8 @@ public final class GentleRainExploreEvaluation {
   private GentleRainExploreEvaluation() {}
 
   public static void main(String[] args) {
-    if (args.length > 0) {
-      System.out.println("usage: scripts/bench/eval gentlerain GentleRainExploreEvaluation (no arguments; prints two"
-          + " markdown tables)");
-      return;
+    if (org.kvlab.eval.ProgramArgs.of("gentlerain", "GentleRainExploreEvaluation", "", args, 0) == null) {
+      return; // --help
     }
     ExploreBench.Case mutant = new ExploreBench.Case("gentlerain-get-ignores-gst",
         GentleRainExploreTest.exploration(new GetIgnoresGst()), new Explorer.Bounds("bfs", 40, 1_000_000, 0, 1, false),
