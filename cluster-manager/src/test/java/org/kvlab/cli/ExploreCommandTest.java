@@ -24,6 +24,38 @@ class ExploreCommandTest {
     assertTrue(Files.notExists(tmp.resolve("s.txt")), "no schedule without a violation");
   }
 
+  /** Eventual is not linearizable: BFS finds the 6-event schedule, writes it, and sim --schedule replays it. */
+  @Test
+  void explore_writesTheViolationsSchedule_andSimScheduleReplaysIt() {
+    Path file = tmp.resolve("lin.txt");
+    Run r = InProcessCli.run("explore", "--protocol", "eventual", "--session", "dc0 put k0=a", "--session",
+        "dc1 get k0", "--check", "linearizable", "--out", file.toString());
+    assertEquals(1, r.code(), r.out() + r.err());
+    assertTrue(r.out().contains("found at depth 6; schedule written to " + file), r.out());
+    assertTrue(r.out().contains("VIOLATION linearizable"), r.out());
+    assertTrue(r.out().contains("recv GetReply ← 1_0"), "the diagram: " + r.out());
+    Run replay = InProcessCli.run("sim", "--schedule", file.toString());
+    assertEquals(1, replay.code(), replay.out() + replay.err());
+    assertTrue(replay.out().contains("6 events"), replay.out());
+    String violation = r.out().lines().filter(l -> l.startsWith("VIOLATION")).findFirst().orElseThrow();
+    assertTrue(replay.out().contains(violation), "the same violation: " + replay.out());
+  }
+
+  /** Random walks find it too; their schedule is shrunk to the events the operations need before it is written. */
+  @Test
+  void explore_random_shrinksTheSchedule() throws Exception {
+    Path file = tmp.resolve("random.txt");
+    Run r = InProcessCli.run("explore", "--protocol", "eventual", "--sessions", "3", "--ops", "3", "--keys", "2",
+        "--check", "linearizable", "--mode", "random", "--out", file.toString());
+    assertEquals(1, r.code(), r.out() + r.err());
+    java.util.regex.Matcher m = java.util.regex.Pattern.compile("shrunk the schedule: (\\d+) -> (\\d+) events")
+        .matcher(r.out());
+    assertTrue(m.find(), r.out());
+    assertTrue(Integer.parseInt(m.group(2)) < Integer.parseInt(m.group(1)), m.group());
+    assertEquals(Integer.parseInt(m.group(2)), org.kvlab.sim.explore.Schedule.read(file).choices().size());
+    assertEquals(1, InProcessCli.run("sim", "--schedule", file.toString()).code(), "the shrunk schedule still fails");
+  }
+
   @Test
   void simSchedule_replaysAScheduleAndDrawsItsDiagram() throws Exception {
     Path file = tmp.resolve("put-get.txt");
