@@ -355,8 +355,6 @@ final class SimSession implements ClientContext {
           + sim.spec.topology().datacenters() + "x" + sim.spec.topology().partitions()
           + (sim.spec.topology().replicas() > 1 ? "x" + sim.spec.topology().replicas() : "") + " topology");
     }
-    // Same faults as a server link: latency of the datacenter pair, partitions (wait for the heal).
-    // The session sits in its home datacenter: a remote operation crosses the WAN.
     if (sim.control != null) { // controlled: the request waits on its link until it is chosen
       long traceId = sim.trace.enabled() ? sim.trace.send(sim.now, name(), server.toString(), request) : -1;
       sim.timeOut(reply, server, request, sim.now + SimSpec.CLIENT_TIMEOUT_MICROS);
@@ -364,6 +362,8 @@ final class SimSession implements ClientContext {
           () -> arrive(target, target.incarnation, request, reply, traceId), () -> true);
       return typed(reply, server, replyType);
     }
+    // Same faults as a server link: latency of the datacenter pair, partitions (wait for the heal).
+    // The session sits in its home datacenter: a remote operation crosses the WAN.
     long latency = sim.spec.network().sample(home, server.dc(), sim.random);
     long t = sim.network.wanDelay(home, server.dc(), sim.now, latency);
     long traceId = sim.trace.enabled() ? sim.trace.send(sim.now, name(), server.toString(), request) : -1;
