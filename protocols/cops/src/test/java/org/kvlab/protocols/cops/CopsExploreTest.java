@@ -8,7 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.kvlab.api.Protocol;
-import org.kvlab.api.Topology;
 import org.kvlab.sim.Scenarios;
 import org.kvlab.sim.Script;
 import org.kvlab.sim.SimSpec;
@@ -21,11 +20,8 @@ import org.kvlab.sim.explore.Explorer;
  */
 class CopsExploreTest {
   static final SimSpec SPEC = SimSpec.defaults().withTopology(2, 2);
-  static final Topology T = SPEC.topology();
-  static final String PHOTO = Scenarios.keyOn(T, "photo", 0);
-  static final String ALBUM = Scenarios.keyOn(T, "album", 1);
-  static final List<Script> PHOTO_ALBUM = List.of(Script.at(0).put(PHOTO, "beach.jpg").put(ALBUM, "has beach.jpg"),
-      Script.at(1).get(ALBUM).get(PHOTO));
+  /** Alice (dc0) puts the photo, then the album entry; Bob (dc1) reads the album, then the photo. */
+  static final List<Script> PHOTO_ALBUM = Scenarios.photoAlbumSessions(SPEC.topology());
 
   static Exploration exploration(Protocol p) {
     return new Exploration(SPEC, p, PHOTO_ALBUM, 0, 0, List.of("causal"), 1);
