@@ -39,7 +39,7 @@ import org.kvlab.history.History;
  * Partitions need no event of their own: a message not yet chosen is a message delayed, for as long as a partition
  * would hold it.
  */
-public final class ControlledRun implements Simulation.Control {
+public final class ControlledRun {
   /** How far the history's and the trace's time moves per event taken: 1 ms, so a diagram's t column counts events. */
   public static final long STEP_MICROS = 1000;
 
@@ -72,30 +72,28 @@ public final class ControlledRun implements Simulation.Control {
     this.sim = new Simulation(spec.withFaultKinds(java.util.Set.of()).withFaults(List.of()), protocol, seed, scripts);
     this.maxCrashes = maxCrashes;
     this.horizonMicros = horizonMicros;
-    sim.control = this;
+    sim.control = new Simulation.Control() { // the hook, kept off this class's public face
+      @Override
+      public void message(String from, String to, Message shown, Runnable deliver, BooleanSupplier ready) {
+        links.computeIfAbsent(from + "->" + to, k -> new ArrayDeque<>()).add(new InFlight(shown, deliver, ready));
+      }
+
+      @Override
+      public void timer(String owner, long due, Runnable fire, BooleanSupplier live) {
+        timers.add(new PendingTimer(owner, due, timerSeq++, fire, live));
+      }
+
+      @Override
+      public void invoke(String session, Runnable next) {
+        invokes.put(session, next);
+      }
+
+      @Override
+      public long clock() {
+        return clock;
+      }
+    };
     sim.setUp();
-  }
-
-  // Simulation.Control
-
-  @Override
-  public void message(String from, String to, Message shown, Runnable deliver, BooleanSupplier ready) {
-    links.computeIfAbsent(from + "->" + to, k -> new ArrayDeque<>()).add(new InFlight(shown, deliver, ready));
-  }
-
-  @Override
-  public void timer(String owner, long due, Runnable fire, BooleanSupplier live) {
-    timers.add(new PendingTimer(owner, due, timerSeq++, fire, live));
-  }
-
-  @Override
-  public void invoke(String session, Runnable next) {
-    invokes.put(session, next);
-  }
-
-  @Override
-  public long clock() {
-    return clock;
   }
 
   // Choosing
