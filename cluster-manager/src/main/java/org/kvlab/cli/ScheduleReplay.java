@@ -27,7 +27,9 @@ final class ScheduleReplay {
     try {
       SimSpec spec = SimSpec.defaults().withTopology(s.datacenters(), s.partitions()).withParams(new Params(s.params()));
       p.checkParameters(spec.params(), spec.topology());
-      return new Exploration(spec, p, s.sessions(), s.crashes(), s.horizonMicros(), s.checks(), s.seed());
+      List<String> checks = s.checks().isEmpty() ? List.of() // invariants only
+          : org.kvlab.check.Checkers.validate(s.checks()); // an unknown name: the known ones, and a Fix
+      return new Exploration(spec, p, s.sessions(), s.crashes(), s.horizonMicros(), checks, s.seed());
     } catch (IllegalArgumentException e) {
       throw new Main.CliException(Main.USAGE, source + ": " + e.getMessage());
     }

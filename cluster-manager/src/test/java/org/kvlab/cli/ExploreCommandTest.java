@@ -85,6 +85,9 @@ class ExploreCommandTest {
     Path bad = tmp.resolve("bad.txt");
     Files.writeString(bad, "protocol: eventual\ntopology: 2x1\nsession: dc0 get k0\n");
     assertUsage(InProcessCli.run("sim", "--schedule", bad.toString()), "no 'choices:' section");
+    Path unknownCheck = tmp.resolve("check.txt");
+    Files.writeString(unknownCheck, "protocol: eventual\ntopology: 2x1\ncheck: causl\nsession: dc0 get k0\nchoices:\n");
+    assertUsage(InProcessCli.run("sim", "--schedule", unknownCheck.toString()), "causl");
     Path wrong = tmp.resolve("wrong.txt");
     Files.writeString(wrong, "protocol: eventual\ntopology: 2x1\nsession: dc0 get k0\nchoices:\ndeliver 0_0->1_0\n");
     assertUsage(InProcessCli.run("sim", "--schedule", wrong.toString()), "is not enabled");
