@@ -19,7 +19,9 @@ public final class DesignerApp extends Application {
     MainWindow window = new MainWindow(workspace, stage);
     stage.setScene(new Scene(window.root(), 1400, 900));
     stage.show();
-    if (!args.isEmpty()) {
+    if (args.size() == 2 && args.get(0).equals("--schedule")) {
+      window.openSchedule(Path.of(args.get(1)).toAbsolutePath());
+    } else if (!args.isEmpty()) {
       window.open(Path.of(args.get(0)).toAbsolutePath());
     }
   }

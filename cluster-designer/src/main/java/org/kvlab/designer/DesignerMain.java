@@ -12,9 +12,16 @@ public final class DesignerMain {
   private DesignerMain() {}
 
   public static void main(String[] args) {
-    if (args.length > 1 || (args.length == 1 && (args[0].equals("-h") || args[0].equals("--help")))) {
-      System.err.println("Usage: kvlab designer [cluster.yaml]\n"
-          + "Opens the cluster designer (docs/designer.md), with the given cluster file if any.");
+    if (args.length == 2 && args[0].equals("--schedule")) {
+      if (!Files.isRegularFile(Path.of(args[1]))) {
+        System.err.println("kvlab designer: " + args[1] + " is not a file. Fix: give the schedule file ./kvlab explore"
+            + " wrote");
+        System.exit(2);
+      }
+    } else if (args.length > 1 || (args.length == 1 && (args[0].equals("-h") || args[0].equals("--help")))) {
+      System.err.println("Usage: kvlab designer [cluster.yaml | --schedule FILE]\n"
+          + "Opens the cluster designer (docs/designer.md), with the given cluster file if any, or a schedule of"
+          + " ./kvlab explore in its Branch tab.");
       System.exit(args.length > 1 ? 2 : 0);
     }
     if (args.length == 1 && !Files.isRegularFile(Path.of(args[0]))) {

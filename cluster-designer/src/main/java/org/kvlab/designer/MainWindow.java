@@ -23,7 +23,8 @@ public final class MainWindow {
   public MainWindow(Workspace workspace, Stage stage) {
     this.workspace = workspace;
     views = List.of(new DesignView(workspace, stage), new DeployView(workspace, stage),
-        new BenchView(workspace, stage), new SimView(workspace, stage), new PlacementView(workspace, stage));
+        new BenchView(workspace, stage), new SimView(workspace, stage), new PlacementView(workspace, stage),
+        new org.kvlab.designer.sim.BranchView(stage));
     for (DesignerView v : views) {
       Tab tab = new Tab(v.title(), v.node());
       tab.setClosable(false);
@@ -45,6 +46,16 @@ public final class MainWindow {
 
   public TabPane tabs() {
     return tabs;
+  }
+
+  /** Opens a schedule ({@code kvlab explore}'s) in the Branch tab and shows it. */
+  public void openSchedule(java.nio.file.Path file) {
+    for (int i = 0; i < views.size(); i++) {
+      if (views.get(i) instanceof org.kvlab.designer.sim.BranchView b) {
+        b.open(file);
+        tabs.getSelectionModel().select(i);
+      }
+    }
   }
 
   public List<DesignerView> views() {

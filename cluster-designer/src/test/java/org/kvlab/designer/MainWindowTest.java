@@ -39,7 +39,7 @@ class MainWindowTest {
   @Test
   void hasTheFiveTabsAndSwitchesBetweenThem(FxRobot robot) throws Exception {
     TabPane tabs = robot.lookup(".tab-pane").queryAs(TabPane.class);
-    assertEquals(5, tabs.getTabs().size());
+    assertEquals(6, tabs.getTabs().size());
     assertEquals("Design", tabs.getTabs().get(0).getText());
     robot.clickOn("Simulate");
     assertEquals("Simulate", tabs.getSelectionModel().getSelectedItem().getText());

@@ -9,7 +9,7 @@ import picocli.CommandLine.Command;
  */
 @Command(name = "kvlab", mixinStandardHelpOptions = true, version = "kvlab 0.1.0",
     description = "Prototype, test and benchmark distributed key-value store protocols.",
-    subcommands = {DemoCommand.class, BenchCommand.class, LocalCommand.class, ShellCommand.class, SimCommand.class, CheckCommand.class, ClassifyCommand.class, AdvisePlacementCommand.class, ServerCommand.class, SshCommand.class, Ec2Command.class,
+    subcommands = {DemoCommand.class, BenchCommand.class, LocalCommand.class, ShellCommand.class, SimCommand.class, ExploreCommand.class, CheckCommand.class, ClassifyCommand.class, AdvisePlacementCommand.class, ServerCommand.class, SshCommand.class, Ec2Command.class,
         ProtocolsCommand.class, ImportDkvfCommand.class, NewProtocolCommand.class, CommandLine.HelpCommand.class})
 public final class Main {
   public static final int OK = 0;

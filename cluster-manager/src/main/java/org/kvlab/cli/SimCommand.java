@@ -38,8 +38,11 @@ import picocli.CommandLine.Option;
         + "operation or its servers failed to start, 2 for bad usage (an option out of its range) or servers that "
         + "refuse the configuration.")
 final class SimCommand implements Callable<Integer> {
-  @Option(names = "--protocol", required = true, description = "protocol name (see ./kvlab protocols)")
+  @Option(names = "--protocol", description = "protocol name (see ./kvlab protocols); required unless --schedule")
   String protocol;
+  @Option(names = "--schedule", paramLabel = "FILE", description = "replay a schedule ./kvlab explore wrote and draw"
+      + " its diagram (the file names the protocol, topology and sessions; other options are ignored)")
+  Path schedule;
 
   @Option(names = "--seeds", defaultValue = "1..20", description = "seeds: a range 1..200, a list 3,17,42, or one (default: ${DEFAULT-VALUE})")
   String seeds;
@@ -115,6 +118,13 @@ final class SimCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
+    if (schedule != null) {
+      return ScheduleReplay.replay(schedule, TRACE_ROWS.check(traceRows) > 0 ? traceRows : 80);
+    }
+    if (protocol == null) {
+      throw new Main.CliException(Main.USAGE, "--protocol is missing. Fix: name the protocol to simulate, e.g."
+          + " --protocol eventual (./kvlab protocols lists them), or replay a schedule with --schedule FILE");
+    }
     Protocol p;
     try {
       checks = Checkers.validate(checks); // canonical names, before any seed runs
@@ -134,14 +144,7 @@ final class SimCommand implements Callable<Integer> {
       partitions = p.defaultTopology().partitions();
     }
     SimSpec spec = spec(); // every option in range before the protocol judges its parameters and shape
-    for (String name : params.keySet()) { // as a cluster file's params: a misspelt one must not fall back silently
-      if (!p.parameters().containsKey(name)) {
-        String near = YamlReader.closest(name, List.copyOf(p.parameters().keySet()));
-        throw new Main.CliException(Main.USAGE, "--param " + name + ": not a parameter of protocol " + p.name()
-            + ". Fix: " + (near != null ? "did you mean '" + near + "'? " : "remove it or use one the protocol"
-            + " declares. ") + Protocols.describeParameters(p));
-      }
-    }
+    requireDeclared(p, params);
     try { // the values, as the cluster-file loader checks them, before any seed runs
       p.checkParameters(new Params(params), spec.topology());
     } catch (org.kvlab.api.TopologyException e) {
@@ -364,6 +367,18 @@ final class SimCommand implements Callable<Integer> {
       row.append(" FAILED: no operation ended OK, nothing was checked");
     }
     System.out.println(row);
+  }
+
+  /** Every --param names one of the protocol's parameters: a misspelt one must not fall back silently (exit 2). */
+  static void requireDeclared(Protocol p, Map<String, String> params) {
+    for (String name : params.keySet()) { // as a cluster file's params
+      if (!p.parameters().containsKey(name)) {
+        String near = YamlReader.closest(name, List.copyOf(p.parameters().keySet()));
+        throw new Main.CliException(Main.USAGE, "--param " + name + ": not a parameter of protocol " + p.name()
+            + ". Fix: " + (near != null ? "did you mean '" + near + "'? " : "remove it or use one the protocol"
+            + " declares. ") + Protocols.describeParameters(p));
+      }
+    }
   }
 
   /**

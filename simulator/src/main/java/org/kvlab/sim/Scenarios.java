@@ -11,6 +11,18 @@ public final class Scenarios {
   private Scenarios() {}
 
   /** The first key named {@code prefix + i} that lives on partition {@code partition} of {@code topology}. */
+  /**
+   * Photo/album as two scripted sessions without waits, for {@code kvlab explore}: Alice (dc0) puts the photo (a key
+   * on partition 0), then adds it to her album (a key on partition 1); Bob (dc1) reads the album, then the photo. A
+   * causal protocol never lets Bob see the album entry without the photo.
+   */
+  public static List<Script> photoAlbumSessions(Topology topology) {
+    String photo = keyOn(topology, "photo", 0);
+    String album = keyOn(topology, "album", 1 % topology.partitions());
+    return List.of(Script.at(0).put(photo, "beach.jpg").put(album, "has beach.jpg"),
+        Script.at(1 % topology.datacenters()).get(album).get(photo));
+  }
+
   public static String keyOn(Topology topology, String prefix, int partition) {
     for (int i = 0; ; i++) {
       if (topology.partitionOf(prefix + i) == partition) {

@@ -78,6 +78,14 @@ final class SimNetwork {
       throw new IllegalArgumentException("server " + from.id + " has no channel to " + to);
     }
     Object message = payload;
+    if (sim.control != null) { // controlled: the message waits at its link's tail until it is chosen
+      int senderIncarnation = from.incarnation;
+      long sent = sim.now;
+      long traceId = sim.trace.enabled() ? sim.trace.send(sim.now, from.id.toString(), to.toString(), shown) : -1;
+      sim.control.message(from.id.toString(), to.toString(), shown,
+          () -> take(from, senderIncarnation, target, message, sent, traceId), () -> !target.down);
+      return;
+    }
     long cost = sim.spec.network().sendMicros();
     long departure = cost > 0 ? from.occupy(cost) : sim.now; // leaves when the sender's CPU has sent it
     long latency = sim.spec.network().sample(from.id, to, sim.random) + slowExtra(from.id, sim.now);

@@ -74,12 +74,12 @@ final class SimNode implements HostDriver {
   }
 
   long clockMicros() {
-    double elapsed = sim.now * (1 + driftPpm / 1e6);
+    double elapsed = sim.clockNow() * (1 + driftPpm / 1e6);
     return Simulation.EPOCH_MILLIS * 1000L + (long) Math.floor(elapsed + skewMicros);
   }
 
   void start() {
-    startedMicros = sim.now;
+    startedMicros = sim.clockNow();
     try {
       server = sim.protocol.newServer();
       // ids of calls and forwards carry the incarnation: deterministic, and never those of an earlier one
@@ -248,6 +248,16 @@ final class SimNode implements HostDriver {
       if (inc != incarnation || down) {
         return; // answered by a previous life of this server: lost with it
       }
+      if (sim.control != null) { // controlled: the reply waits on its link until it is chosen
+        long replyTrace = sim.trace.enabled() ? sim.trace.send(sim.now, id.toString(), session.name(), r != null ? r : body())
+            : -1;
+        sim.control.message(id.toString(), session.name(), r != null ? r : body(), () -> {
+          sim.deliveries++;
+          sim.trace.deliver(replyTrace, sim.now);
+          answer(r, error, outcomeUnknown);
+        }, () -> true);
+        return;
+      }
       // The reply crosses the same network as server links: latency and partitions; to a client of
       // another datacenter (a WAN link, like a server link) also a slow server's delay. A client of
       // this server's own datacenter is local: slowness models slow replication, not slow answers.
@@ -261,12 +271,16 @@ final class SimNode implements HostDriver {
       sim.at(t, () -> {
         sim.deliveries++;
         sim.trace.deliver(replyTrace, sim.now);
-        if (error != null) {
-          reply.completeExceptionally(outcomeUnknown ? OperationException.unknown(error) : new OperationException(error));
-        } else {
-          reply.complete(r);
-        }
+        answer(r, error, outcomeUnknown);
       });
+    }
+
+    private void answer(Message r, String error, boolean outcomeUnknown) {
+      if (error != null) {
+        reply.completeExceptionally(outcomeUnknown ? OperationException.unknown(error) : new OperationException(error));
+      } else {
+        reply.complete(r);
+      }
     }
   }
 
@@ -292,6 +306,10 @@ final class SimNode implements HostDriver {
     int inc = incarnation;
     boolean[] cancelled = new boolean[1];
     long d = Math.max(0, (delayNanos + 999) / 1000);
+    if (sim.control != null) {
+      sim.control.timer(id.toString(), sim.control.clock() + d, task, () -> !cancelled[0] && inc == incarnation && !down);
+      return () -> cancelled[0] = true;
+    }
     sim.at(sim.now + d, () -> {
       if (!cancelled[0] && inc == incarnation && !down) {
         task.run();
@@ -306,6 +324,15 @@ final class SimNode implements HostDriver {
     boolean[] cancelled = new boolean[1];
     long p = Math.max(1, periodNanos / 1000);
     Runnable[] tick = new Runnable[1];
+    if (sim.control != null) {
+      java.util.function.BooleanSupplier live = () -> !cancelled[0] && inc == incarnation && !down;
+      tick[0] = () -> {
+        task.run();
+        sim.control.timer(id.toString(), sim.control.clock() + p, tick[0], live);
+      };
+      sim.control.timer(id.toString(), sim.control.clock() + Math.max(1, firstNanos / 1000), tick[0], live);
+      return () -> cancelled[0] = true;
+    }
     tick[0] = () -> {
       if (!cancelled[0] && inc == incarnation && !down) {
         task.run();
@@ -319,7 +346,7 @@ final class SimNode implements HostDriver {
   /** Virtual time since this incarnation started. */
   @Override
   public long timerNanos() {
-    return (sim.now - startedMicros) * 1000;
+    return (sim.clockNow() - startedMicros) * 1000;
   }
 
   @Override

@@ -34,12 +34,12 @@ final class SimSession implements ClientContext {
   final Clock clock = new Clock() {
     @Override
     public long millis() {
-      return Simulation.EPOCH_MILLIS + sim.now / 1000;
+      return Simulation.EPOCH_MILLIS + sim.clockNow() / 1000;
     }
 
     @Override
     public long micros() {
-      return Simulation.EPOCH_MILLIS * 1000L + sim.now;
+      return Simulation.EPOCH_MILLIS * 1000L + sim.clockNow();
     }
   };
   int issued;
@@ -149,7 +149,8 @@ final class SimSession implements ClientContext {
       sim.scriptsRunning--;
       return;
     }
-    Runnable next = () -> runScript(steps, i + 1);
+    Runnable next = sim.control == null || i + 1 >= steps.size() ? () -> runScript(steps, i + 1)
+        : () -> sim.control.invoke(name(), () -> runScript(steps, i + 1)); // controlled: invoking is a choice
     Script.Step step = steps.get(i);
     if (step instanceof Script.Step.Put p) {
       put(p.key(), ByteString.copyFromUtf8(p.value()), next);
@@ -354,6 +355,13 @@ final class SimSession implements ClientContext {
           + sim.spec.topology().datacenters() + "x" + sim.spec.topology().partitions()
           + (sim.spec.topology().replicas() > 1 ? "x" + sim.spec.topology().replicas() : "") + " topology");
     }
+    if (sim.control != null) { // controlled: the request waits on its link until it is chosen
+      long traceId = sim.trace.enabled() ? sim.trace.send(sim.now, name(), server.toString(), request) : -1;
+      sim.timeOut(reply, server, request, sim.now + SimSpec.CLIENT_TIMEOUT_MICROS);
+      sim.control.message(name(), server.toString(), request,
+          () -> arrive(target, target.incarnation, request, reply, traceId), () -> true);
+      return typed(reply, server, replyType);
+    }
     // Same faults as a server link: latency of the datacenter pair, partitions (wait for the heal).
     // The session sits in its home datacenter: a remote operation crosses the WAN.
     long latency = sim.spec.network().sample(home, server.dc(), sim.random);
@@ -369,6 +377,12 @@ final class SimSession implements ClientContext {
         arrive(target, target.incarnation, request, reply, traceId);
       }
     });
+    return typed(reply, server, replyType);
+  }
+
+  @SuppressWarnings("unchecked")
+  private static <R extends Message> CompletableFuture<R> typed(CompletableFuture<Message> reply, NodeId server,
+      Class<R> replyType) {
     return reply.thenApply(r -> {
       if (!replyType.isInstance(r)) {
         throw OperationException.unknown("server " + server + " answered " + r.getClass().getSimpleName()

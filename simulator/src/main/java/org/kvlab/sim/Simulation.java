@@ -195,7 +195,37 @@ public final class Simulation {
     }
   }
 
+  /**
+   * The hook of controlled scheduling ({@link ControlledRun}, {@code kvlab explore}): when set, messages, timers and
+   * the scripted sessions' next operations are handed to it instead of the time-ordered queue, and it decides what
+   * runs next. Null in an ordinary run, which is unchanged by it.
+   */
+  interface Control {
+    /** A message (server to server, a client's request or a server's reply) on the FIFO link {@code from->to}. */
+    void message(String from, String to, Message shown, Runnable deliver, java.util.function.BooleanSupplier ready);
+
+    /** A timer of {@code owner}, due at {@code due} on the clocks' time; dead once {@code live} says false. */
+    void timer(String owner, long due, Runnable fire, java.util.function.BooleanSupplier live);
+
+    /** Scripted session {@code session} is ready to invoke its next operation. */
+    void invoke(String session, Runnable next);
+
+    /** The time the servers' and clients' clocks read (advances only when a timer fires). */
+    long clock();
+  }
+
+  Control control;
+
+  /** The time clocks and timers see: {@link #now}, except under {@link #control}, whose clock it is. */
+  long clockNow() {
+    return control == null ? now : control.clock();
+  }
+
   void at(long time, Runnable action) {
+    if (control != null) { // anything else that waits (a script's pause, a flush): a timer of the run
+      control.timer("sim", control.clock() + Math.max(0, time - now), action, () -> true);
+      return;
+    }
     if (time < now) { // as Invariants.check, without boxing two longs for every event
       throw new Invariants.InvariantViolation(String.format("event scheduled in the past: %s < %s", time, now));
     }
@@ -221,6 +251,47 @@ public final class Simulation {
     long wallStart = System.nanoTime();
     java.lang.management.ThreadMXBean mx = java.lang.management.ManagementFactory.getThreadMXBean();
     long cpuStart = mx.getCurrentThreadCpuTime();
+    int sessionId = setUp();
+    long end = spec.durationMicros() + spec.settleMicros();
+    final int firstReader = sessionId;
+    at(end, () -> finalReads(firstReader));
+    long limit = end + 60_000_000; // final reads get a minute of virtual time
+    while ((!queue.isEmpty() || !timeouts.isEmpty()) && !stopped && !done) {
+      Event e = nextEvent();
+      if (e.time > limit) {
+        failures.add("final reads did not finish within 60 simulated seconds after the run");
+        break;
+      }
+      now = e.time;
+      events++;
+      e.action.run();
+    }
+    for (SimSession s : sessions) {
+      s.recordUnanswered(); // in the history as INFO: the run ended before the client knew the outcome
+    }
+    if (!stopped && failures.isEmpty()) {
+      for (SimNode n : nodes.values()) {
+        for (Request<Message> r : n.pending.keySet()) {
+          failures.add("server " + n.id + " never answered a " + r.body().getClass().getSimpleName()
+              + " (a request must be answered exactly once, now or later)");
+          break;
+        }
+      }
+    }
+    for (OpenLoop o : openLoops) {
+      counters.merge(OpenLoop.ISSUED, o.issued, Long::sum);
+      counters.merge(OpenLoop.SKIPPED, o.skipped, Long::sum);
+    }
+    return new SimResult(seed, history.build(), List.copyOf(faults), List.copyOf(failures), trace, deliveries, events,
+        now, System.nanoTime() - wallStart, mx.getCurrentThreadCpuTime() - cpuStart, new TreeMap<>(counters),
+        List.copyOf(startFailures));
+  }
+
+  /**
+   * The run's beginning: servers, faults, sessions, their first events; returns the next free session id. An ordinary
+   * run then takes events in time order ({@link #run}); a controlled one lets its {@link Control} choose.
+   */
+  int setUp() {
     Topology topology = spec.topology();
     for (NodeId id : topology.allNodes()) {
       nodes.put(id, new SimNode(this, id));
@@ -266,42 +337,14 @@ public final class Simulation {
       scriptsRunning = scripts.size();
       for (Script script : scripts) {
         SimSession session = new SimSession(this, sessionId++, script.dc(), keys);
-        at(script.startMicros(), () -> session.runScript(script.steps(), 0));
-      }
-    }
-    long end = spec.durationMicros() + spec.settleMicros();
-    final int firstReader = sessionId;
-    at(end, () -> finalReads(firstReader));
-    long limit = end + 60_000_000; // final reads get a minute of virtual time
-    while ((!queue.isEmpty() || !timeouts.isEmpty()) && !stopped && !done) {
-      Event e = nextEvent();
-      if (e.time > limit) {
-        failures.add("final reads did not finish within 60 simulated seconds after the run");
-        break;
-      }
-      now = e.time;
-      events++;
-      e.action.run();
-    }
-    for (SimSession s : sessions) {
-      s.recordUnanswered(); // in the history as INFO: the run ended before the client knew the outcome
-    }
-    if (!stopped && failures.isEmpty()) {
-      for (SimNode n : nodes.values()) {
-        for (Request<Message> r : n.pending.keySet()) {
-          failures.add("server " + n.id + " never answered a " + r.body().getClass().getSimpleName()
-              + " (a request must be answered exactly once, now or later)");
-          break;
+        if (control != null) {
+          control.invoke(session.name(), () -> session.runScript(script.steps(), 0));
+        } else {
+          at(script.startMicros(), () -> session.runScript(script.steps(), 0));
         }
       }
     }
-    for (OpenLoop o : openLoops) {
-      counters.merge(OpenLoop.ISSUED, o.issued, Long::sum);
-      counters.merge(OpenLoop.SKIPPED, o.skipped, Long::sum);
-    }
-    return new SimResult(seed, history.build(), List.copyOf(faults), List.copyOf(failures), trace, deliveries, events,
-        now, System.nanoTime() - wallStart, mx.getCurrentThreadCpuTime() - cpuStart, new TreeMap<>(counters),
-        List.copyOf(startFailures));
+    return sessionId;
   }
 
   /** The servers' metrics, summed over servers (see {@link SimResult#counters()}). */
@@ -350,6 +393,10 @@ public final class Simulation {
           + ": no answer within " + Fault.ms(SimSpec.CLIENT_TIMEOUT_MICROS)
           + " (client timeout; it may still take effect)"));
     };
+    if (control != null) {
+      control.timer("client", control.clock() + (deadline - now), action, () -> !reply.isDone());
+      return;
+    }
     long time = Math.max(now, deadline);
     Event last = timeouts.peekLast();
     if (last != null && time < last.time) {
@@ -357,6 +404,11 @@ public final class Simulation {
     } else {
       timeouts.addLast(new Event(time, seq++, action));
     }
+  }
+
+  /** The run's failures so far (read-only view, for {@link ControlledRun}). */
+  List<String> failuresView() {
+    return java.util.Collections.unmodifiableList(failures);
   }
 
   void fail(String what) {

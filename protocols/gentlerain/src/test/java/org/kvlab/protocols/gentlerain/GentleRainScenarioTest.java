@@ -5,15 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.protobuf.ByteString;
-import com.google.protobuf.Message;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
-import org.kvlab.api.Client;
-import org.kvlab.api.MessageTypes;
 import org.kvlab.api.Protocol;
-import org.kvlab.api.RecordType;
-import org.kvlab.api.Server;
 import org.kvlab.api.Topology;
 import org.junit.jupiter.api.Test;
 import org.kvlab.check.CausalChecker;
@@ -157,42 +152,7 @@ class GentleRainScenarioTest {
    */
   @Test
   void when_getIgnoresGst_then_causalCheckerCatchesIt() {
-    Protocol mutant = new Protocol() {
-      @Override
-      public String name() {
-        return "gentlerain-get-ignores-gst";
-      }
-
-      @Override
-      public String summary() {
-        return "broken on purpose";
-      }
-
-      @Override
-      public MessageTypes messages() {
-        return GentleRain.MESSAGES;
-      }
-
-      @Override
-      public RecordType<? extends Message> record() {
-        return GentleRain.RECORD;
-      }
-
-      @Override
-      public Server<? extends Message> newServer() {
-        return new GentleRainServer() {
-          @Override
-          boolean visible(org.kvlab.protocols.gentlerain.Record d) {
-            return true; // BUG: remote versions visible before their dependencies have arrived
-          }
-        };
-      }
-
-      @Override
-      public Client newClient() {
-        return new GentleRainClient();
-      }
-    };
+    Protocol mutant = new GetIgnoresGst();
     Scenarios.PhotoAlbum scenario = Scenarios.photoAlbum(mutant, 7);
     SimResult photoAlbum = scenario.run();
     assertEquals(Optional.empty(), scenario.bobReadsPhoto().readValue(), "the mutant shows Bob the album without the photo");

@@ -1,0 +1,96 @@
+package org.kvlab.sim.explore;
+
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+import java.util.List;
+import org.kvlab.api.Protocol;
+import org.kvlab.sim.SimRunner;
+import org.kvlab.sim.SimSpec;
+
+/**
+ * The measurements of docs/benchmarks/explore.md, for the evaluation programs of the protocol modules (each knows its
+ * own mutants): per mutant, whether {@code explore} finds it, at what depth, after how many states and how much CPU
+ * time, against how many random seeds {@code kvlab sim} needs; and states per CPU-second of a fixed exploration.
+ * Times are the calling thread's CPU time (one core), robust on a shared machine. Prints nothing.
+ */
+public final class ExploreBench {
+  private ExploreBench() {}
+
+  /**
+   * One mutant to measure.
+   *
+   * @param mutant its name in the table
+   * @param exploration the small configuration explore searches
+   * @param bounds explore's bounds
+   * @param protocol the mutant (for the random seeds)
+   * @param seedSpec the configuration random seeds run ({@code kvlab sim}'s)
+   * @param seedChecks the checkers of the seeds
+   * @param maxSeeds seeds tried at most
+   */
+  public record Case(String mutant, Exploration exploration, Explorer.Bounds bounds, Protocol protocol,
+      SimSpec seedSpec, List<String> seedChecks, int maxSeeds) {}
+
+  /**
+   * @param found explore found a violation
+   * @param depth its schedule's length (0 if not found)
+   * @param states distinct states explored
+   * @param cpuSeconds explore's CPU time
+   * @param seedsNeeded the first failing seed of {@code kvlab sim} (seeds 1, 2, ...), or 0 if none up to maxSeeds
+   * @param seedCpuSeconds CPU time of those seeds
+   */
+  public record Row(String mutant, boolean found, int depth, long states, double cpuSeconds, int seedsNeeded,
+      int maxSeeds, double seedCpuSeconds) {
+    /** One markdown table row. */
+    public String markdown() {
+      return String.format("| %s | %s | %s | %,d | %.2f | %s | %.2f |", mutant, found ? "yes" : "no",
+          found ? Integer.toString(depth) : "-", states, cpuSeconds,
+          seedsNeeded > 0 ? Integer.toString(seedsNeeded) : "none in " + maxSeeds, seedCpuSeconds);
+    }
+  }
+
+  public static final String HEADER = "| mutant | found by explore | depth | states | explore CPU s | random seeds"
+      + " `kvlab sim` needs | seeds CPU s |\n|---|---|---|---|---|---|---|";
+
+  private static final ThreadMXBean MX = ManagementFactory.getThreadMXBean();
+
+  public static Row measure(Case c) {
+    long t0 = MX.getCurrentThreadCpuTime();
+    Explorer.Result r = new Explorer(c.exploration(), c.bounds()).run();
+    double exploreCpu = (MX.getCurrentThreadCpuTime() - t0) / 1e9;
+    long t1 = MX.getCurrentThreadCpuTime();
+    int needed = 0;
+    for (int seed = 1; seed <= c.maxSeeds() && needed == 0; seed++) {
+      if (!SimRunner.run(c.seedSpec().withTrace(false), c.protocol(), seed, c.seedChecks()).ok()) {
+        needed = seed;
+      }
+    }
+    double seedCpu = (MX.getCurrentThreadCpuTime() - t1) / 1e9;
+    return new Row(c.mutant(), r.found() != null, r.found() == null ? 0 : r.found().choices().size(), r.states(),
+        exploreCpu, needed, c.maxSeeds(), seedCpu);
+  }
+
+  /**
+   * States per CPU-second of a BFS of {@code e} up to {@code maxStates} states (no self-check).
+   *
+   * @return the result and the CPU seconds it took
+   */
+  public record Throughput(String name, Explorer.Result result, double cpuSeconds) {
+    public double statesPerCpuSecond() {
+      return cpuSeconds == 0 ? 0 : result.states() / cpuSeconds;
+    }
+
+    public String markdown() {
+      return String.format("| %s | %,d | %,d | %,d | %.2f | %,.0f |", name, result.states(), result.transitions(),
+          result.events(), cpuSeconds, statesPerCpuSecond());
+    }
+  }
+
+  public static final String THROUGHPUT_HEADER = "| configuration | states | transitions | events run (with replays) |"
+      + " CPU s | states per CPU-second |\n|---|---|---|---|---|---|";
+
+  public static Throughput throughput(String name, Exploration e, int maxDepth, long maxStates) {
+    long t0 = MX.getCurrentThreadCpuTime();
+    Explorer.Result r = new Explorer(e, new Explorer.Bounds("bfs", maxDepth, maxStates, 0, 1, false)).run();
+    return new Throughput(name, r, (MX.getCurrentThreadCpuTime() - t0) / 1e9);
+  }
+}
