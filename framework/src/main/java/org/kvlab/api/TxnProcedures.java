@@ -35,7 +35,9 @@ public final class TxnProcedures {
   public static final String TRANSFER = "transfer";
 
   /** Every procedure kvlab ships, in one place (workload families add their list here). */
-  private static final List<List<TxnProcedure>> BUILT_IN = List.of(ClassicProcedures.all());
+  private static final List<List<TxnProcedure>> BUILT_IN = List.of(ClassicProcedures.all(),
+      org.kvlab.workload.chirper.ChirperProcedures.all(),
+      org.kvlab.workload.tpcc.TpccProcedures.all());
 
   private static final Map<String, TxnProcedure> REGISTRY = load();
 

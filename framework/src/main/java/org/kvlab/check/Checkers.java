@@ -22,12 +22,13 @@ public final class Checkers {
     REGISTRY.put(org.kvlab.check.txn.SerializabilityChecker.STRICT,
         org.kvlab.check.txn.SerializabilityChecker::strictSerializable);
     REGISTRY.put(org.kvlab.check.txn.BankChecker.NAME, org.kvlab.check.txn.BankChecker::new);
+    REGISTRY.put(org.kvlab.workload.WorkloadChecker.NAME, org.kvlab.workload.WorkloadChecker::new);
   }
 
   private Checkers() {}
 
   /** The registered names, in a fixed order: causal, session, convergence, rotx, linearizable, txn,
-   * serializable, strict-serializable, bank. */
+   * serializable, strict-serializable, bank, workload. */
   public static List<String> names() {
     return List.copyOf(REGISTRY.keySet());
   }
