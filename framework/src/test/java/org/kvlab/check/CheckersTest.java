@@ -11,7 +11,7 @@ class CheckersTest {
   @Test
   void when_namesAreListed_then_allFiveCheckersAreThereInOrder() {
     assertEquals(List.of("causal", "session", "convergence", "rotx", "linearizable", "txn", "serializable",
-        "strict-serializable", "bank"), Checkers.names());
+        "strict-serializable", "bank", "workload"), Checkers.names());
   }
 
   @Test

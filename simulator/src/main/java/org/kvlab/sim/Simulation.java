@@ -120,6 +120,7 @@ public final class Simulation {
     this.seed = seed;
     this.random = new SimRandom(seed);
     this.trace = new Trace(spec.trace());
+    this.timeline = spec.timelineMicros() > 0 ? new Timeline.Recorder(spec.timelineMicros()) : null;
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -299,26 +300,47 @@ public final class Simulation {
       counters.merge(OpenLoop.ISSUED, o.issued, Long::sum);
       counters.merge(OpenLoop.SKIPPED, o.skipped, Long::sum);
     }
-    return new SimResult(seed, history.build(), List.copyOf(faults), List.copyOf(failures), trace, deliveries, events,
+    History built = history.build();
+    return new SimResult(seed, built, List.copyOf(faults), List.copyOf(failures), trace, deliveries, events,
         now, System.nanoTime() - wallStart, mx.getCurrentThreadCpuTime() - cpuStart, new TreeMap<>(counters),
-        List.copyOf(startFailures));
+        List.copyOf(startFailures), timeline == null ? null : Timeline.of(spec.timelineMicros(), end, built,
+            timeline.counters));
   }
 
   /** The servers' metrics, summed over servers (see {@link SimResult#counters()}). */
   private final Map<String, Long> counters = new TreeMap<>();
+  /** The counters' growth per bucket of the time series; null without one (the default: no cost per count). */
+  private final Timeline.Recorder timeline;
 
   final Metrics simMetrics = new Metrics() {
     @Override
     public void count(String name) {
       counters.merge(name, 1L, Long::sum);
+      if (timeline != null) {
+        timeline.add(now, name, 1);
+      }
     }
 
     @Override
     public void record(String name, long value) {
       counters.merge(name + ".sum", value, Long::sum);
       counters.merge(name + ".count", 1L, Long::sum);
+      if (timeline != null) {
+        timeline.add(now, name + ".sum", value);
+        timeline.add(now, name + ".count", 1);
+      }
     }
   };
+
+  /** The generator of the workload family the sessions draw from (one per run: it may keep state). */
+  private org.kvlab.workload.TxnFamily.Generator familyGenerator;
+
+  org.kvlab.workload.TxnFamily.Generator familyGenerator(org.kvlab.workload.TxnFamily family) {
+    if (familyGenerator == null) {
+      familyGenerator = family.generator();
+    }
+    return familyGenerator;
+  }
 
   int scriptsRunning;
 
