@@ -20,7 +20,7 @@ class CheckersTest {
       assertEquals(name, Checkers.byName(name).name());
     }
     assertEquals("causal", Checkers.byName(" Causal ").name());
-    assertEquals(9, Checkers.all().size());
+    assertEquals(10, Checkers.all().size());
   }
 
   @Test

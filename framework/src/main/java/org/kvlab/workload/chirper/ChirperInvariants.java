@@ -74,6 +74,14 @@ public final class ChirperInvariants implements WorkloadInvariants {
       if (graph != null) {
         symmetry(graph, s, who, out, found, max);
       }
+      Map<String, Fields> timelines = new HashMap<>();
+      Map<String, java.util.Set<Long>> onTimeline = new HashMap<>();
+      s.forEach((k, v) -> {
+        if ("timeline".equals(ChirperKeys.kind(k))) {
+          timelines.put(k, Fields.of(v));
+          onTimeline.put(k, new java.util.HashSet<>(ChirperKeys.posts(timelines.get(k))));
+        }
+      });
       for (Operation op : posts.values()) {
         if (!op.ok()) {
           continue;
@@ -86,12 +94,13 @@ public final class ChirperInvariants implements WorkloadInvariants {
           if (!"timeline".equals(ChirperKeys.kind(k)) || !read.contains(ChirperKeys.user(k))) {
             continue;
           }
-          Fields t = Fields.of(s.get(k));
-          List<Long> on = ChirperKeys.posts(t);
+          Fields t = timelines.getOrDefault(k, Fields.of(Optional.empty()));
+          java.util.Set<Long> on = onTimeline.getOrDefault(k, java.util.Set.of());
           if (!on.contains(id) && t.number("n") <= on.size()) {
-            WorkloadInvariants.report(out, found, max, LOST, who + ": post " + id + " by user " + u + " ended OK and read user "
-                + ChirperKeys.user(k) + " among its followers, but " + k + " = \"" + t + "\" lacks it, and that"
-                + " timeline dropped no post: the post's write to it was lost or undone", List.of(op.id()));
+            WorkloadInvariants.report(out, found, max, LOST, who + ": post " + id + " by user " + u + " ended OK"
+                + " and read user " + ChirperKeys.user(k) + " among its followers, but " + k + " = \"" + t
+                + "\" lacks it, and that timeline dropped no post: the post's write to it was lost or undone",
+                List.of(op.id()));
           }
         }
       }
