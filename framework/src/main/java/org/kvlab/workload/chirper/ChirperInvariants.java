@@ -66,6 +66,17 @@ public final class ChirperInvariants implements WorkloadInvariants {
         posts.put(Long.parseLong(q.args().get(2)), op);
       }
     }
+    Map<Long, java.util.Set<String>> declared = new HashMap<>();
+    Map<Long, TreeSet<Integer>> followersRead = new HashMap<>();
+    for (var p : posts.entrySet()) {
+      TxnRequest q = p.getValue().txn().request();
+      declared.put(p.getKey(), new java.util.HashSet<>(q.reads()));
+      if (p.getValue().ok()) {
+        int u = Integer.parseInt(q.args().get(1));
+        followersRead.put(p.getKey(), ChirperKeys.list(p.getValue().reads().get(ChirperKeys.followers(u)),
+            graph.followers(u)));
+      }
+    }
     List<Violation> out = new ArrayList<>();
     Map<String, Integer> found = new HashMap<>();
     for (var reader : state.readers().entrySet()) {
@@ -89,7 +100,7 @@ public final class ChirperInvariants implements WorkloadInvariants {
         TxnRequest q = op.txn().request();
         int u = Integer.parseInt(q.args().get(1));
         long id = Long.parseLong(q.args().get(2));
-        TreeSet<Integer> read = ChirperKeys.list(op.reads().get(ChirperKeys.followers(u)), graph.followers(u));
+        TreeSet<Integer> read = followersRead.get(id);
         for (String k : q.reads()) {
           if (!"timeline".equals(ChirperKeys.kind(k)) || !read.contains(ChirperKeys.user(k))) {
             continue;
@@ -104,27 +115,20 @@ public final class ChirperInvariants implements WorkloadInvariants {
           }
         }
       }
-      for (var e : s.entrySet()) {
-        if (!"timeline".equals(ChirperKeys.kind(e.getKey()))) {
-          continue;
-        }
-        List<Long> on = ChirperKeys.posts(Fields.of(e.getValue()));
+      for (var e : timelines.entrySet()) {
         TreeSet<Long> seen = new TreeSet<>();
-        for (long id : on) {
+        int owner = ChirperKeys.user(e.getKey());
+        for (long id : ChirperKeys.posts(e.getValue())) {
           Operation op = posts.get(id);
-          int owner = ChirperKeys.user(e.getKey());
           String why = null;
           if (!seen.add(id)) {
             why = "appears twice: the post was applied twice";
           } else if (op == null) {
             why = "is no post of the history (out of thin air)";
-          } else if (!op.txn().request().reads().contains(e.getKey())) {
+          } else if (!declared.get(id).contains(e.getKey())) {
             why = "was written by a post that did not declare this timeline";
-          } else if (op.ok()) {
-            int u = Integer.parseInt(op.txn().request().args().get(1));
-            if (!ChirperKeys.list(op.reads().get(ChirperKeys.followers(u)), graph.followers(u)).contains(owner)) {
-              why = "was written although user " + owner + " was not among the followers the post read";
-            }
+          } else if (op.ok() && !followersRead.get(id).contains(owner)) {
+            why = "was written although user " + owner + " was not among the followers the post read";
           }
           if (why != null) {
             WorkloadInvariants.report(out, found, max, STRAY, who + ": post " + id + " on " + e.getKey() + " " + why,

@@ -110,16 +110,26 @@ public final class ChirperProcedures {
       read.forEach((k, v) -> {
         if ("timeline".equals(ChirperKeys.kind(k)) && followers.contains(ChirperKeys.user(k))) {
           Fields t = Fields.of(v);
-          List<Long> posts = ChirperKeys.posts(t);
-          StringBuilder kept = new StringBuilder();
-          for (int i = Math.max(0, posts.size() + 1 - cap); i < posts.size(); i++) {
-            kept.append(posts.get(i)).append(',');
-          }
-          out.put(k, t.add("n", 1).set("posts", kept.append(id).toString()).bytes());
+          String kept = newest(t.text("posts"), cap - 1);
+          out.put(k, t.add("n", 1).set("posts", kept.isEmpty() ? id : kept + "," + id).bytes());
         }
       });
       return out;
     }
+  }
+
+  /** The last {@code keep} entries of a comma-separated list (a scan of its characters, no parsing). */
+  static String newest(String list, int keep) {
+    if (list.isEmpty() || keep <= 0) {
+      return "";
+    }
+    int seen = 0;
+    for (int i = list.length() - 1; i >= 0; i--) {
+      if (list.charAt(i) == ',' && ++seen == keep) {
+        return list.substring(i + 1);
+      }
+    }
+    return list;
   }
 
   private static final class Follow implements TxnProcedure {
