@@ -9,7 +9,7 @@ import org.kvlab.workload.tpcc.Tpcc;
 import picocli.CommandLine.Option;
 
 /**
- * The options of {@code kvlab sim --txn-workload chirper|tpcc} (docs/simulator.md, "Workload families"): the sizes of
+ * The options of {@code kvlab sim --txn-workload chirper|tpcc} (docs/workloads.md): the sizes of
  * the family and Chirper's mix and celebrity.
  */
 final class FamilyOptions {

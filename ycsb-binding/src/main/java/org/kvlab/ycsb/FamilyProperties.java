@@ -9,7 +9,7 @@ import site.ycsb.WorkloadException;
 
 /**
  * {@code kvlab.txnworkload=chirper|tpcc}: the workload family the {@code TX} operations draw from, with its
- * properties (docs/ycsb.md, "Workload families"): {@code kvlab.users} (1000), {@code kvlab.followsperuser} (5),
+ * properties (docs/ycsb.md, docs/workloads.md): {@code kvlab.users} (1000), {@code kvlab.followsperuser} (5),
  * {@code kvlab.postshare} (0.15), {@code kvlab.followshare} (0), {@code kvlab.celebrityat} (seconds since this
  * JVM's first operation; unset = never) for Chirper; {@code kvlab.warehouses} (2), {@code kvlab.customers} (30),
  * {@code kvlab.items} (1000) for TPC-C-lite.

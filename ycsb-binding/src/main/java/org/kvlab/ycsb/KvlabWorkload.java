@@ -44,7 +44,7 @@ import site.ycsb.workloads.CoreWorkload;
  * {@code kvlab.txndistribution} (uniform or zipfian, default uniform) and {@code kvlab.txnlocality} (default 0; the
  * session is the YCSB thread); with {@code kvlab.history} the run's history is then judged by
  * {@code kvlab check --check serializable}. With {@code kvlab.txnworkload=chirper} or {@code tpcc} the transactions
- * are instead the workload family's ({@link org.kvlab.workload.TxnFamily}; its properties in {@link FamilyProperties}).
+ * are instead the workload family's ({@link org.kvlab.workload.TxnFamily}; its properties in {@link FamilyProperties}; docs/workloads.md).
  * All proportions, core and kvlab, are weights of one choice: an operation's share is its proportion
  * divided by the sum of all proportions (as in YCSB, which does not require them to add up to 1).
  *
