@@ -273,11 +273,12 @@ public final class Simulation {
     long end = spec.durationMicros() + spec.settleMicros();
     final int firstReader = sessionId;
     at(end, () -> finalReads(firstReader));
-    long limit = end + 60_000_000; // final reads get a minute of virtual time
+    finalReadsLimit = end + FINAL_READS_MICROS; // until the final reads start and know how many keys they read
     while ((!queue.isEmpty() || !timeouts.isEmpty()) && !stopped && !done) {
       Event e = nextEvent();
-      if (e.time > limit) {
-        failures.add("final reads did not finish within 60 simulated seconds after the run");
+      if (e.time > finalReadsLimit) {
+        failures.add("final reads did not finish within " + Fault.ms(finalReadsLimit - end) + " of virtual time after"
+            + " the run (a minute, plus a second per key read)");
         break;
       }
       now = e.time;
@@ -343,6 +344,11 @@ public final class Simulation {
   }
 
   int scriptsRunning;
+  /** The final reads get a minute of virtual time, plus a second per key (one sequential read each, per datacenter). */
+  static final long FINAL_READS_MICROS = 60_000_000;
+  static final long FINAL_READ_PER_KEY_MICROS = 1_000_000;
+  /** When the run gives up on the final reads. */
+  private long finalReadsLimit;
 
   private void finalReads(int firstSessionId) {
     if (scriptsRunning > 0) {
@@ -354,6 +360,7 @@ public final class Simulation {
       return;
     }
     // One reader per datacenter reads every key ever written, sequentially: the convergence check's input.
+    finalReadsLimit = now + FINAL_READS_MICROS + FINAL_READ_PER_KEY_MICROS * writtenKeys.size();
     int id = firstSessionId;
     readersPending = spec.topology().datacenters();
     for (int dc = 0; dc < spec.topology().datacenters(); dc++) {
