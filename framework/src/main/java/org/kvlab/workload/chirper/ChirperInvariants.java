@@ -85,7 +85,7 @@ public final class ChirperInvariants implements WorkloadInvariants {
       if (graph != null) {
         symmetry(graph, s, who, out, found, max);
       }
-      Map<String, Fields> timelines = new HashMap<>();
+      Map<String, Fields> timelines = new java.util.TreeMap<>(); // violations reported in key order
       Map<String, java.util.Set<Long>> onTimeline = new HashMap<>();
       s.forEach((k, v) -> {
         if ("timeline".equals(ChirperKeys.kind(k))) {
