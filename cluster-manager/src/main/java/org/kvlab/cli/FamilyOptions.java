@@ -37,6 +37,27 @@ final class FamilyOptions {
   static final SimLimits.Whole ITEMS = new SimLimits.Whole("items", 15, 100_000);
   static final SimLimits.Span CELEBRITY_AT = new SimLimits.Span("celebrity-at", Duration.ZERO, Duration.ofMinutes(10));
 
+  private static final java.util.List<String> CHIRPER = java.util.List.of("--users", "--follows-per-user",
+      "--post-share", "--follow-share", "--celebrity-at");
+  private static final java.util.List<String> TPCC = java.util.List.of("--warehouses", "--customers", "--items");
+
+  /**
+   * Refuses a family option given for another workload (it would be ignored silently).
+   *
+   * @throws Main.CliException naming the option and the workload it belongs to
+   */
+  static void refuseStray(String kind, picocli.CommandLine.ParseResult given) {
+    for (var owner : java.util.Map.of(Chirper.NAME, CHIRPER, Tpcc.NAME, TPCC).entrySet()) {
+      for (String option : owner.getValue()) {
+        if (given.hasMatchedOption(option) && !owner.getKey().equals(kind)) {
+          throw new Main.CliException(Main.USAGE, option + " applies to --txn-workload " + owner.getKey() + ", not to "
+              + (kind == null ? "this run (no --txn-workload)" : "--txn-workload " + kind) + ". Fix: drop " + option
+              + " or add --txn-workload " + owner.getKey());
+        }
+      }
+    }
+  }
+
   /** Whether {@code kind} is a workload family rather than a black-box checker workload. */
   static boolean isFamily(String kind) {
     return Chirper.NAME.equals(kind) || Tpcc.NAME.equals(kind);

@@ -130,6 +130,7 @@ final class SimCommand implements Callable<Integer> {
     Protocol p;
     try {
       checks = Checkers.validate(checks); // canonical names, before any seed runs
+      FamilyOptions.refuseStray(txnWorkload, commandSpec.commandLine().getParseResult());
       if (FamilyOptions.isFamily(txnWorkload)) { // a family's invariants are always judged
         if (!commandSpec.commandLine().getParseResult().hasMatchedOption("--check")) {
           checks.clear(); // the default, convergence, judges PUTs only: the workload check compares the replicas

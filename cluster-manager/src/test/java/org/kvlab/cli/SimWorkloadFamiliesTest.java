@@ -115,6 +115,11 @@ class SimWorkloadFamiliesTest {
         "--post-share", "0.9", "--follow-share", "0.5");
     assertEquals(Main.USAGE, shares.code());
     assertTrue(shares.err().contains("add up to more than 1") && shares.err().contains("Fix:"), shares.err());
+    Run stray = InProcessCli.run("sim", "--protocol", "m2paxos", "--seeds", "1", "--txn-workload", "tpcc",
+        "--users", "50");
+    assertEquals(Main.USAGE, stray.code());
+    assertTrue(stray.err().contains("--users applies to --txn-workload chirper") && stray.err().contains("Fix:"),
+        stray.err());
     Run seeds = InProcessCli.run("sim", "--protocol", "m2paxos", "--seeds", "1..2", "--txn-workload", "chirper",
         "--timeline", dir.resolve("x.csv").toString());
     assertEquals(Main.USAGE, seeds.code());
