@@ -32,6 +32,19 @@ public final class Workspace implements AutoCloseable {
   });
   private final List<AutoCloseable> closeables = new ArrayList<>();
   private volatile Consumer<String> documentOpener;
+  private volatile DesignParams designParams;
+
+  /** The design open in the Design tab, as other tabs may change it: its protocol, partitions and parameters. */
+  public interface DesignParams {
+    /** The design's protocol name (blank if none chosen). */
+    String protocol();
+
+    /** Partitions per datacenter in the design. */
+    int partitions();
+
+    /** Sets parameter {@code name} to {@code value} in the design, as one undo step there (not saved to disk). */
+    void set(String name, String value);
+  }
 
   public Workspace(Path home) {
     this.home = home;
@@ -103,6 +116,16 @@ public final class Workspace implements AutoCloseable {
     }
     o.accept(uri);
     return true;
+  }
+
+  /** Registers the Design tab's design (set by {@code DesignView}). */
+  public void designParams(DesignParams params) {
+    designParams = params;
+  }
+
+  /** The Design tab's design, or null when no Design tab exists. */
+  public DesignParams designParams() {
+    return designParams;
   }
 
   /** Runs slow work off the JavaFX thread. */

@@ -50,9 +50,9 @@ final class SimCommand implements Callable<Integer> {
 
   @Option(names = "--check", split = ",", defaultValue = "convergence",
       description = "checkers: causal, session, convergence, rotx, linearizable, txn (protocol metadata),"
-          + " serializable, strict-serializable, bank (black box: docs/checkers.md#transactions), workload (the"
-          + " invariants of --txn-workload chirper or tpcc, and their final reads agreeing: added by itself with those, and the"
-          + " default instead of convergence, which judges PUTs only) (default: ${DEFAULT-VALUE})")
+          + " serializable, strict-serializable, bank, store (black box: docs/checkers.md#transactions), workload (the"
+          + " invariants of --txn-workload chirper or tpcc, and their final reads agreeing: added by itself with those,"
+          + " and the default instead of convergence, which judges PUTs only) (default: ${DEFAULT-VALUE})")
   List<String> checks;
 
   @Option(names = "--duration", defaultValue = "10s", description = "simulated time of the workload per seed, 1ms to "
@@ -73,8 +73,10 @@ final class SimCommand implements Callable<Integer> {
       + " (default: ${DEFAULT-VALUE})") int rotxKeys;
   @Option(names = "--distribution", defaultValue = "uniform", description = "key choice: uniform or zipfian (default: ${DEFAULT-VALUE})") String distribution;
   @Option(names = "--txn-workload", description = "every operation a transaction of this workload, whose history the"
-      + " black-box checks judge: list-append, rw-register or bank; or a workload family, chirper or tpcc (options"
-      + " below; its invariants checked by the workload check) (protocols with transactions; default: none)")
+      + " black-box checks judge: list-append, rw-register or bank; or the online store (store, judged by --check store) or"
+      + " seed 004's micro-benchmark (micro; --txn-read-share = share of local operations); or a workload family,"
+      + " chirper or tpcc (options below; its invariants checked by the workload check) (protocols with transactions;"
+      + " default: none)")
   String txnWorkload;
   @Mixin FamilyOptions family = new FamilyOptions();
   @picocli.CommandLine.Spec picocli.CommandLine.Model.CommandSpec commandSpec;

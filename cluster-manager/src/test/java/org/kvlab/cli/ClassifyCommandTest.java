@@ -17,10 +17,10 @@ class ClassifyCommandTest {
   void theOnlineStore_printsItsTable_andPassesTheSampledCheck() {
     Run r = InProcessCli.run("classify", "../examples/operations/online-store.yaml");
     assertEquals(Main.OK, r.code(), r.err());
-    assertTrue(r.out().lines().anyMatch(l -> l.matches("add\\s+L\\s+c\\s+50")), r.out());
+    assertTrue(r.out().lines().anyMatch(l -> l.matches("addToCart\\s+L\\s+c\\s+50")), r.out());
     assertTrue(r.out().lines().anyMatch(l -> l.matches("order\\s+G\\s+c\\s+20")), r.out());
     assertTrue(r.out().lines().anyMatch(l -> l.matches("browseCatalog\\s+C\\s+-\\s+20")), r.out());
-    assertTrue(r.out().contains("order is global: add reads a key order writes when true (and 2 more)"), r.out());
+    assertTrue(r.out().contains("order is global: addToCart reads a key order writes when true (and 2 more)"), r.out());
     assertTrue(r.out().contains("sampled check: 500 operations on 3 servers, no conflict"), r.out());
   }
 

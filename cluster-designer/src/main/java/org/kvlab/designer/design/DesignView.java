@@ -188,6 +188,25 @@ public final class DesignView implements DesignerView {
       refresh(true);
     });
     root.addEventFilter(KeyEvent.KEY_PRESSED, this::key);
+    workspace.designParams(new Workspace.DesignParams() {
+      @Override
+      public String protocol() {
+        return design.protocol;
+      }
+
+      @Override
+      public int partitions() {
+        return design.partitions;
+      }
+
+      @Override
+      public void set(String name, String value) {
+        edit("params." + name + " = " + value, () -> {
+          design.opaque.remove("params");
+          design.params.put(name, value);
+        });
+      }
+    });
     // closing the window with unsaved changes asks first; Cancel (or a failed save) keeps the window open
     stage.addEventHandler(WindowEvent.WINDOW_CLOSE_REQUEST, e -> {
       if (!settleUnsaved("closing the window")) {

@@ -67,6 +67,8 @@ public final class PlacementView implements DesignerView {
   private final BarChart<String, Number> chart = new BarChart<>(new CategoryAxis(), new NumberAxis(0, 100, 10));
   private final TextField output = new TextField();
   private final Button save = new Button("Save placement");
+  private final Button apply = new Button("Apply to the design");
+  private Path saved;
   private final Label applyNote = new Label();
   private PlacementAdvice advice;
 
@@ -168,7 +170,10 @@ public final class PlacementView implements DesignerView {
     applyNote.setId("placement-apply-note");
     applyNote.setWrapText(true);
     applyNote.setText(applyText());
-    HBox saveRow = new HBox(10, new Label("Save to"), output, save);
+    apply.setId("placement-apply");
+    apply.setDisable(true);
+    apply.setOnAction(e -> apply());
+    HBox saveRow = new HBox(10, new Label("Save to"), output, save, apply);
     saveRow.setAlignment(Pos.CENTER_LEFT);
     VBox bottom = new VBox(6, saveRow, applyNote);
     bottom.setPadding(new Insets(10));
@@ -182,7 +187,8 @@ public final class PlacementView implements DesignerView {
     return takers.isEmpty()
         ? "A saved placement is a key<TAB>partition map. No installed protocol takes a placement map yet (DynaStar's"
             + " initial plan, issue 33), so it cannot be applied to the cluster from here."
-        : "Apply a saved placement with the cluster parameter placement=<file> of " + String.join(", ", takers) + ".";
+        : "Apply a saved placement to the design (its parameter placement=file:<map>) with " + String.join(", ", takers)
+            + ".";
   }
 
   private void advise() {
@@ -261,11 +267,41 @@ public final class PlacementView implements DesignerView {
     Path out = Path.of(output.getText().strip());
     try {
       advice.writeMap(out);
+      saved = out.toAbsolutePath();
+      apply.setDisable(false);
       setStatus("placement saved to " + out + " (" + advice.graph().vertices() + " keys)", false);
       workspace.log("placement: saved " + out);
     } catch (IOException e) {
       setStatus("Could not save " + out + ": " + e.getMessage(), true);
     }
+  }
+
+  /**
+   * Sets the saved placement as the design's initial placement ({@code placement=file:<path>}) when the design's
+   * protocol takes a placement map and has as many partitions as the advice; else says why not and the fix.
+   */
+  private void apply() {
+    Workspace.DesignParams design = workspace.designParams();
+    if (design == null || saved == null) {
+      setStatus("Nothing to apply. Fix: Advise, Save placement, and open a design in the Design tab.", true);
+      return;
+    }
+    String name = design.protocol();
+    org.kvlab.api.Protocol p = Protocols.all().stream().filter(x -> x.name().equals(name)).findFirst().orElse(null);
+    if (p == null || !p.parameters().containsKey("placement")) {
+      setStatus("The design's protocol " + (name.isBlank() ? "(none)" : name) + " takes no placement map. Fix: choose"
+          + " a protocol that does in the Design tab. " + applyText(), true);
+      return;
+    }
+    if (design.partitions() != advice.placement().parts()) {
+      setStatus("The placement is for " + advice.placement().parts() + " partitions, the design has " + design.partitions()
+          + ". Fix: set Partitions to " + design.partitions() + " and Advise again, or change the design.", true);
+      return;
+    }
+    design.set("placement", "file:" + saved);
+    setStatus("The design's " + name + " now starts from placement=file:" + saved + " (save the design to keep it).",
+        false);
+    workspace.log("placement: applied " + saved + " to the design");
   }
 
   private void setStatus(String text, boolean error) {

@@ -33,7 +33,7 @@ import org.testfx.util.WaitForAsyncUtils;
  * The Placement tab, driven as a person does: type a trace's path, choose 3 partitions and the pure-Java partitioner,
  * press Advise; the summary shows the hash placement's share of multi-partition transactions against the advised
  * one, the per-group table and chart fill in, and Save writes the key-to-partition map. A missing trace is refused
- * with the fix.
+ * with the fix. Apply refuses a design whose protocol takes no placement map.
  */
 @ExtendWith(ApplicationExtension.class)
 class PlacementViewTest {
@@ -101,14 +101,15 @@ class PlacementViewTest {
     assertEquals(2, chart.getData().size());
     assertEquals(3, chart.getData().get(0).getData().size());
     assertTrue(status(robot).startsWith("trace.txt: 1500 transactions over 90 keys; multi-partition"), status(robot));
-    assertTrue(robot.lookup("#placement-apply-note").queryAs(Label.class).getText().contains("No installed protocol"
-        + " takes a placement map yet"));
     Screenshots.save(stage.getScene(), "placement-advised");
     robot.clickOn("#placement-save");
     Path saved = tmp.resolve("trace.txt.placement.tsv");
     waitFor(() -> Files.exists(saved));
     assertEquals(90, Files.readAllLines(saved).size());
     assertTrue(status(robot).startsWith("placement saved to"), status(robot));
+    // the new design's protocol (eventual) takes no placement map: Apply says so and changes nothing
+    robot.clickOn("#placement-apply");
+    assertTrue(status(robot).contains("The design's protocol eventual takes no placement map. Fix:"), status(robot));
   }
 
   @Test

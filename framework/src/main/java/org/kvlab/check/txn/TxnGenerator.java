@@ -22,7 +22,11 @@ import org.kvlab.api.TxnRequest;
  *   <li>{@code rw-register}: each key is read, and written with a unique value unless it is read-only;
  *   <li>{@code bank}: the keys are accounts (starting at 0); a transaction reads them all (with probability
  *       {@code readShare}) or transfers 1 to 5 between two of them (the {@code transfer} procedure): every read of
- *       all accounts must sum to 0.
+ *       all accounts must sum to 0;
+ *   <li>{@code store}: the online store of seed 004 ({@link org.kvlab.workload.store.StoreWorkload}; items = the
+ *       keys; judged by the {@code store} checker, not by {@code serializable}: its values are not unique);
+ *   <li>{@code micro}: seed 004's micro-benchmark ({@link org.kvlab.workload.micro.MicroWorkload}); readShare is the
+ *       share of local operations.
  * </ul>
  *
  * @param kind list-append, rw-register or bank
@@ -35,7 +39,7 @@ import org.kvlab.api.TxnRequest;
  */
 public record TxnGenerator(String kind, int minLength, int maxLength, double readShare, String distribution,
     double locality) {
-  public static final List<String> KINDS = List.of("list-append", "rw-register", "bank");
+  public static final List<String> KINDS = List.of("list-append", "rw-register", "bank", "store", "micro");
   /** Keys by the number they end with (k2 before k10), then by name: the rank order of the zipfian distribution. */
   public static final Comparator<String> KEY_ORDER = Comparator.comparingLong(TxnGenerator::number)
       .thenComparing(Comparator.naturalOrder());
@@ -44,7 +48,7 @@ public record TxnGenerator(String kind, int minLength, int maxLength, double rea
   public TxnGenerator {
     if (!KINDS.contains(kind)) {
       throw new IllegalArgumentException("unknown transaction workload '" + kind + "'. Fix: " + org.kvlab.config
-          .YamlReader.fixWithSuggestion(kind, KINDS, "use list-append, rw-register or bank"));
+          .YamlReader.fixWithSuggestion(kind, KINDS, "use list-append, rw-register, bank, store or micro"));
     }
     if (minLength < 1 || maxLength < minLength) {
       throw new IllegalArgumentException("transaction length must be 1 <= min <= max, got " + minLength + ".."
@@ -78,6 +82,12 @@ public record TxnGenerator(String kind, int minLength, int maxLength, double rea
    * home partition's keys (for callers that draw many transactions from one large key space).
    */
   public TxnRequest next(Random r, int session, List<String> all, List<String> home, long unique) {
+    if (kind.equals("store")) {
+      return org.kvlab.workload.store.StoreWorkload.next(r, session, all.size(), unique);
+    }
+    if (kind.equals("micro")) {
+      return org.kvlab.workload.micro.MicroWorkload.next(r, readShare, all.size());
+    }
     if (kind.equals("bank")) {
       if (all.size() < 2 || r.nextDouble() < readShare) {
         return TxnRequest.of(all, Map.of());

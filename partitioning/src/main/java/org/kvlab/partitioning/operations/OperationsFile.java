@@ -37,6 +37,16 @@ public final class OperationsFile {
     }
   }
 
+  /** The types of a file read from {@code in} (a resource), {@code name} naming it in errors. */
+  public static List<OperationType> read(String name, java.io.InputStream in) throws IOException {
+    JsonNode root = new ObjectMapper(new YAMLFactory()).readTree(in);
+    try {
+      return parse(root);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(name + ": " + e.getMessage(), e);
+    }
+  }
+
   static List<OperationType> parse(JsonNode root) {
     if (root == null || !root.isObject() || !root.path("types").isArray()) {
       throw new IllegalArgumentException("no 'types:' list. Fix: types: [ {name: add, params: [c], writes:"

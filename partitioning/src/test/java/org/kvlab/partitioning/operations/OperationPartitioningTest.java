@@ -30,8 +30,8 @@ class OperationPartitioningTest {
     OperationPartitioning.Result r = OperationPartitioning.classify(OperationsFile.read(STORE));
     assertEquals(OperationClass.L, r.of("create").cls());
     assertEquals("c", r.of("create").param());
-    assertEquals(OperationClass.L, r.of("add").cls());
-    assertEquals("c", r.of("add").param(), "add is partitioned by its cart, not its item or quantity");
+    assertEquals(OperationClass.L, r.of("addToCart").cls());
+    assertEquals("c", r.of("addToCart").param(), "addToCart is partitioned by its cart, not its item or quantity");
     assertEquals(OperationClass.G, r.of("order").cls());
     assertTrue(r.of("order").reasons().stream().anyMatch(s -> s.contains("order and order write one key when true")),
         r.of("order").reasons().toString());
@@ -48,7 +48,7 @@ class OperationPartitioningTest {
     OperationPartitioning.Result r = OperationPartitioning.classify(OperationsFile.read(STORE));
     assertEquals(List.of(), SoundnessCheck.check(r, 3, 400, 5, 1));
     List<OperationPartitioning.Assignment> wrong = new ArrayList<>(r.assignments());
-    OperationPartitioning.Assignment add = r.of("add");
+    OperationPartitioning.Assignment add = r.of("addToCart");
     wrong.set(wrong.indexOf(add), new OperationPartitioning.Assignment(add.type(), OperationClass.L, "i", List.of()));
     List<String> v = SoundnessCheck.check(new OperationPartitioning.Result(wrong, 0, 1), 3, 400, 5, 1);
     assertFalse(v.isEmpty(), "add partitioned by item puts conflicting writes to one cart at different servers");
