@@ -29,7 +29,8 @@ final class CheckCommand implements Callable<Integer> {
 
   @Option(names = "--check", split = ",", defaultValue = "causal,session,convergence",
       description = "checkers: causal, session, convergence, rotx, linearizable, txn (protocol metadata),"
-          + " serializable, strict-serializable, bank, store (black box: docs/checkers.md#transactions) (default: ${DEFAULT-VALUE})")
+          + " serializable, strict-serializable, bank, store (black box: docs/checkers.md#transactions), workload"
+          + " (docs/workloads.md) (default: ${DEFAULT-VALUE})")
   List<String> checks;
 
   @Option(names = "--show", defaultValue = "5", description = "violations to print per checker, 0 to 100,000 (default:"

@@ -28,6 +28,7 @@ import org.kvlab.sim.TxnWorkload;
 import org.kvlab.sim.Workload;
 import org.kvlab.store.Durability;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** {@code kvlab sim}: run a protocol in the deterministic simulator over many seeds and check each run. */
@@ -52,7 +53,9 @@ final class SimCommand implements Callable<Integer> {
 
   @Option(names = "--check", split = ",", defaultValue = "convergence",
       description = "checkers: causal, session, convergence, rotx, linearizable, txn (protocol metadata),"
-          + " serializable, strict-serializable, bank, store (black box: docs/checkers.md#transactions) (default: ${DEFAULT-VALUE})")
+          + " serializable, strict-serializable, bank, store (black box: docs/checkers.md#transactions), workload (the"
+          + " invariants of --txn-workload chirper or tpcc, and their final reads agreeing: added by itself with those,"
+          + " and the default instead of convergence, which judges PUTs only) (default: ${DEFAULT-VALUE})")
   List<String> checks;
 
   @Option(names = "--duration", defaultValue = "10s", description = "simulated time of the workload per seed, 1ms to "
@@ -74,9 +77,18 @@ final class SimCommand implements Callable<Integer> {
   @Option(names = "--distribution", defaultValue = "uniform", description = "key choice: uniform or zipfian (default: ${DEFAULT-VALUE})") String distribution;
   @Option(names = "--txn-workload", description = "every operation a transaction of this workload, whose history the"
       + " black-box checks judge: list-append, rw-register or bank; or the online store (store, judged by --check store) or"
-      + " seed 004's micro-benchmark (micro; --txn-read-share = share of local operations) (protocols with transactions;"
+      + " seed 004's micro-benchmark (micro; --txn-read-share = share of local operations); or a workload family,"
+      + " chirper or tpcc (options below; its invariants checked by the workload check) (protocols with transactions;"
       + " default: none)")
   String txnWorkload;
+  @Mixin FamilyOptions family = new FamilyOptions();
+  @picocli.CommandLine.Spec picocli.CommandLine.Model.CommandSpec commandSpec;
+  @Option(names = "--timeline", paramLabel = "FILE.csv", description = "write the seed's time series (operations"
+      + " completed and every server counter's growth per --timeline-bucket of virtual time) to FILE.csv and its chart"
+      + " (throughput, and the share of multi-partition, oracle and slow-path counters) to FILE.png; needs exactly one"
+      + " seed") Path timeline;
+  @Option(names = "--timeline-bucket", defaultValue = "1s", description = "--timeline: the bucket, 1ms to 10m (default:"
+      + " ${DEFAULT-VALUE})") String timelineBucket;
   @Option(names = "--txn-length", defaultValue = "1..4", description = "keys per transaction of --txn-workload, MIN..MAX"
       + " (default: ${DEFAULT-VALUE})") String txnLength;
   @Option(names = "--txn-read-share", defaultValue = "0.5", description = "--txn-workload: share of keys only read"
@@ -115,6 +127,8 @@ final class SimCommand implements Callable<Integer> {
   static final SimLimits.Whole JOBS = new SimLimits.Whole("jobs", 1, 1_024);
   static final SimLimits.Whole SHOW = new SimLimits.Whole("show", 0, 1_000);
   static final SimLimits.Whole SHRINK_SEEDS = new SimLimits.Whole("shrink-seeds", 1, 1_000);
+  static final SimLimits.Span TIMELINE_BUCKET = new SimLimits.Span("timeline-bucket", Duration.ofMillis(1),
+      Duration.ofMinutes(10));
 
   @Override
   public Integer call() {
@@ -128,6 +142,15 @@ final class SimCommand implements Callable<Integer> {
     Protocol p;
     try {
       checks = Checkers.validate(checks); // canonical names, before any seed runs
+      FamilyOptions.refuseStray(txnWorkload, commandSpec.commandLine().getParseResult());
+      if (FamilyOptions.isFamily(txnWorkload)) { // a family's invariants are always judged
+        if (!commandSpec.commandLine().getParseResult().hasMatchedOption("--check")) {
+          checks.clear(); // the default, convergence, judges PUTs only: the workload check compares the replicas
+        }
+        if (!checks.contains(org.kvlab.workload.WorkloadChecker.NAME)) {
+          checks.add(org.kvlab.workload.WorkloadChecker.NAME);
+        }
+      }
     } catch (IllegalArgumentException e) {
       throw new Main.CliException(Main.USAGE, e.getMessage());
     }
@@ -162,6 +185,11 @@ final class SimCommand implements Callable<Integer> {
           + " read-only transactions. Fix: drop --rotx-ratio, or use a protocol that offers them (./kvlab protocols)");
     }
     List<Long> seedList = parseSeeds(seeds);
+    if (timeline != null && seedList.size() != 1) {
+      throw new Main.CliException(Main.USAGE, "--timeline " + timeline + ": writes one seed's time series, but --seeds "
+          + seeds + " names " + seedList.size() + ". Fix: run the seed you want alone, e.g. --seeds "
+          + seedList.get(0) + " --timeline " + timeline);
+    }
     if (history != null && seedList.size() != 1) {
       throw new Main.CliException(Main.USAGE, "--history " + history + ": writes one seed's history, but --seeds "
           + seeds + " names " + seedList.size() + ". Fix: run the seed you want alone, e.g. --seeds "
@@ -225,6 +253,9 @@ final class SimCommand implements Callable<Integer> {
         n[0] == 1 ? "" : "s", n[1], noVerdictWhy.get(checker)));
     if (history != null) {
       writeHistory(last[0]);
+    }
+    if (timeline != null) {
+      SimTimelineFiles.write(last[0], timeline, p.name() + (txnWorkload == null ? "" : " " + txnWorkload));
     }
     if (shrink && !failed.isEmpty()) {
       shrink(p, SimRunner.run(spec.withTrace(true), p, failed.get(0), checks));
@@ -401,9 +432,10 @@ final class SimCommand implements Callable<Integer> {
       Duration d = SimLimits.DURATION.check(duration);
       Duration rttTime = SimLimits.RTT.check(rtt);
       Duration skew = SimLimits.MAX_SKEW.check(maxSkew);
+      long bucket = timeline == null ? 0 : TIMELINE_BUCKET.check(timelineBucket).toNanos() / 1000;
       SimSpec spec = SimSpec.defaults().withTopology(datacenters, partitions).withParams(new Params(params))
           .withNetwork(NetworkModel.uniform(datacenters, rttTime.toNanos() / 1e6)).withDurability(durability())
-          .withDuration(d.toNanos() / 1000).withMaxSkewMillis(skew.toMillis());
+          .withDuration(d.toNanos() / 1000).withMaxSkewMillis(skew.toMillis()).withTimeline(bucket);
       try {
         spec = spec.withFaultKinds(new LinkedHashSet<>(faults));
       } catch (IllegalArgumentException e) { // names the fault and the known ones
@@ -434,8 +466,11 @@ final class SimCommand implements Callable<Integer> {
     }
   }
 
-  /** --txn-workload with its length, read share, locality and the key distribution. */
+  /** --txn-workload with its length, read share, locality and the key distribution, or a family with its options. */
   private TxnWorkload txnWorkload() {
+    if (FamilyOptions.isFamily(txnWorkload)) {
+      return TxnWorkload.of(family.family(txnWorkload));
+    }
     String[] range = txnLength.split("\\.\\.", -1);
     try {
       if (range.length != 2) {
@@ -480,6 +515,11 @@ final class SimCommand implements Callable<Integer> {
     }
     if (openRate > 0) {
       cmd.append(" --open-rate ").append(openRate);
+    }
+    if (txnWorkload != null) {
+      cmd.append(" --txn-workload ").append(txnWorkload).append(FamilyOptions.isFamily(txnWorkload)
+          ? family.replay(txnWorkload) : " --txn-length " + txnLength + " --txn-read-share " + txnReadShare
+          + " --txn-locality " + txnLocality);
     }
     cmd.append(" --distribution ").append(distribution).append(" --rtt ").append(rtt).append(" --durability ")
         .append(durability).append(" --max-skew ").append(maxSkew);

@@ -313,7 +313,7 @@ final class Charts {
     }
   }
 
-  private static void style(Chart<?, ?> c) {
+  static void style(Chart<?, ?> c) {
     c.getStyler().setChartBackgroundColor(java.awt.Color.WHITE);
     c.getStyler().setLegendPosition(org.knowm.xchart.style.Styler.LegendPosition.OutsideE);
     c.getStyler().setLegendLayout(org.knowm.xchart.style.Styler.LegendLayout.Vertical);
@@ -326,7 +326,7 @@ final class Charts {
     }
   }
 
-  private static Path save(Chart<?, ?> chart, Path dir, String name) throws IOException {
+  static Path save(Chart<?, ?> chart, Path dir, String name) throws IOException {
     Path base = dir.resolve(name);
     BitmapEncoder.saveBitmap(chart, base.toString(), BitmapEncoder.BitmapFormat.PNG);
     VectorGraphicsEncoder.saveVectorGraphic(chart, base.toString(), VectorGraphicsEncoder.VectorGraphicsFormat.SVG);

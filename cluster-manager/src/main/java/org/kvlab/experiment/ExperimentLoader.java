@@ -56,7 +56,9 @@ public final class ExperimentLoader extends YamlReader {
       "exponential.percentile", "exponential.frac", "hdrhistogram.percentiles", "reportlatencyforeacherror",
       "latencytrackederrors", "ampinsertproportion", "ampfactor", "rotxproportion", "rotxkeys", "txproportion", "txkeys",
       "kvlab.protocol", "kvlab.timeout", "kvlab.clientthreads", "kvlab.update", "kvlab.readlevel", "kvlab.writelevel",
-      "kvlab.remoteproportion", "kvlab.remotedelay", "txpartitions", "txpartner", "txzipfs", "basicdb.verbose", "basicdb.simulatedelay", "basicdb.randomizedelay", "basicdb.count");
+      "kvlab.remoteproportion", "kvlab.remotedelay", "txpartitions", "txpartner", "txzipfs", "kvlab.txnworkload",
+      "kvlab.users", "kvlab.followsperuser", "kvlab.postshare", "kvlab.followshare", "kvlab.celebrityat",
+      "kvlab.warehouses", "kvlab.customers", "kvlab.items", "basicdb.verbose", "basicdb.simulatedelay", "basicdb.randomizedelay", "basicdb.count");
 
   /** Proportions that with readproportion and updateproportion make up the operation mix. */
   static final List<String> OTHER_PROPORTIONS = List.of("insertproportion", "scanproportion",

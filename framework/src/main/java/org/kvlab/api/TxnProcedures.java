@@ -36,7 +36,8 @@ public final class TxnProcedures {
 
   /** Every procedure kvlab ships, in one place (workload families add their list here). */
   private static final List<List<TxnProcedure>> BUILT_IN = List.of(ClassicProcedures.all(),
-      org.kvlab.workload.store.StoreProcedures.all(), org.kvlab.workload.micro.MicroProcedures.all());
+      org.kvlab.workload.store.StoreProcedures.all(), org.kvlab.workload.micro.MicroProcedures.all(),
+      org.kvlab.workload.chirper.ChirperProcedures.all(), org.kvlab.workload.tpcc.TpccProcedures.all());
 
   private static final Map<String, TxnProcedure> REGISTRY = load();
 

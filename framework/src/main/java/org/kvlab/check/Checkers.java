@@ -23,12 +23,13 @@ public final class Checkers {
         org.kvlab.check.txn.SerializabilityChecker::strictSerializable);
     REGISTRY.put(org.kvlab.check.txn.BankChecker.NAME, org.kvlab.check.txn.BankChecker::new);
     REGISTRY.put(org.kvlab.workload.store.StoreChecker.NAME, org.kvlab.workload.store.StoreChecker::new);
+    REGISTRY.put(org.kvlab.workload.WorkloadChecker.NAME, org.kvlab.workload.WorkloadChecker::new);
   }
 
   private Checkers() {}
 
   /** The registered names, in a fixed order: causal, session, convergence, rotx, linearizable, txn,
-   * serializable, strict-serializable, bank, store. */
+   * serializable, strict-serializable, bank, store, workload. */
   public static List<String> names() {
     return List.copyOf(REGISTRY.keySet());
   }

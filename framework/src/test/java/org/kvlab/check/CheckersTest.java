@@ -11,7 +11,7 @@ class CheckersTest {
   @Test
   void when_namesAreListed_then_allFiveCheckersAreThereInOrder() {
     assertEquals(List.of("causal", "session", "convergence", "rotx", "linearizable", "txn", "serializable",
-        "strict-serializable", "bank", "store"), Checkers.names());
+        "strict-serializable", "bank", "store", "workload"), Checkers.names());
   }
 
   @Test
@@ -20,7 +20,7 @@ class CheckersTest {
       assertEquals(name, Checkers.byName(name).name());
     }
     assertEquals("causal", Checkers.byName(" Causal ").name());
-    assertEquals(10, Checkers.all().size());
+    assertEquals(11, Checkers.all().size());
   }
 
   @Test

@@ -20,10 +20,18 @@ import org.kvlab.history.History;
  *     to {@code name}; {@code record(name, v)} adds v to {@code name.sum} and one to {@code name.count}
  * @param startFailures the servers whose first start (at time 0, before any client) threw, each also in
  *     {@code failures}: the run could not begin, so its history says nothing about the protocol's guarantees
+ * @param timeline the time series, if the spec asked for one ({@link SimSpec#withTimeline}); else null
  */
 public record SimResult(long seed, History history, List<Fault> faults, List<String> failures, Trace trace,
     long deliveries, long events, long virtualMicros, long wallNanos, long cpuNanos,
-    java.util.Map<String, Long> counters, List<StartFailure> startFailures) {
+    java.util.Map<String, Long> counters, List<StartFailure> startFailures, Timeline timeline) {
+
+  public SimResult(long seed, History history, List<Fault> faults, List<String> failures, Trace trace,
+      long deliveries, long events, long virtualMicros, long wallNanos, long cpuNanos,
+      java.util.Map<String, Long> counters, List<StartFailure> startFailures) {
+    this(seed, history, faults, failures, trace, deliveries, events, virtualMicros, wallNanos, cpuNanos, counters,
+        startFailures, null);
+  }
 
   /**
    * A server that threw while starting for the first time.

@@ -229,6 +229,9 @@ final class SimSession implements ClientContext {
 
   /** A transaction per the workload: partitions by {@link org.kvlab.api.TxnPartners}, keys in each. */
   org.kvlab.api.TxnRequest randomTxn(Workload.Txns t) {
+    if (t.workload() != null && t.workload().family() != null) {
+      return sim.familyGenerator(t.workload().family()).next(sessionRandom, id, sim.now, sim.valueCounter++);
+    }
     if (t.workload() != null) {
       return t.workload().next(sessionRandom, id, sim.keysByPartition(), sim.valueCounter++);
     }

@@ -21,6 +21,9 @@ import org.kvlab.store.Durability;
  * @param settleMicros quiet time after the workload, before the final reads in every datacenter
  * @param trace record every message for diagrams (costs memory and some speed)
  * @param maxSkewMillis bound of drawn clock skew
+ * @param finalReads whether the run ends with one reader per datacenter reading every written key
+ * @param timelineMicros 0 = no time series; else the width of the buckets of {@link SimResult#timeline()}
+ *     (completed operations and the servers' counters per bucket of virtual time)
  */
 public record SimSpec(
     Topology topology,
@@ -34,7 +37,8 @@ public record SimSpec(
     long settleMicros,
     boolean trace,
     long maxSkewMillis,
-    boolean finalReads) {
+    boolean finalReads,
+    long timelineMicros) {
 
   public static final Set<String> FAULT_KINDS = Set.of("partition", "skew", "crash", "slow");
   /** {@link #FAULT_KINDS} in the order the documentation gives them. */
@@ -51,75 +55,79 @@ public record SimSpec(
     }
     faults = List.copyOf(faults);
     faultKinds = Set.copyOf(faultKinds);
+    if (timelineMicros < 0) {
+      throw new IllegalArgumentException("the time series' bucket must be 0 (none) or positive, got "
+          + timelineMicros + " µs. Fix: e.g. 1000000 (one second)");
+    }
   }
 
   /** 2 datacenters x 3 partitions, 50 ms WAN RTT, no faults, 10 simulated seconds of the default workload. */
   public static SimSpec defaults() {
     return new SimSpec(new Topology(2, 3), Params.empty(), Durability.SYNC, NetworkModel.uniform(2, 50),
-        Set.of(), List.of(), Workload.defaults(), 10_000_000, 3_000_000, true, 100, true);
+        Set.of(), List.of(), Workload.defaults(), 10_000_000, 3_000_000, true, 100, true, 0);
   }
 
   public SimSpec withTopology(int datacenters, int partitions) {
     return new SimSpec(new Topology(datacenters, partitions), params, durability,
         network.baseMicros().length == datacenters ? network : NetworkModel.uniform(datacenters, 50),
-        faultKinds, faults, workload, durationMicros, settleMicros, trace, maxSkewMillis, finalReads);
+        faultKinds, faults, workload, durationMicros, settleMicros, trace, maxSkewMillis, finalReads, timelineMicros);
   }
 
   /** {@code replicas} servers per partition per datacenter (a replication group, e.g. a Raft group). */
   public SimSpec withTopology(int datacenters, int partitions, int replicas) {
     return new SimSpec(new Topology(datacenters, partitions, replicas), params, durability,
         network.baseMicros().length == datacenters ? network : NetworkModel.uniform(datacenters, 50),
-        faultKinds, faults, workload, durationMicros, settleMicros, trace, maxSkewMillis, finalReads);
+        faultKinds, faults, workload, durationMicros, settleMicros, trace, maxSkewMillis, finalReads, timelineMicros);
   }
 
   public SimSpec withParams(Params params) {
     return new SimSpec(topology, params, durability, network, faultKinds, faults, workload, durationMicros,
-        settleMicros, trace, maxSkewMillis, finalReads);
+        settleMicros, trace, maxSkewMillis, finalReads, timelineMicros);
   }
 
   public SimSpec withDurability(Durability durability) {
     return new SimSpec(topology, params, durability, network, faultKinds, faults, workload, durationMicros,
-        settleMicros, trace, maxSkewMillis, finalReads);
+        settleMicros, trace, maxSkewMillis, finalReads, timelineMicros);
   }
 
   public SimSpec withNetwork(NetworkModel network) {
     return new SimSpec(topology, params, durability, network, faultKinds, faults, workload, durationMicros,
-        settleMicros, trace, maxSkewMillis, finalReads);
+        settleMicros, trace, maxSkewMillis, finalReads, timelineMicros);
   }
 
   public SimSpec withFaultKinds(Set<String> kinds) {
     return new SimSpec(topology, params, durability, network, kinds, faults, workload, durationMicros,
-        settleMicros, trace, maxSkewMillis, finalReads);
+        settleMicros, trace, maxSkewMillis, finalReads, timelineMicros);
   }
 
   public SimSpec withFaults(List<Fault> faults) {
     return new SimSpec(topology, params, durability, network, faultKinds, faults, workload, durationMicros,
-        settleMicros, trace, maxSkewMillis, finalReads);
+        settleMicros, trace, maxSkewMillis, finalReads, timelineMicros);
   }
 
   public SimSpec withWorkload(Workload workload) {
     return new SimSpec(topology, params, durability, network, faultKinds, faults, workload, durationMicros,
-        settleMicros, trace, maxSkewMillis, finalReads);
+        settleMicros, trace, maxSkewMillis, finalReads, timelineMicros);
   }
 
   public SimSpec withDuration(long durationMicros) {
     return new SimSpec(topology, params, durability, network, faultKinds, faults, workload, durationMicros,
-        settleMicros, trace, maxSkewMillis, finalReads);
+        settleMicros, trace, maxSkewMillis, finalReads, timelineMicros);
   }
 
   public SimSpec withSettle(long settleMicros) {
     return new SimSpec(topology, params, durability, network, faultKinds, faults, workload, durationMicros,
-        settleMicros, trace, maxSkewMillis, finalReads);
+        settleMicros, trace, maxSkewMillis, finalReads, timelineMicros);
   }
 
   public SimSpec withTrace(boolean trace) {
     return new SimSpec(topology, params, durability, network, faultKinds, faults, workload, durationMicros,
-        settleMicros, trace, maxSkewMillis, finalReads);
+        settleMicros, trace, maxSkewMillis, finalReads, timelineMicros);
   }
 
   public SimSpec withMaxSkewMillis(long maxSkewMillis) {
     return new SimSpec(topology, params, durability, network, faultKinds, faults, workload, durationMicros,
-        settleMicros, trace, maxSkewMillis, finalReads);
+        settleMicros, trace, maxSkewMillis, finalReads, timelineMicros);
   }
 
   /**
@@ -156,6 +164,15 @@ public record SimSpec(
    */
   public SimSpec withFinalReads(boolean finalReads) {
     return new SimSpec(topology, params, durability, network, faultKinds, faults, workload, durationMicros,
-        settleMicros, trace, maxSkewMillis, finalReads);
+        settleMicros, trace, maxSkewMillis, finalReads, timelineMicros);
+  }
+
+  /**
+   * With a time series ({@link SimResult#timeline()}) in buckets of {@code bucketMicros} of virtual time; 0 = none
+   * (the default: the run then does no per-bucket bookkeeping).
+   */
+  public SimSpec withTimeline(long bucketMicros) {
+    return new SimSpec(topology, params, durability, network, faultKinds, faults, workload, durationMicros,
+        settleMicros, trace, maxSkewMillis, finalReads, bucketMicros);
   }
 }

@@ -120,6 +120,7 @@ public final class Simulation {
     this.seed = seed;
     this.random = new SimRandom(seed);
     this.trace = new Trace(spec.trace());
+    this.timeline = spec.timelineMicros() > 0 ? new Timeline.Recorder(spec.timelineMicros()) : null;
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -255,11 +256,12 @@ public final class Simulation {
     long end = spec.durationMicros() + spec.settleMicros();
     final int firstReader = sessionId;
     at(end, () -> finalReads(firstReader));
-    long limit = end + 60_000_000; // final reads get a minute of virtual time
+    finalReadsLimit = end + FINAL_READS_MICROS; // until the final reads start and know how many keys they read
     while ((!queue.isEmpty() || !timeouts.isEmpty()) && !stopped && !done) {
       Event e = nextEvent();
-      if (e.time > limit) {
-        failures.add("final reads did not finish within 60 simulated seconds after the run");
+      if (e.time > finalReadsLimit) {
+        failures.add("final reads did not finish within " + Fault.ms(finalReadsLimit - end) + " of virtual time after"
+            + " the run (a minute, plus a second per key read)");
         break;
       }
       now = e.time;
@@ -282,9 +284,11 @@ public final class Simulation {
       counters.merge(OpenLoop.ISSUED, o.issued, Long::sum);
       counters.merge(OpenLoop.SKIPPED, o.skipped, Long::sum);
     }
-    return new SimResult(seed, history.build(), List.copyOf(faults), List.copyOf(failures), trace, deliveries, events,
+    History built = history.build();
+    return new SimResult(seed, built, List.copyOf(faults), List.copyOf(failures), trace, deliveries, events,
         now, System.nanoTime() - wallStart, mx.getCurrentThreadCpuTime() - cpuStart, new TreeMap<>(counters),
-        List.copyOf(startFailures));
+        List.copyOf(startFailures), timeline == null ? null : Timeline.of(spec.timelineMicros(), end, built,
+            timeline.counters));
   }
 
   /**
@@ -349,21 +353,45 @@ public final class Simulation {
 
   /** The servers' metrics, summed over servers (see {@link SimResult#counters()}). */
   private final Map<String, Long> counters = new TreeMap<>();
+  /** The counters' growth per bucket of the time series; null without one (the default: no cost per count). */
+  private final Timeline.Recorder timeline;
 
   final Metrics simMetrics = new Metrics() {
     @Override
     public void count(String name) {
       counters.merge(name, 1L, Long::sum);
+      if (timeline != null) {
+        timeline.add(now, name, 1);
+      }
     }
 
     @Override
     public void record(String name, long value) {
       counters.merge(name + ".sum", value, Long::sum);
       counters.merge(name + ".count", 1L, Long::sum);
+      if (timeline != null) {
+        timeline.add(now, name + ".sum", value);
+        timeline.add(now, name + ".count", 1);
+      }
     }
   };
 
+  /** The generator of the workload family the sessions draw from (one per run: it may keep state). */
+  private org.kvlab.workload.TxnFamily.Generator familyGenerator;
+
+  org.kvlab.workload.TxnFamily.Generator familyGenerator(org.kvlab.workload.TxnFamily family) {
+    if (familyGenerator == null) {
+      familyGenerator = family.generator();
+    }
+    return familyGenerator;
+  }
+
   int scriptsRunning;
+  /** The final reads get a minute of virtual time, plus a second per key (one sequential read each, per datacenter). */
+  static final long FINAL_READS_MICROS = 60_000_000;
+  static final long FINAL_READ_PER_KEY_MICROS = 1_000_000;
+  /** When the run gives up on the final reads. */
+  private long finalReadsLimit;
 
   private void finalReads(int firstSessionId) {
     if (scriptsRunning > 0) {
@@ -375,6 +403,7 @@ public final class Simulation {
       return;
     }
     // One reader per datacenter reads every key ever written, sequentially: the convergence check's input.
+    finalReadsLimit = now + FINAL_READS_MICROS + FINAL_READ_PER_KEY_MICROS * writtenKeys.size();
     int id = firstSessionId;
     readersPending = spec.topology().datacenters();
     for (int dc = 0; dc < spec.topology().datacenters(); dc++) {

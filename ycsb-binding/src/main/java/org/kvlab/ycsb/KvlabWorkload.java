@@ -43,7 +43,8 @@ import site.ycsb.workloads.CoreWorkload;
  * {@code kvlab.txnlength} (MIN..MAX, default 1..4), {@code kvlab.txnreadshare} (default 0.5),
  * {@code kvlab.txndistribution} (uniform or zipfian, default uniform) and {@code kvlab.txnlocality} (default 0; the
  * session is the YCSB thread); with {@code kvlab.history} the run's history is then judged by
- * {@code kvlab check --check serializable}.
+ * {@code kvlab check --check serializable}. With {@code kvlab.txnworkload=chirper} or {@code tpcc} the transactions
+ * are instead the workload family's ({@link org.kvlab.workload.TxnFamily}; its properties in {@link FamilyProperties}; docs/workloads.md).
  * All proportions, core and kvlab, are weights of one choice: an operation's share is its proportion
  * divided by the sum of all proportions (as in YCSB, which does not require them to add up to 1).
  *
@@ -89,6 +90,13 @@ public class KvlabWorkload extends CoreWorkload {
   static final String TXN_LOCALITY = "kvlab.txnlocality";
   /** kvlab.txnworkload's generator, its keys in rank order and by partition; null without kvlab.txnworkload. */
   private org.kvlab.check.txn.TxnGenerator txnGenerator;
+  /** kvlab.txnworkload=chirper|tpcc: the family's generator, shared by the threads; else null. */
+  private org.kvlab.workload.TxnFamily.Generator familyGenerator;
+  /** When this JVM's first family transaction was drawn: the family's time 0 (Chirper's celebrity counts from it). */
+  private final AtomicLong familyStartNanos = new AtomicLong(NOT_STARTED);
+  /** This JVM's datacenter (kvlab.dc): a family's session is dc x threads + thread, distinct over the client JVMs. */
+  private int familyDc;
+  private final ThreadLocal<Integer> familySession = ThreadLocal.withInitial(() -> 0);
   private List<String> txnAll;
   private List<List<String>> txnByPartition;
   private final ThreadLocal<Integer> threadId = ThreadLocal.withInitial(() -> 0);
@@ -136,12 +144,20 @@ public class KvlabWorkload extends CoreWorkload {
     String partner = p.getProperty("txpartner", "uniform").trim();
     double zipfS = proportion(p, "txzipfs", "2");
     topology = target.config().topology();
-    txnGenerator = txnGenerator(p);
-    if (txnGenerator != null && tx == 0) {
-      throw new WorkloadException(TXN_WORKLOAD + "=" + txnGenerator.kind() + " draws the TX transactions, and"
-          + " txproportion is 0. Fix: set txproportion (e.g. txproportion=1 readproportion=0 updateproportion=0)");
+    org.kvlab.workload.TxnFamily family = FamilyProperties.family(p);
+    familyGenerator = family == null ? null : family.generator();
+    try {
+      familyDc = Integer.parseInt(p.getProperty(KvlabClients.DC, "0").trim());
+    } catch (NumberFormatException e) {
+      familyDc = 0; // KvlabClients.target refused it already
     }
-    if (tx > 0 && txnGenerator == null) {
+    txnGenerator = family == null ? txnGenerator(p) : null;
+    if ((txnGenerator != null || family != null) && tx == 0) {
+      throw new WorkloadException(TXN_WORKLOAD + "=" + p.getProperty(TXN_WORKLOAD).trim() + " draws the TX"
+          + " transactions, and txproportion is 0. Fix: set txproportion (e.g. txproportion=1 readproportion=0"
+          + " updateproportion=0)");
+    }
+    if (tx > 0 && txnGenerator == null && family == null) {
       if (!partner.equals("uniform") && !partner.equals("zipf")) {
         throw new WorkloadException("txpartner=" + partner + " is not a partner choice. Fix: uniform or zipf");
       }
@@ -188,6 +204,7 @@ public class KvlabWorkload extends CoreWorkload {
           + KvlabDB.class.getName() + " (no KvlabDB was initialised on YCSB client thread " + mythreadid + ")");
     }
     threadId.set(mythreadid);
+    familySession.set(familyDc * threadcount + mythreadid);
     return super.initThread(p, mythreadid, threadcount);
   }
 
@@ -307,10 +324,11 @@ public class KvlabWorkload extends CoreWorkload {
   /** Hook: a multi-key transaction reading and writing {@code txkeys} keys (init refuses it for now). */
   public void doTransactionTx() {
     KvlabDB kvlab = kvlab();
-    if (txnGenerator != null) {
+    if (txnGenerator != null || familyGenerator != null) {
       int session = threadId.get();
-      org.kvlab.api.TxnRequest request = txnGenerator.next(java.util.concurrent.ThreadLocalRandom.current(), session,
-          txnAll, txnByPartition.get(Math.floorMod(session, txnByPartition.size())), txnUnique.incrementAndGet());
+      org.kvlab.api.TxnRequest request = familyGenerator != null ? familyTxn(familySession.get()) : txnGenerator.next(
+          java.util.concurrent.ThreadLocalRandom.current(), session, txnAll, txnByPartition.get(Math.floorMod(session,
+          txnByPartition.size())), txnUnique.incrementAndGet());
       long intended = measurements.getIntendedtartTimeNs();
       long start = System.nanoTime();
       Status status = kvlab.transact(request);
@@ -333,6 +351,14 @@ public class KvlabWorkload extends CoreWorkload {
     Status status = kvlab.transaction(table, keys, writes, new HashMap<>());
     long end = System.nanoTime();
     measure(TX, status, intended, start, end);
+  }
+
+  /** The next transaction of the workload family, at the time since this JVM's first one. */
+  private org.kvlab.api.TxnRequest familyTxn(int session) {
+    long now = System.nanoTime();
+    familyStartNanos.compareAndSet(NOT_STARTED, now);
+    return familyGenerator.next(java.util.concurrent.ThreadLocalRandom.current(), session,
+        (now - familyStartNanos.get()) / 1000, txnUnique.incrementAndGet());
   }
 
   private KvlabDB kvlab() {

@@ -121,16 +121,7 @@ public record TxnGenerator(String kind, int minLength, int maxLength, double rea
 
   /** The cumulative distribution of YCSB's Zipf (constant 0.99) over {@code keys} ranks. */
   public static double[] zipfCdf(int keys) {
-    double[] cdf = new double[keys];
-    double sum = 0;
-    for (int i = 0; i < keys; i++) {
-      sum += 1.0 / Math.pow(i + 1, 0.99);
-      cdf[i] = sum;
-    }
-    for (int i = 0; i < keys; i++) {
-      cdf[i] /= sum;
-    }
-    return cdf;
+    return org.kvlab.workload.Zipf.cdf(keys, 0.99);
   }
 
   /** {@code n} distinct keys (fewer if the key space is smaller), each from home with probability locality. */
