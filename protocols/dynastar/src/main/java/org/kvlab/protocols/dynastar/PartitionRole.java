@@ -320,7 +320,7 @@ class PartitionRole {
     executed++;
     for (Map.Entry<String, ByteString> w : new TreeMap<>(writes).entrySet()) {
       if (c.getLocsMap().get(w.getKey()) == me) {
-        store.put(w.getKey(), Record.newBuilder().setValue(w.getValue()).setVer(++ver).build());
+        put(w.getKey(), w.getValue());
       }
     }
     if (hints.size() < HINTS_MAX) {
@@ -358,9 +358,15 @@ class PartitionRole {
     return out;
   }
 
+  /** Writes {@code key}'s new value and drops its older versions (only the newest is ever read). */
+  private void put(String key, ByteString value) {
+    store.put(key, Record.newBuilder().setValue(value).setVer(++ver).build());
+    store.prune(key, r -> true);
+  }
+
   private void install(KeyValue kv) {
     if (kv.getFound()) {
-      store.put(kv.getKey(), Record.newBuilder().setValue(kv.getValue()).setVer(++ver).build());
+      put(kv.getKey(), kv.getValue());
     } else {
       Invariants.check(store.newest(kv.getKey()).isEmpty(), "dynastar: partition %s got variable %s as never"
           + " written, but holds a value of it", me, kv.getKey());
