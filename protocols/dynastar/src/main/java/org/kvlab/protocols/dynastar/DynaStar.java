@@ -61,6 +61,12 @@ public final class DynaStar extends BaseProtocol {
   }
 
   /** One datacenter, 3 data partitions and the oracle. */
+  /** The data partitions: every partition but the last, the oracle. */
+  @Override
+  public int placementParts(int partitions) {
+    return partitions - 1;
+  }
+
   @Override
   public Topology defaultTopology() {
     return new Topology(1, 4);
