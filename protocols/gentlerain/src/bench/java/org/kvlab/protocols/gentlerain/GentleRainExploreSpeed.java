@@ -1,0 +1,23 @@
+package org.kvlab.protocols.gentlerain;
+
+import org.kvlab.sim.explore.ExploreBench;
+
+/**
+ * docs/benchmarks/explore.md, "Speed": explore's states per CPU-second on GentleRain's photo/album (the configuration
+ * of {@link GentleRainExploreEvaluation}'s throughput row), the fast path against the reference path, interleaved in
+ * one JVM. Usage: {@code scripts/bench/eval gentlerain GentleRainExploreSpeed [REPETITIONS]}.
+ */
+public final class GentleRainExploreSpeed {
+  private GentleRainExploreSpeed() {}
+
+  public static void main(String[] args) {
+    org.kvlab.eval.ProgramArgs a = org.kvlab.eval.ProgramArgs.of("gentlerain", "GentleRainExploreSpeed",
+        "[REPETITIONS]", args, 1);
+    if (a == null) {
+      return; // --help
+    }
+    System.out.println(ExploreBench.SPEED_HEADER);
+    System.out.println(ExploreBench.speed("GentleRain 2x2, photo/album (4 operations), 1 ms horizon",
+        GentleRainExploreTest.exploration(new GentleRain()), 60, 5_000_000, (int) a.positive(0, "REPETITIONS", 20)));
+  }
+}
