@@ -9,8 +9,7 @@ import org.kvlab.sim.explore.Exploration;
 /**
  * docs/benchmarks/explore.md, "Speed": explore's states per CPU-second on Eventual 2x1 with three sessions, the fast
  * path against the reference path (every state restored by replay from the initial state, with the trace), interleaved
- * in one JVM. With {@code plain}, only the default path's median, through API that older versions of the explorer
- * have too (to compare builds of two commits, one JVM each, interleaved). Usage:
+ * in one JVM. With {@code plain}, only the default path's median ({@link ExploreBench#plain}). Usage:
  * {@code scripts/bench/eval eventual EventualExploreSpeed [REPETITIONS] [MAX_STATES] [plain]}.
  */
 public final class EventualExploreSpeed {
@@ -30,30 +29,12 @@ public final class EventualExploreSpeed {
       return; // --help
     }
     if (a.text(2, "").equals("plain")) {
-      System.out.println(plain(config(), 60, a.positive(1, "MAX_STATES", 20_000), (int) a.positive(0, "REPETITIONS",
+      System.out.println(ExploreBench.plain(config(), 60, a.positive(1, "MAX_STATES", 20_000), (int) a.positive(0, "REPETITIONS",
           3)));
       return;
     }
     System.out.println(ExploreBench.SPEED_HEADER);
     System.out.println(ExploreBench.speed("Eventual 2x1, 3 sessions, 7 operations, 1 key", config(), 60,
         a.positive(1, "MAX_STATES", 20_000), (int) a.positive(0, "REPETITIONS", 3)));
-  }
-
-  /** States, and the median states per CPU-second of {@code repetitions} BFS runs after one not counted. */
-  static String plain(Exploration e, int maxDepth, long maxStates, int repetitions) {
-    java.lang.management.ThreadMXBean mx = java.lang.management.ManagementFactory.getThreadMXBean();
-    List<Double> rates = new java.util.ArrayList<>();
-    long states = 0;
-    for (int i = -1; i < repetitions; i++) {
-      long t0 = mx.getCurrentThreadCpuTime();
-      states = new org.kvlab.sim.explore.Explorer(e, new org.kvlab.sim.explore.Explorer.Bounds("bfs", maxDepth,
-          maxStates, 0, 1, false)).run().states();
-      double cpu = (mx.getCurrentThreadCpuTime() - t0) / 1e9;
-      if (i >= 0) {
-        rates.add(states / cpu);
-      }
-    }
-    java.util.Collections.sort(rates);
-    return String.format("states %d, median states per CPU-second %.0f", states, rates.get(rates.size() / 2));
   }
 }
