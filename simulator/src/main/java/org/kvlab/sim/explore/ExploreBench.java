@@ -107,7 +107,7 @@ public final class ExploreBench {
       for (boolean ref : i % 2 == 0 ? new boolean[] {true, false} : new boolean[] {false, true}) {
         long t0 = MX.getCurrentThreadCpuTime();
         Explorer.Result r = new Explorer(e, new Explorer.Bounds("bfs", maxDepth, maxStates, 0, 1, false))
-            .replayFromStart(ref).run();
+            .referencePath(ref).run();
         double cpu = (MX.getCurrentThreadCpuTime() - t0) / 1e9;
         if (last != null && (r.states() != last.states() || r.transitions() != last.transitions())) {
           throw new IllegalStateException("the fast and the reference path explored differently: " + r + " vs " + last);

@@ -108,14 +108,15 @@ public final class Explorer {
     this.bounds = bounds;
   }
 
-  private boolean replayFromStart;
+  private boolean referencePath;
 
   /**
-   * With {@code true}, the reference path: every state is restored by replaying its schedule from the initial state,
-   * none is kept alive (for tests and the speed benchmark, which compare it with the default fast path).
+   * With {@code true}, the reference path: the search records the trace, as before the fast path (for tests and the
+   * speed benchmark, which compare the two). Both restore every state by replaying its schedule from the initial
+   * state; the fast path runs without the trace and replays a violation's schedule with it.
    */
-  public Explorer replayFromStart(boolean on) {
-    this.replayFromStart = on;
+  public Explorer referencePath(boolean on) {
+    this.referencePath = on;
     return this;
   }
 
@@ -130,7 +131,7 @@ public final class Explorer {
     start = System.nanoTime();
     // the fast path searches without the trace (the diagram's record, not part of the state) and draws only the run
     // of a violation, replayed with it
-    search = replayFromStart ? exploration : new Exploration(exploration.spec().withTrace(false),
+    search = referencePath ? exploration : new Exploration(exploration.spec().withTrace(false),
         exploration.protocol(), exploration.scripts(), exploration.maxCrashes(), exploration.horizonMicros(),
         exploration.checks(), exploration.seed());
     ControlledRun root = search.start();

@@ -15,14 +15,14 @@ import org.kvlab.sim.explore.Explorer;
 
 /**
  * The explorer's fast path (search without the trace, the violation's run replayed with it) against its reference
- * path ({@link Explorer#replayFromStart}: every state restored by replaying its schedule, with the trace): the same
+ * path ({@link Explorer#referencePath}: the search with the trace recorded, as before the fast path): the same
  * states, by fingerprint, the same transitions, and the same violation with the same schedule.
  */
 class ExploreFastPathTest {
   private static final SimSpec TWO_BY_ONE = SimSpec.defaults().withTopology(2, 1);
 
   private static Explorer explorer(Exploration e, String mode, boolean reference) {
-    return new Explorer(e, new Explorer.Bounds(mode, 40, 1_000_000, 0, 5, false)).replayFromStart(reference);
+    return new Explorer(e, new Explorer.Bounds(mode, 40, 1_000_000, 0, 5, false)).referencePath(reference);
   }
 
   @Test
