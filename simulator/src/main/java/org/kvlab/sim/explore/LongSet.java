@@ -27,19 +27,6 @@ final class LongSet {
     return true;
   }
 
-  boolean contains(long v) {
-    if (v == 0) {
-      return zero;
-    }
-    int mask = slots.length - 1;
-    for (int i = spread(v) & mask; slots[i] != 0; i = (i + 1) & mask) {
-      if (slots[i] == v) {
-        return true;
-      }
-    }
-    return false;
-  }
-
   int size() {
     return size;
   }
