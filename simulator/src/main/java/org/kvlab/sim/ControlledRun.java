@@ -3,7 +3,6 @@ package org.kvlab.sim;
 import com.google.protobuf.Message;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -133,14 +132,17 @@ public final class ControlledRun {
 
   /** Takes the enabled event {@code label}; false (and nothing happens) if it is not enabled now. */
   public boolean take(String label) {
-    if (!enabled().contains(label)) {
+    int space = label.indexOf(' ');
+    if (space < 0) {
+      return false;
+    }
+    String what = label.substring(0, space);
+    String arg = label.substring(space + 1);
+    if (!isEnabled(what, arg)) {
       return false;
     }
     sim.now += STEP_MICROS;
     taken.add(label);
-    int space = label.indexOf(' ');
-    String what = label.substring(0, space);
-    String arg = label.substring(space + 1);
     switch (what) {
       case "deliver" -> {
         ArrayDeque<InFlight> link = links.get(arg);
@@ -170,6 +172,48 @@ public final class ControlledRun {
       default -> throw new IllegalStateException("unknown event " + label);
     }
     return true;
+  }
+
+  /**
+   * Whether the event {@code what arg} is in {@link #enabled()} now, decided for that one event (a replay asks this
+   * at every step, so it does not build the whole list).
+   */
+  private boolean isEnabled(String what, String arg) {
+    if (sim.stopped) {
+      return false;
+    }
+    switch (what) {
+      case "deliver" -> {
+        ArrayDeque<InFlight> link = links.get(arg);
+        InFlight head = link == null ? null : link.peekFirst();
+        return head != null && head.ready().getAsBoolean();
+      }
+      case "invoke" -> {
+        return invokes.containsKey(arg);
+      }
+      case "fire" -> {
+        timers.removeIf(t -> !t.live().getAsBoolean());
+        long first = Long.MAX_VALUE;
+        boolean owns = false;
+        for (PendingTimer t : timers) {
+          first = Math.min(first, t.due());
+        }
+        for (PendingTimer t : timers) {
+          owns |= t.due() == first && t.owner().equals(arg);
+        }
+        return owns && first <= horizonMicros;
+      }
+      case "crash", "restart" -> {
+        SimNode n = null;
+        for (SimNode c : sim.nodes.values()) {
+          n = c.id.toString().equals(arg) ? c : n;
+        }
+        return n != null && (what.equals("restart") ? n.down : !n.down && crashes < maxCrashes);
+      }
+      default -> {
+        return false;
+      }
+    }
   }
 
   /** The labels taken so far, in order. */
@@ -222,20 +266,5 @@ public final class ControlledRun {
 
   Simulation simulation() {
     return sim;
-  }
-
-  /** Per session name, its operations as completed so far (type, key, value, what it read, outcome), in order. */
-  Map<Integer, List<String>> completedBySession() {
-    Map<Integer, List<String>> out = new LinkedHashMap<>();
-    for (org.kvlab.history.Operation op : sim.history.build().operations()) {
-      StringBuilder reads = new StringBuilder();
-      if (op.reads() != null) {
-        new TreeMap<>(op.reads()).forEach((k, v) -> reads.append(k).append('=')
-            .append(v.map(com.google.protobuf.ByteString::toStringUtf8).orElse("(none)")).append(';'));
-      }
-      out.computeIfAbsent(op.session(), k -> new ArrayList<>()).add(op.type() + " " + op.key() + " " + (op.value()
-          == null ? "" : op.value().toStringUtf8()) + " " + reads + " " + op.outcome());
-    }
-    return out;
   }
 }

@@ -36,20 +36,41 @@ final class StateFingerprint {
 
   static long of(ControlledRun run) {
     Hasher h = new Hasher();
-    parts(run).forEach((name, v) -> h.add(name).add(v));
+    visit(run, (kind, id, v) -> h.add(kind).add(id).add(v));
     return h.value();
   }
 
   /** The fingerprint's parts by name (a server, its store, a client, the links...), for saying which differs. */
   static Map<String, Long> parts(ControlledRun run) {
-    Simulation sim = run.simulation();
     Map<String, Long> out = new java.util.LinkedHashMap<>();
+    visit(run, (kind, id, v) -> out.put(PART_NAMES[kind] + (id < 0 ? "" : " " + name(run, kind, id)), v));
+    return out;
+  }
+
+  private static final String[] PART_NAMES = {"server", "store", "client", "links and timers", "sessions"};
+
+  /** The name of part {@code kind}'s {@code id}-th owner: a server's node id, a client's session name. */
+  private static String name(ControlledRun run, int kind, int id) {
+    Simulation sim = run.simulation();
+    return kind == 2 ? sim.sessions.get(id).name() : new ArrayList<>(sim.nodes.values()).get(id).id.toString();
+  }
+
+  /** Receives each part: its kind (an index of PART_NAMES), its owner's index (-1 for none), its hash. */
+  private interface Parts {
+    void part(int kind, int id, long value);
+  }
+
+  /** The parts of {@code run}'s state, in a fixed order. */
+  private static void visit(ControlledRun run, Parts out) {
+    Simulation sim = run.simulation();
+    int i = 0;
     for (SimNode n : sim.nodes.values()) {
-      out.put("server " + n.id, n.server == null ? 0 : object(n.server));
+      out.part(0, i, n.server == null ? 0 : object(n.server));
       Hasher h = new Hasher();
       h.add(n.down ? 1 : 2).add(n.incarnation).add(n.pending.size());
-      h.add(n.kitState.scan("").size());
-      for (Map.Entry<String, byte[]> e : n.kitState.scan("").entrySet()) {
+      Map<String, byte[]> kit = n.kitState.scan("");
+      h.add(kit.size());
+      for (Map.Entry<String, byte[]> e : kit.entrySet()) {
         h.add(e.getKey()).add(bytes(e.getValue()));
       }
       for (String key : sim.writtenKeys) {
@@ -57,10 +78,11 @@ final class StateFingerprint {
           h.add(key).add(message(v));
         }
       }
-      out.put("store " + n.id, h.value());
+      out.part(1, i++, h.value());
     }
+    i = 0;
     for (SimSession s : sim.sessions) {
-      out.put("client " + s.name(), object(s.client));
+      out.part(2, i++, object(s.client));
     }
     Hasher h = new Hasher();
     for (Map.Entry<String, ArrayDeque<ControlledRun.InFlight>> e : run.links.entrySet()) {
@@ -70,23 +92,43 @@ final class StateFingerprint {
       }
     }
     long clock = run.clockMicros();
-    List<ControlledRun.PendingTimer> timers = new ArrayList<>(run.timers);
-    timers.removeIf(t -> !t.live().getAsBoolean());
-    for (ControlledRun.PendingTimer t : timers) {
-      h.add(t.owner()).add(t.due() - clock);
+    for (ControlledRun.PendingTimer t : run.timers) {
+      if (t.live().getAsBoolean()) {
+        h.add(t.owner()).add(t.due() - clock);
+      }
     }
-    out.put("links and timers", h.value());
+    out.part(3, -1, h.value());
     h = new Hasher();
     for (String s : run.invokes.keySet()) {
       h.add(s);
     }
-    for (Map.Entry<Integer, List<String>> e : run.completedBySession().entrySet()) {
-      h.add(e.getKey());
-      e.getValue().forEach(h::add);
-    }
-    out.put("sessions", h.value());
-    return out;
+    out.part(4, -1, h.add(completed(sim.history.build())).value());
   }
+
+  /**
+   * The hash of what each session's completed operations were and returned (type, key, value, what it read, outcome),
+   * in order per session; not the real-time order between sessions.
+   */
+  static long completed(org.kvlab.history.History history) {
+    java.util.TreeMap<Integer, Hasher> bySession = new java.util.TreeMap<>();
+    for (org.kvlab.history.Operation op : history.operations()) {
+      Hasher h = bySession.computeIfAbsent(op.session(), k -> new Hasher());
+      h.add(op.type().ordinal()).add(op.key() == null ? "" : op.key()).add(op.value() == null ? 1 : bytes(op.value()));
+      if (op.reads() != null) {
+        h.add(op.reads().size());
+        new java.util.TreeMap<>(op.reads()).forEach((k, v) -> h.add(k).add(v.isPresent() ? bytes(v.get()) : 3));
+      }
+      h.add(op.outcome().ordinal());
+    }
+    Hasher h = new Hasher();
+    bySession.forEach((session, ops) -> h.add(session).add(ops.value()));
+    return h.value();
+  }
+
+  static long bytes(ByteString b) {
+    return bytes(b.size(), b::byteAt);
+  }
+
 
   /** A mixing accumulator (order-sensitive). */
   static final class Hasher {
@@ -114,15 +156,20 @@ final class StateFingerprint {
   }
 
   static long message(Message m) {
-    return m == null ? 7 : bytes(m.toByteString().toByteArray()) ^ m.getClass().getName().hashCode();
+    return m == null ? 7 : bytes(m.toByteString()) ^ m.getClass().getName().hashCode();
   }
 
   static long bytes(byte[] b) {
+    return bytes(b.length, i -> b[i]);
+  }
+
+  /** The hash of {@code n} bytes, the i-th {@code at.applyAsInt(i)}, taken eight at a time. */
+  private static long bytes(int n, java.util.function.IntUnaryOperator at) {
     Hasher h = new Hasher();
-    h.add(b.length);
+    h.add(n);
     long word = 0;
-    for (int i = 0; i < b.length; i++) {
-      word = (word << 8) | (b[i] & 0xff);
+    for (int i = 0; i < n; i++) {
+      word = (word << 8) | (at.applyAsInt(i) & 0xff);
       if ((i & 7) == 7) {
         h.add(word);
         word = 0;
@@ -130,6 +177,7 @@ final class StateFingerprint {
     }
     return h.add(word).value();
   }
+
 
   /** The fingerprint of one protocol object (a server or a client). */
   static long object(Object o) {
@@ -189,7 +237,7 @@ final class StateFingerprint {
         return new Hasher().add(e.name()).value();
       }
       if (o instanceof ByteString b) {
-        return bytes(b.toByteArray());
+        return bytes(b);
       }
       if (o instanceof Message m) {
         return message(m);

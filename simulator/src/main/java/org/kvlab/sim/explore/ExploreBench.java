@@ -93,4 +93,60 @@ public final class ExploreBench {
     Explorer.Result r = new Explorer(e, new Explorer.Bounds("bfs", maxDepth, maxStates, 0, 1, false)).run();
     return new Throughput(name, r, (MX.getCurrentThreadCpuTime() - t0) / 1e9);
   }
+
+  /**
+   * The fast path against the reference path (every state restored by replaying its schedule from the initial
+   * state) on a BFS of {@code e} up to {@code maxStates} states, interleaved {@code repetitions} times in this
+   * thread: per path the median states per CPU-second, and the ratio. Both must visit the same states.
+   */
+  public static String speed(String name, Exploration e, int maxDepth, long maxStates, int repetitions) {
+    List<Double> fast = new java.util.ArrayList<>();
+    List<Double> reference = new java.util.ArrayList<>();
+    Explorer.Result last = null;
+    for (int i = -1; i < repetitions; i++) { // round -1 warms the JIT up and is not counted
+      for (boolean ref : i % 2 == 0 ? new boolean[] {true, false} : new boolean[] {false, true}) {
+        long t0 = MX.getCurrentThreadCpuTime();
+        Explorer.Result r = new Explorer(e, new Explorer.Bounds("bfs", maxDepth, maxStates, 0, 1, false))
+            .referencePath(ref).run();
+        double cpu = (MX.getCurrentThreadCpuTime() - t0) / 1e9;
+        if (last != null && (r.states() != last.states() || r.transitions() != last.transitions())) {
+          throw new IllegalStateException("the fast and the reference path explored differently: " + r + " vs " + last);
+        }
+        last = r;
+        if (i >= 0) {
+          (ref ? reference : fast).add(r.states() / cpu);
+        }
+      }
+    }
+    java.util.Collections.sort(fast);
+    java.util.Collections.sort(reference);
+    double f = fast.get(fast.size() / 2);
+    double ref = reference.get(reference.size() / 2);
+    return String.format("| %s | %,d | %,d | %d | %,.0f | %,.0f | %.1f |", name, last.states(), last.transitions(),
+        repetitions, ref, f, f / ref);
+  }
+
+  public static final String SPEED_HEADER = "| configuration | states | transitions | repetitions | reference: states per"
+      + " CPU-second (median) | fast path: states per CPU-second (median) | ratio |\n|---|---|---|---|---|---|---|";
+
+  /**
+   * The states of a BFS of {@code e}, and the median states per CPU-second of {@code repetitions} of it after one not
+   * counted, on the default path. It calls only the explorer's API of before the fast path (Explorer, its Bounds and
+   * Result), so that a build of an older commit's explorer classes can run it too: two commits compared one JVM each,
+   * interleaved.
+   */
+  public static String plain(Exploration e, int maxDepth, long maxStates, int repetitions) {
+    List<Double> rates = new java.util.ArrayList<>();
+    long states = 0;
+    for (int i = -1; i < repetitions; i++) {
+      long t0 = MX.getCurrentThreadCpuTime();
+      states = new Explorer(e, new Explorer.Bounds("bfs", maxDepth, maxStates, 0, 1, false)).run().states();
+      double cpu = (MX.getCurrentThreadCpuTime() - t0) / 1e9;
+      if (i >= 0) {
+        rates.add(states / cpu);
+      }
+    }
+    java.util.Collections.sort(rates);
+    return String.format("states %d, median states per CPU-second %.0f", states, rates.get(rates.size() / 2));
+  }
 }

@@ -95,7 +95,7 @@ public final class Explorer {
 
   private final Exploration exploration;
   private final Bounds bounds;
-  private final Set<Long> visited = new HashSet<>();
+  private final LongSet visited = new LongSet();
   private long transitions;
   private long events;
   private long completed;
@@ -108,19 +108,55 @@ public final class Explorer {
     this.bounds = bounds;
   }
 
+  private boolean referencePath;
+
+  /**
+   * With {@code true}, the reference path: the search records the trace, as before the fast path (for tests and the
+   * speed benchmark, which compare the two). Both restore every state by replaying its schedule from the initial
+   * state; the fast path runs without the trace and replays a violation's schedule with it.
+   */
+  public Explorer referencePath(boolean on) {
+    this.referencePath = on;
+    return this;
+  }
+
+  /** The fingerprints of the states visited so far (after {@link #run()}: all of them), sorted. */
+  public long[] visitedFingerprints() {
+    long[] out = visited.toArray();
+    java.util.Arrays.sort(out);
+    return out;
+  }
+
   public Result run() {
     start = System.nanoTime();
-    ControlledRun root = exploration.start();
+    // the fast path searches without the trace (the diagram's record, not part of the state) and draws only the run
+    // of a violation, replayed with it
+    search = referencePath ? exploration : new Exploration(exploration.spec().withTrace(false),
+        exploration.protocol(), exploration.scripts(), exploration.maxCrashes(), exploration.horizonMicros(),
+        exploration.checks(), exploration.seed());
+    ControlledRun root = search.start();
     visited.add(root.fingerprint());
-    Exploration.Verdict v = exploration.verdict(root);
+    Exploration.Verdict v = search.verdict(root);
     if (v != null) {
-      return result(false, "violation", new Found(List.of(), v, root));
+      return result(false, "violation", found(List.of(), v, root));
     }
     return bounds.mode().equals("bfs") ? bfs(root) : walks();
   }
 
+  /** The exploration searched: {@link #exploration}, on the fast path without the trace. */
+  private Exploration search;
+
+  /** The violation {@code v} after {@code choices}; on the fast path, the run is replayed with its trace. */
+  private Found found(List<String> choices, Exploration.Verdict v, ControlledRun run) {
+    return new Found(List.copyOf(choices), v, search == exploration ? run : exploration.replay(choices));
+  }
+
   private record Node(List<String> choices, List<String> enabled, long fingerprint) {}
 
+  /**
+   * Breadth first; every expansion restores its state by replay. (Keeping the frontier's runs alive instead, so that a
+   * state's last event is taken on its own run, measured slower: see docs/benchmarks/explore.md.)
+   */
   private Result bfs(ControlledRun root) {
     ArrayDeque<Node> frontier = new ArrayDeque<>();
     frontier.add(new Node(List.of(), root.enabled(), root.fingerprint()));
@@ -143,9 +179,9 @@ public final class Explorer {
         List<String> choices = new ArrayList<>(node.choices());
         choices.add(choice);
         deepest = Math.max(deepest, choices.size());
-        Exploration.Verdict v = exploration.verdict(run);
+        Exploration.Verdict v = search.verdict(run);
         if (v != null) {
-          return result(false, "violation", new Found(List.copyOf(choices), v, run));
+          return result(false, "violation", found(choices, v, run));
         }
         long fp = run.fingerprint();
         if (!visited.add(fp)) {
@@ -163,14 +199,14 @@ public final class Explorer {
 
   /** The state after {@code choices}, replayed; with selfCheck, its fingerprint must be {@code expected}. */
   private ControlledRun replayChecked(List<String> choices, long expected) {
-    ControlledRun run = exploration.replay(choices);
+    ControlledRun run = search.replay(choices);
     events += choices.size();
     if (bounds.selfCheck()) {
       long fp = run.fingerprint();
       replaysChecked++;
       if (fp != expected) {
         java.util.Map<String, Long> before = run.fingerprintParts();
-        java.util.Map<String, Long> now = exploration.replay(choices).fingerprintParts();
+        java.util.Map<String, Long> now = search.replay(choices).fingerprintParts();
         List<String> differ = new ArrayList<>();
         before.forEach((k, x) -> {
           if (!x.equals(now.get(k))) {
@@ -190,7 +226,7 @@ public final class Explorer {
     Random random = new Random(bounds.seed());
     boolean pct = bounds.mode().equals("pct");
     for (long walk = 0; walk < bounds.maxStates(); walk++) {
-      ControlledRun run = exploration.start();
+      ControlledRun run = search.start();
       Map<String, Double> priority = new HashMap<>();
       Set<Integer> changes = new HashSet<>();
       while (pct && changes.size() < Math.min(PCT_CHANGES, bounds.maxDepth())) {
@@ -214,9 +250,9 @@ public final class Explorer {
         transitions++;
         events++;
         deepest = Math.max(deepest, depth);
-        Exploration.Verdict v = exploration.verdict(run);
+        Exploration.Verdict v = search.verdict(run);
         if (v != null) {
-          return result(false, "violation", new Found(run.taken(), v, run));
+          return result(false, "violation", found(run.taken(), v, run));
         }
         long fp = run.fingerprint();
         fingerprints.add(fp);
@@ -235,7 +271,7 @@ public final class Explorer {
 
   /** Replays {@code choices} and compares the fingerprint after every event with {@code expected}. */
   private void selfCheck(List<String> choices, List<Long> expected) {
-    List<Long> again = fingerprints(exploration, choices);
+    List<Long> again = fingerprints(search, choices);
     events += choices.size();
     replaysChecked++;
     if (!again.equals(expected)) {
