@@ -50,6 +50,11 @@ public record Script(int dc, long startMicros, List<Step> steps) {
     return then(new Step.Rotx(List.of(keys)));
   }
 
+  /** A one-shot transaction (the protocol's client must offer {@code Transactions}). */
+  public Script txn(org.kvlab.api.TxnRequest request) {
+    return then(new Step.Txn(request));
+  }
+
   public Script pause(long micros) {
     return then(new Step.Pause(micros));
   }
@@ -68,6 +73,8 @@ public record Script(int dc, long startMicros, List<Step> steps) {
     record AwaitValue(String key, String value, long pollMicros, long giveUpAfterMicros) implements Step {}
 
     record Rotx(List<String> keys) implements Step {}
+
+    record Txn(org.kvlab.api.TxnRequest request) implements Step {}
 
     record Pause(long micros) implements Step {}
 

@@ -158,6 +158,12 @@ final class SimSession implements ClientContext {
       get(g.key(), next);
     } else if (step instanceof Script.Step.Rotx r) {
       rotx(r.keys(), next);
+    } else if (step instanceof Script.Step.Txn t) {
+      if (!(client instanceof org.kvlab.api.Transactions)) {
+        throw new IllegalArgumentException("script runs a transaction in session " + name() + ", but the protocol's"
+            + " client offers no transactions. Fix: script puts and gets, or use a protocol with transactions");
+      }
+      txn(t.request(), next);
     } else if (step instanceof Script.Step.Pause p) {
       sim.at(sim.now + p.micros(), next);
     } else if (step instanceof Script.Step.AwaitValue a) {

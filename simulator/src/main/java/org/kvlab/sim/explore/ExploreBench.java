@@ -4,7 +4,9 @@ import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.util.List;
 import org.kvlab.api.Protocol;
+import org.kvlab.sim.Shrinker;
 import org.kvlab.sim.SimRunner;
+import org.kvlab.sim.SimRunner.SeedReport;
 import org.kvlab.sim.SimSpec;
 
 /**
@@ -20,10 +22,12 @@ public final class ExploreBench {
    * One mutant to measure.
    *
    * @param mutant its name in the table
-   * @param exploration the small configuration explore searches
+   * @param exploration the small configuration explore searches, or null where explore cannot drive the mutant (the
+   *     row then gives the random seeds and the shrink only; the page says why)
    * @param bounds explore's bounds
    * @param protocol the mutant (for the random seeds)
-   * @param seedSpec the configuration random seeds run ({@code kvlab sim}'s)
+   * @param seedSpec the configuration random seeds run ({@code kvlab sim}'s); the first failing seed is shrunk by
+   *     {@link Shrinker} over its sessions per datacenter, keys, duration and fault kinds, as {@code kvlab sim --shrink}
    * @param seedChecks the checkers of the seeds
    * @param maxSeeds seeds tried at most
    */
@@ -31,42 +35,74 @@ public final class ExploreBench {
       SimSpec seedSpec, List<String> seedChecks, int maxSeeds) {}
 
   /**
-   * @param found explore found a violation
-   * @param depth its schedule's length (0 if not found)
+   * @param found explore found a violation; null where explore does not drive the mutant
+   * @param depth its schedule's length (0 if not found; shrunk for random and pct walks)
    * @param states distinct states explored
    * @param cpuSeconds explore's CPU time
    * @param seedsNeeded the first failing seed of {@code kvlab sim} (seeds 1, 2, ...), or 0 if none up to maxSeeds
    * @param seedCpuSeconds CPU time of those seeds
+   * @param opsBefore the failing seed's operations (0 if none failed)
+   * @param opsAfter the operations of the run {@code kvlab sim --shrink} shrinks it to (0 if none failed)
    */
-  public record Row(String mutant, boolean found, int depth, long states, double cpuSeconds, int seedsNeeded,
-      int maxSeeds, double seedCpuSeconds) {
+  public record Row(String mutant, Boolean found, int depth, long states, double cpuSeconds, int seedsNeeded,
+      int maxSeeds, double seedCpuSeconds, int opsBefore, int opsAfter) {
     /** One markdown table row. */
     public String markdown() {
-      return String.format("| %s | %s | %s | %,d | %.2f | %s | %.2f |", mutant, found ? "yes" : "no",
-          found ? Integer.toString(depth) : "-", states, cpuSeconds,
-          seedsNeeded > 0 ? Integer.toString(seedsNeeded) : "none in " + maxSeeds, seedCpuSeconds);
+      boolean yes = Boolean.TRUE.equals(found);
+      return String.format("| %s | %s | %s | %s | %s | %s | %.2f | %s |", mutant, found == null ? "not driven" : yes
+          ? "yes" : "no", yes ? Integer.toString(depth) : "-", found == null ? "-" : String.format("%,d", states),
+          found == null ? "-" : String.format("%.2f", cpuSeconds),
+          seedsNeeded > 0 ? Integer.toString(seedsNeeded) : "none in " + maxSeeds, seedCpuSeconds,
+          seedsNeeded > 0 ? String.format("%,d → %,d", opsBefore, opsAfter) : "-");
     }
   }
 
   public static final String HEADER = "| mutant | found by explore | depth | states | explore CPU s | random seeds"
-      + " `kvlab sim` needs | seeds CPU s |\n|---|---|---|---|---|---|---|";
+      + " `kvlab sim` needs | seeds CPU s | operations, `--shrink` |\n|---|---|---|---|---|---|---|---|";
+
+  /** The table of {@code cases}: {@link #HEADER} and one row per case, measured in order. */
+  public static String table(List<Case> cases) {
+    StringBuilder out = new StringBuilder(HEADER).append('\n');
+    cases.forEach(c -> out.append(measure(c).markdown()).append('\n'));
+    return out.toString();
+  }
+
+  /** Seeds the shrinker searches per smaller input ({@code kvlab sim --shrink-seeds}'s default). */
+  static final int SHRINK_SEEDS = 30;
 
   private static final ThreadMXBean MX = ManagementFactory.getThreadMXBean();
 
   public static Row measure(Case c) {
     long t0 = MX.getCurrentThreadCpuTime();
-    Explorer.Result r = new Explorer(c.exploration(), c.bounds()).run();
+    Explorer.Result r = c.exploration() == null ? null : new Explorer(c.exploration(), c.bounds()).run();
+    boolean found = r != null && r.found() != null;
+    int depth = found ? r.found().choices().size() : 0;
+    if (found && !c.bounds().mode().equals("bfs")) { // as kvlab explore does: the shrunk schedule's length
+      depth = ScheduleShrinker.shrink(c.exploration(), r.found().choices(), r.found().verdict().check(), 5_000).after()
+          .size();
+    }
     double exploreCpu = (MX.getCurrentThreadCpuTime() - t0) / 1e9;
     long t1 = MX.getCurrentThreadCpuTime();
-    int needed = 0;
-    for (int seed = 1; seed <= c.maxSeeds() && needed == 0; seed++) {
-      if (!SimRunner.run(c.seedSpec().withTrace(false), c.protocol(), seed, c.seedChecks()).ok()) {
-        needed = seed;
-      }
+    SeedReport failing = null;
+    for (int seed = 1; seed <= c.maxSeeds() && failing == null; seed++) {
+      SeedReport s = SimRunner.run(c.seedSpec().withTrace(false), c.protocol(), seed, c.seedChecks());
+      failing = s.ok() ? null : s;
     }
     double seedCpu = (MX.getCurrentThreadCpuTime() - t1) / 1e9;
-    return new Row(c.mutant(), r.found() != null, r.found() == null ? 0 : r.found().choices().size(), r.states(),
-        exploreCpu, needed, c.maxSeeds(), seedCpu);
+    int after = failing == null ? 0 : shrink(c, failing).report().result().history().size();
+    return new Row(c.mutant(), r == null ? null : found, depth, r == null ? 0 : r.states(),
+        exploreCpu, failing == null ? 0 : (int) failing.seed(), c.maxSeeds(), seedCpu,
+        failing == null ? 0 : failing.result().history().size(), after);
+  }
+
+  /** {@code kvlab sim --shrink} on the failing seed: smaller sessions per datacenter, keys, duration, fault kinds. */
+  static Shrinker.Shrunk shrink(Case c, SeedReport failing) {
+    SimSpec base = c.seedSpec().withTrace(false);
+    Shrinker.Knobs start = new Shrinker.Knobs(base.workload().sessionsPerDc(), base.workload().keys(),
+        base.durationMicros(), base.faultKinds());
+    return Shrinker.shrink(k -> base.withDuration(k.durationMicros()).withFaultKinds(k.faultKinds())
+        .withWorkload(base.workload().withSessionsPerDc(k.sessionsPerDc()).withKeys(k.keys())), c.protocol(), start,
+        failing, c.seedChecks(), SHRINK_SEEDS, line -> { });
   }
 
   /**

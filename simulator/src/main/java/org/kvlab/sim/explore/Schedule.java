@@ -72,8 +72,17 @@ public record Schedule(String protocol, int datacenters, int partitions, Map<Str
         steps.add("put " + p.key() + "=" + p.value());
       } else if (step instanceof Script.Step.Get g) {
         steps.add("get " + g.key());
+      } else if (step instanceof Script.Step.Rotx r) {
+        steps.add("rotx " + String.join(" ", r.keys()));
+      } else if (step instanceof Script.Step.Txn t && t.request().procedure() == null) {
+        StringBuilder txn = new StringBuilder("txn r");
+        t.request().reads().forEach(k -> txn.append(' ').append(k));
+        txn.append(" w");
+        t.request().writes().forEach((k, v) -> txn.append(' ').append(k).append('=').append(v.toStringUtf8()));
+        steps.add(txn.toString());
       } else {
-        throw new IllegalArgumentException("a schedule's sessions hold puts and gets only, not " + step);
+        throw new IllegalArgumentException("a schedule's sessions hold puts, gets, read-only and read/write"
+            + " transactions only, not " + step);
       }
     }
     return "dc" + s.dc() + " " + String.join("; ", steps);
@@ -95,12 +104,37 @@ public record Schedule(String protocol, int datacenters, int partitions, Map<Str
         s = s.put(kv.substring(0, kv.indexOf('=')), kv.substring(kv.indexOf('=') + 1));
       } else if (st.startsWith("get ")) {
         s = s.get(st.substring(4).trim());
+      } else if (st.startsWith("rotx ")) {
+        s = s.rotx(st.substring(5).trim().split("\\s+"));
+      } else if (st.startsWith("txn ")) {
+        s = s.txn(txn(st));
       } else {
-        throw new IllegalArgumentException("session step '" + st + "' is neither 'put KEY=VALUE' nor 'get KEY'. Fix:"
-            + " write e.g. 'session: dc0 put k0=a; get k0'");
+        throw new IllegalArgumentException("session step '" + st + "' is none of 'put KEY=VALUE', 'get KEY', 'rotx"
+            + " KEY...', 'txn r KEY... w KEY=VALUE...'. Fix: write e.g. 'session: dc0 put k0=a; get k0'");
       }
     }
     return s;
+  }
+
+  /** Parses {@code txn r k0 k1 w k2=v}: the keys read, then the writes (either list may be empty). */
+  private static org.kvlab.api.TxnRequest txn(String step) {
+    List<String> reads = new ArrayList<>();
+    Map<String, com.google.protobuf.ByteString> writes = new LinkedHashMap<>();
+    boolean reading = false;
+    for (String w : step.substring(4).trim().split("\\s+")) {
+      if (w.equals("r") || w.equals("w")) {
+        reading = w.equals("r");
+      } else if (reading) {
+        reads.add(w);
+      } else if (w.contains("=")) {
+        writes.put(w.substring(0, w.indexOf('=')),
+            com.google.protobuf.ByteString.copyFromUtf8(w.substring(w.indexOf('=') + 1)));
+      } else {
+        throw new IllegalArgumentException("transaction step '" + step + "': '" + w + "' is not KEY=VALUE after 'w'."
+            + " Fix: write e.g. 'txn r k0 k1 w k2=v'");
+      }
+    }
+    return org.kvlab.api.TxnRequest.of(reads, writes);
   }
 
   public void write(Path file) throws IOException {
