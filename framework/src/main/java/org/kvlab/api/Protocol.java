@@ -47,6 +47,15 @@ public interface Protocol {
   }
 
   /**
+   * How many parts a placement map of this protocol (its {@code placement=file:<map>} parameter, where it takes one)
+   * names for a cluster of {@code partitions} partitions per datacenter: the partitions that hold data. The placement
+   * advisor partitions a trace into this many. The default: every partition (DynaStar: all but its oracle).
+   */
+  default int placementParts(int partitions) {
+    return partitions;
+  }
+
+  /**
    * Checks the values of the cluster file's {@code params} before anything starts: the cluster-file loader calls it
    * for every cluster file (so {@code kvlab local up}, {@code shell}, the designer... refuse a bad value with the file,
    * line and column of the value), and {@code kvlab bench} for every protocol and every swept value of

@@ -97,7 +97,10 @@ public final class PlacementView implements DesignerView {
   @Override
   public void fileOpened(Path file) {
     try {
-      int p = ClusterConfig.load(file).topology().partitions();
+      ClusterConfig c = ClusterConfig.load(file);
+      org.kvlab.api.Protocol protocol = protocol(c.protocol());
+      int partitions = c.topology().partitions();
+      int p = protocol == null ? partitions : protocol.placementParts(partitions);
       if (p >= 2) {
         parts.getValueFactory().setValue(p);
       }
@@ -287,21 +290,28 @@ public final class PlacementView implements DesignerView {
       return;
     }
     String name = design.protocol();
-    org.kvlab.api.Protocol p = Protocols.all().stream().filter(x -> x.name().equals(name)).findFirst().orElse(null);
+    org.kvlab.api.Protocol p = protocol(name);
     if (p == null || !p.parameters().containsKey("placement")) {
       setStatus("The design's protocol " + (name.isBlank() ? "(none)" : name) + " takes no placement map. Fix: choose"
           + " a protocol that does in the Design tab. " + applyText(), true);
       return;
     }
-    if (design.partitions() != advice.placement().parts()) {
-      setStatus("The placement is for " + advice.placement().parts() + " partitions, the design has " + design.partitions()
-          + ". Fix: set Partitions to " + design.partitions() + " and Advise again, or change the design.", true);
+    int wanted = p.placementParts(design.partitions());
+    if (wanted != advice.placement().parts()) {
+      setStatus("The placement is for " + advice.placement().parts() + " partitions; the design's " + name + " places"
+          + " keys on " + wanted + " (of its " + design.partitions() + "). Fix: set Partitions to " + wanted
+          + " and Advise again, or change the design.", true);
       return;
     }
     design.set("placement", "file:" + saved);
     setStatus("The design's " + name + " now starts from placement=file:" + saved + " (save the design to keep it).",
         false);
     workspace.log("placement: applied " + saved + " to the design");
+  }
+
+  /** The installed protocol called {@code name}, or null. */
+  private static org.kvlab.api.Protocol protocol(String name) {
+    return Protocols.all().stream().filter(x -> x.name().equals(name)).findFirst().orElse(null);
   }
 
   private void setStatus(String text, boolean error) {

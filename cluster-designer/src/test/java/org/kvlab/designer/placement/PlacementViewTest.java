@@ -33,7 +33,7 @@ import org.testfx.util.WaitForAsyncUtils;
  * The Placement tab, driven as a person does: type a trace's path, choose 3 partitions and the pure-Java partitioner,
  * press Advise; the summary shows the hash placement's share of multi-partition transactions against the advised
  * one, the per-group table and chart fill in, and Save writes the key-to-partition map. A missing trace is refused
- * with the fix. Apply refuses a design whose protocol takes no placement map.
+ * with the fix. Apply refuses a design whose protocol takes no placement map, and sets DynaStar's initial placement.
  */
 @ExtendWith(ApplicationExtension.class)
 class PlacementViewTest {
@@ -41,6 +41,7 @@ class PlacementViewTest {
   private Workspace workspace;
   private Stage stage;
   private PlacementView view;
+  private org.kvlab.designer.design.DesignView design;
 
   @Start
   void start(Stage stage) {
@@ -48,6 +49,8 @@ class PlacementViewTest {
     workspace = new Workspace(tmp);
     MainWindow window = new MainWindow(workspace, stage);
     view = (PlacementView) window.views().stream().filter(v -> v instanceof PlacementView).findFirst().orElseThrow();
+    design = (org.kvlab.designer.design.DesignView) window.views().stream()
+        .filter(v -> v instanceof org.kvlab.designer.design.DesignView).findFirst().orElseThrow();
     stage.setScene(new Scene(window.root(), 1400, 900));
     stage.show();
   }
@@ -110,6 +113,16 @@ class PlacementViewTest {
     // the new design's protocol (eventual) takes no placement map: Apply says so and changes nothing
     robot.clickOn("#placement-apply");
     assertTrue(status(robot).contains("The design's protocol eventual takes no placement map. Fix:"), status(robot));
+
+    // DynaStar (1 x 4: three data partitions and the oracle) takes it: Apply sets the design's initial placement
+    Path cluster = tmp.resolve("dynastar-4p.yaml");
+    Files.copy(Path.of("..", "examples", "dynastar-4p.yaml"), cluster, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+    robot.interact(() -> design.open(cluster));
+    robot.clickOn("Placement");
+    robot.clickOn("#placement-apply");
+    assertEquals("file:" + saved.toAbsolutePath(), design.design().params.get("placement"), status(robot));
+    assertTrue(status(robot).contains("now starts from placement=file:"), status(robot));
+    robot.interact(design::undo); // leave the shared stage's design as opened
   }
 
   @Test

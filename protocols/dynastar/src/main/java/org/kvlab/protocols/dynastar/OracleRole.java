@@ -1,0 +1,226 @@
+package org.kvlab.protocols.dynastar;
+
+import com.google.protobuf.InvalidProtocolBufferException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import org.kvlab.api.Handlers;
+import org.kvlab.api.Invariants;
+import org.kvlab.api.NodeId;
+import org.kvlab.api.Request;
+import org.kvlab.api.ServerContext;
+import org.kvlab.api.Slot;
+import org.kvlab.api.SlotMap;
+import org.kvlab.consensus.multicast.MulticastLog;
+import org.kvlab.consensus.multicast.SkeenMulticast;
+import org.kvlab.consensus.multicast.proto.SkeenState;
+import org.kvlab.partitioning.Partitioner;
+import org.kvlab.partitioning.Partitioners;
+import org.kvlab.partitioning.Placement;
+import org.kvlab.partitioning.WorkloadGraph;
+
+/**
+ * The DynaStar oracle (the seed's Algorithm 2), a member of the multicast like the partitions: it holds the location
+ * map (the initial placement plus every plan it delivered), answers clients where keys live, builds the workload
+ * graph from the partitions' hints (the keys of each executed command: +1 to each key, +1 to each pair), and every
+ * {@code repartitionEvery} partitions it ({@link Partitioner}, 20% imbalance), relabels the parts to keep as many
+ * variables in place as possible, and multicasts the variables that change partition as a {@link Plan} to every
+ * partition and itself. It multicasts the next plan only once it delivered the last, so each plan is computed from a
+ * location map that includes every earlier plan; the plan's place among the commands is the multicast's order (the
+ * seed's plan ids, decided by the first replica to finish, are not needed with one oracle server).
+ *
+ * <p>Decided: a client's query is answered with locations and the client sends the command itself, where the seed's
+ * oracle multicasts the command for the client (one message delay more on a cache miss; a command has one path and
+ * one origin, the partition that answers it). Creation is implicit: a variable nobody moved lives at its initial
+ * placement, which every server computes, so its first access creates it there; the oracle's map holds only the
+ * variables plans moved. Crash recovery: the Skeen member, the plan counters and the map are durable (slot, durable
+ * map); the workload graph is soft state rebuilt from later hints.
+ */
+final class OracleRole {
+  private final ServerContext ctx;
+  private final int me;
+  private final int parts;
+  private InitialPlacement placement;
+  private Partitioner partitioner;
+  private int planGain;
+  private SkeenMulticast<Cast> skeen;
+  private Slot<OracleState> slot;
+  private SlotMap<Loc> loc;
+  private long issued;
+  private long applied;
+  private final WorkloadGraph graph = new WorkloadGraph();
+  /** Tests: where the oracle records its multicasts and deliveries (null: nowhere). */
+  MulticastLog observed;
+
+  OracleRole(ServerContext ctx) {
+    this.ctx = ctx;
+    this.me = ctx.self().partition();
+    this.parts = me;
+  }
+
+  void register(Handlers on) {
+    skeen = new SkeenMulticast<>(me, Cast.parser(), (g, m) -> ctx.send(NodeId.of(0, g), m),
+        (id, c, ts) -> {
+          if (observed != null) {
+            observed.delivered(me, id);
+          }
+          delivered(c);
+        });
+    on.request(LocateReq.class, this::onLocate);
+    skeen.register(on, this::turn);
+    on.message(Hint.class, (m, from) -> m.getCmdsList().forEach(k -> graph.addTransaction(k.getKeysList())));
+  }
+
+  void start() {
+    placement = InitialPlacement.parse(ctx.params().string("placement", "hash"), parts);
+    partitioner = Partitioners.byName(ctx.params().string("partitioner", "auto"));
+    planGain = ctx.params().intValue("planGain", 10);
+    loc = ctx.slotMap("loc", Loc.getDefaultInstance());
+    slot = ctx.slot(OracleState.getDefaultInstance());
+    OracleState s = slot.get();
+    try {
+      skeen.restore(SkeenState.parseFrom(s.getSkeen()));
+    } catch (InvalidProtocolBufferException e) {
+      throw new IllegalStateException("dynastar: the oracle cannot read its saved multicast state (" + e.getMessage()
+          + "). Fix: start from an empty data directory", e);
+    }
+    issued = s.getIssued();
+    applied = s.getApplied();
+    Duration every = ctx.params().duration("repartitionEvery", Duration.ofSeconds(5));
+    if (!every.isZero()) {
+      ctx.every(every, () -> turn(this::repartition));
+    }
+  }
+
+  long applied() {
+    return applied;
+  }
+
+  private void turn(Runnable event) {
+    event.run();
+    slot.set(OracleState.newBuilder().setSkeen(skeen.state().toByteString()).setIssued(issued).setApplied(applied)
+        .build());
+  }
+
+  private int location(String key) {
+    Loc l = loc.get(key);
+    return l != null ? l.getPartition() : placement.of(key);
+  }
+
+  private void onLocate(Request<LocateReq> req) {
+    ctx.metrics().count("dynastar.oracleQueries");
+    LocateReply.Builder r = LocateReply.newBuilder().setPlan(applied);
+    for (String k : req.body().getKeysList()) {
+      r.putLocs(k, location(k));
+    }
+    req.reply(r.build());
+  }
+
+  private void delivered(Cast c) {
+    Invariants.check(c.hasPlan(), "dynastar: the oracle was delivered a command");
+    Plan p = c.getPlan();
+    Invariants.check(p.getId() == applied + 1, "dynastar: the oracle delivers plan %s after plan %s", p.getId(),
+        applied);
+    new TreeMap<>(p.getMovesMap()).forEach((k, to) -> {
+      if (placement.of(k) == to) {
+        loc.remove(k);
+      } else {
+        loc.put(k, Loc.newBuilder().setPartition(to).build());
+      }
+    });
+    applied = p.getId();
+  }
+
+  /**
+   * Partitions the workload graph and multicasts the plan if its edge cut is at least {@code planGain}% (default 10)
+   * below the current placement's (and the last plan is delivered here; 0: whenever it moves anything). The seed repartitions when "changes exceed a threshold" and
+   * gives no value; we decide by the gain instead, so a stable workload stops moving variables once placed well,
+   * and a changed one (a celebrity) moves them again.
+   */
+  private void repartition() {
+    if (issued != applied || graph.edges() == 0 || parts < 2) {
+      return; // a plan in flight, or no two keys accessed together: nothing a partitioning can gain
+    }
+    Placement next;
+    try {
+      next = partitioner.partition(graph, parts, DynaStar.IMBALANCE, 1);
+    } catch (RuntimeException e) {
+      // an external partitioner (gpmetis) that fails must not stop the oracle: the variables stay where they are
+      ctx.metrics().count("dynastar.partitionerFailures");
+      ctx.log().warn("dynastar: the oracle's partitioner {} failed, no plan this time: {}", partitioner.name(),
+          e.getMessage());
+      return;
+    }
+    int[] label = relabel(next);
+    int[] now = new int[graph.vertices()];
+    int[] planned = new int[graph.vertices()];
+    for (int v = 0; v < graph.vertices(); v++) {
+      now[v] = location(graph.name(v));
+      planned[v] = label[next.part()[v]];
+    }
+    long cut = new Placement(parts, now).edgeCut(graph);
+    if (new Placement(parts, planned).edgeCut(graph) * 100 > cut * (100 - planGain)) {
+      return; // not planGain% better than where the variables are: not worth moving them
+    }
+    Plan.Builder p = Plan.newBuilder().setId(issued + 1);
+    for (int v = 0; v < graph.vertices(); v++) {
+      if (planned[v] != now[v]) {
+        p.putMoves(graph.name(v), planned[v]);
+      }
+    }
+    if (p.getMovesCount() == 0) {
+      return;
+    }
+    issued++;
+    ctx.metrics().count("dynastar.plans");
+    List<Integer> all = new ArrayList<>();
+    for (int g = 0; g <= me; g++) {
+      all.add(g);
+    }
+    long id = ((long) me << 40) | issued;
+    if (observed != null) {
+      observed.multicast(me, id, all);
+    }
+    skeen.multicast(id, Cast.newBuilder().setPlan(p).build(), all);
+  }
+
+  /**
+   * Names the partitioner's parts after the current partitions they overlap most (by vertex weight, greedily, largest
+   * overlap first): a partitioner's part numbers are arbitrary, and a plan that renames every part would move
+   * everything.
+   */
+  private int[] relabel(Placement next) {
+    long[][] overlap = new long[parts][parts];
+    for (int v = 0; v < graph.vertices(); v++) {
+      overlap[next.part()[v]][location(graph.name(v))] += Math.max(1, graph.weight(v));
+    }
+    int[] label = new int[parts];
+    java.util.Arrays.fill(label, -1);
+    TreeSet<Integer> free = new TreeSet<>();
+    for (int p = 0; p < parts; p++) {
+      free.add(p);
+    }
+    for (int round = 0; round < parts; round++) {
+      int bestPart = -1;
+      int bestCur = -1;
+      long best = -1;
+      for (int a = 0; a < parts; a++) {
+        if (label[a] >= 0) {
+          continue;
+        }
+        for (int b : free) {
+          if (overlap[a][b] > best) {
+            best = overlap[a][b];
+            bestPart = a;
+            bestCur = b;
+          }
+        }
+      }
+      label[bestPart] = bestCur;
+      free.remove(bestCur);
+    }
+    return label;
+  }
+}
