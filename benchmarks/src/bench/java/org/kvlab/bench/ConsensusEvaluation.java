@@ -199,7 +199,7 @@ public final class ConsensusEvaluation {
   }
 
   private static final Color[] COLORS = {new Color(0x2166AC), new Color(0xC0392B), new Color(0x1B7837),
-      new Color(0x7B3294)};
+      new Color(0x7B3294), new Color(0xE08214), new Color(0x555555)};
 
   /** A line chart (one colour per series, markers at the points) written as a deterministic SVG. */
   static void lines(Path dir, String file, String title, String xTitle, String yTitle,

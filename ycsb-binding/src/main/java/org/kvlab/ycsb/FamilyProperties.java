@@ -4,15 +4,17 @@ import java.util.Properties;
 import org.kvlab.workload.TxnFamily;
 import org.kvlab.workload.chirper.Chirper;
 import org.kvlab.workload.chirper.FollowerGraph;
+import org.kvlab.workload.micro.Micro;
 import org.kvlab.workload.tpcc.Tpcc;
 import site.ycsb.WorkloadException;
 
 /**
- * {@code kvlab.txnworkload=chirper|tpcc}: the workload family the {@code TX} operations draw from, with its
+ * {@code kvlab.txnworkload=chirper|tpcc|micro}: the workload family the {@code TX} operations draw from, with its
  * properties (docs/ycsb.md, docs/workloads.md): {@code kvlab.users} (1000), {@code kvlab.followsperuser} (5),
  * {@code kvlab.postshare} (0.15), {@code kvlab.followshare} (0), {@code kvlab.celebrityat} (seconds since this
  * JVM's first operation; unset = never) for Chirper; {@code kvlab.warehouses} (2), {@code kvlab.customers} (30),
- * {@code kvlab.items} (1000) for TPC-C-lite.
+ * {@code kvlab.items} (1000) for TPC-C-lite; {@code kvlab.localshare} (0.5) and {@code kvlab.microkeys} (20) for
+ * seed 004's micro-benchmark ({@code micro}).
  */
 final class FamilyProperties {
   private FamilyProperties() {}
@@ -32,6 +34,10 @@ final class FamilyProperties {
       if (kind.equals(Tpcc.NAME)) {
         return new Tpcc(whole(p, "kvlab.warehouses", "2"), 10, whole(p, "kvlab.customers", "30"),
             whole(p, "kvlab.items", "1000"), 0.01, 0.15);
+      }
+      if (kind.equals(Micro.NAME)) {
+        return new Micro(Double.parseDouble(p.getProperty("kvlab.localshare", "0.5").trim()),
+            whole(p, "kvlab.microkeys", "20"));
       }
       return null;
     } catch (NumberFormatException e) {

@@ -43,8 +43,8 @@ import site.ycsb.workloads.CoreWorkload;
  * {@code kvlab.txnlength} (MIN..MAX, default 1..4), {@code kvlab.txnreadshare} (default 0.5),
  * {@code kvlab.txndistribution} (uniform or zipfian, default uniform) and {@code kvlab.txnlocality} (default 0; the
  * session is the YCSB thread); with {@code kvlab.history} the run's history is then judged by
- * {@code kvlab check --check serializable}. With {@code kvlab.txnworkload=chirper} or {@code tpcc} the transactions
- * are instead the workload family's ({@link org.kvlab.workload.TxnFamily}; its properties in {@link FamilyProperties}; docs/workloads.md).
+ * {@code kvlab check --check serializable}. With {@code kvlab.txnworkload=chirper}, {@code tpcc} or {@code micro} the
+ * transactions are instead the workload family's ({@link org.kvlab.workload.TxnFamily}; its properties in {@link FamilyProperties}; docs/workloads.md).
  * All proportions, core and kvlab, are weights of one choice: an operation's share is its proportion
  * divided by the sum of all proportions (as in YCSB, which does not require them to add up to 1).
  *
@@ -90,7 +90,7 @@ public class KvlabWorkload extends CoreWorkload {
   static final String TXN_LOCALITY = "kvlab.txnlocality";
   /** kvlab.txnworkload's generator, its keys in rank order and by partition; null without kvlab.txnworkload. */
   private org.kvlab.check.txn.TxnGenerator txnGenerator;
-  /** kvlab.txnworkload=chirper|tpcc: the family's generator, shared by the threads; else null. */
+  /** kvlab.txnworkload=chirper|tpcc|micro: the family's generator, shared by the threads; else null. */
   private org.kvlab.workload.TxnFamily.Generator familyGenerator;
   /** When this JVM's first family transaction was drawn: the family's time 0 (Chirper's celebrity counts from it). */
   private final AtomicLong familyStartNanos = new AtomicLong(NOT_STARTED);

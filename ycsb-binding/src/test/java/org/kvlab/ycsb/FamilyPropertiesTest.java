@@ -8,10 +8,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.Properties;
 import org.junit.jupiter.api.Test;
 import org.kvlab.workload.chirper.Chirper;
+import org.kvlab.workload.micro.Micro;
 import org.kvlab.workload.tpcc.Tpcc;
 import site.ycsb.WorkloadException;
 
-/** Goal: {@code kvlab.txnworkload=chirper|tpcc} builds the family from its properties, and refuses bad ones. */
+/** Goal: {@code kvlab.txnworkload=chirper|tpcc|micro} builds the family from its properties, and refuses bad ones. */
 class FamilyPropertiesTest {
   private static Properties props(String... kv) {
     Properties p = new Properties();
@@ -31,6 +32,8 @@ class FamilyPropertiesTest {
     assertEquals(299, c.celebrity());
     Tpcc t = (Tpcc) FamilyProperties.family(props(KvlabWorkload.TXN_WORKLOAD, "tpcc", "kvlab.warehouses", "4"));
     assertEquals(Tpcc.of(4), t);
+    assertEquals(new Micro(0.7, 20), FamilyProperties.family(props(KvlabWorkload.TXN_WORKLOAD, "micro",
+        "kvlab.localshare", "0.7")));
     assertNull(FamilyProperties.family(props(KvlabWorkload.TXN_WORKLOAD, "list-append")));
   }
 
@@ -43,5 +46,9 @@ class FamilyPropertiesTest {
         KvlabWorkload.TXN_WORKLOAD, "chirper", "kvlab.users", "1")));
     assertTrue(users.getMessage().contains("2 to 10,000,000 users") && users.getMessage().contains("Fix:"),
         users.getMessage());
+    WorkloadException share = assertThrows(WorkloadException.class, () -> FamilyProperties.family(props(
+        KvlabWorkload.TXN_WORKLOAD, "micro", "kvlab.localshare", "1.5")));
+    assertTrue(share.getMessage().contains("local share from 0 to 1") && share.getMessage().contains("Fix:"),
+        share.getMessage());
   }
 }

@@ -1,7 +1,7 @@
 package org.kvlab.workload.micro;
 
 import java.util.List;
-import java.util.Random;
+import java.util.random.RandomGenerator;
 import org.kvlab.api.TxnRequest;
 
 /**
@@ -11,7 +11,7 @@ import org.kvlab.api.TxnRequest;
 public final class MicroWorkload {
   private MicroWorkload() {}
 
-  public static TxnRequest next(Random r, double localRatio, int keys) {
+  public static TxnRequest next(RandomGenerator r, double localRatio, int keys) {
     long k = r.nextInt(keys);
     if (r.nextDouble() < localRatio) {
       return TxnRequest.procedure(MicroProcedures.LOCAL, List.of(MicroProcedures.key(k)));

@@ -31,14 +31,19 @@ import org.kvlab.workload.micro.MicroProcedures;
  *   <li><b>Table 3</b> (§7.2): the online store ({@code operations=store}) at light load (1 session per site, 50 ms
  *       think time) on 2, 3 and 5 sites added in the seed's order (G, J, US, B, A), clients at the servers' sites:
  *       the mean latency of an operation, with carts routed by hash (the {@code store} workload) and with the seed's
- *       server-specific ids (each session's carts minted at its site, {@link SiteStore}). The centralized baseline is <em>computed</em>, not simulated: one server in
- *       G and one client per site of the five, each operation one round trip to G (service time 0), the mean over
- *       the sites; the seed's TPC-W requests make several operations and database round trips, so only the ratios
- *       compare.
+ *       server-specific ids (each session's carts minted at its site, {@link SiteStore}). The seed's two baselines,
+ *       simulated: <b>centralized</b>, one Conveyor Belt server in G (a ring of one: it executes every operation at
+ *       once, nothing is replicated) and one client at each of the five sites, each site's client in its own run
+ *       (the simulator puts a session in a server's datacenter, so the site's round trip to G is that datacenter's
+ *       own latency), the mean over the sites; <b>read-only</b>, the Conveyor Belt on the same sites with
+ *       {@link #READ_ONLY} (no partitioning parameter: every operation that writes is global, the read-only one runs at
+ *       the client's server at once). The seed's TPC-W requests make several operations and database round trips, so
+ *       only the ratios compare.
  * </ul>
  *
- * <p>{@code scripts/bench/eval conveyorbelt ConveyorBeltEvaluation [seconds [maxSessions [table.md]]]} prints the
- * tables and writes them to table.md if given (default 20 simulated seconds a run, 32 sessions per site).
+ * <p>{@code scripts/bench/eval conveyorbelt ConveyorBeltEvaluation [seconds [maxSessions [table.md [svgDir]]]]}
+ * prints the tables, writes them to table.md and the charts of Figs 5 and 6 to svgDir if given (default 20 simulated
+ * seconds a run, 32 sessions per site).
  */
 public final class ConveyorBeltEvaluation {
   static final String[] SITES = {"G", "J", "US", "B", "A"};
@@ -51,6 +56,8 @@ public final class ConveyorBeltEvaluation {
       {314, 188, 229, 322, 0}};
   static final double[] LOCAL_RATIOS = {0, 0.1, 0.3, 0.5, 0.7, 0.9};
   static final long WARMUP_MICROS = 2_000_000;
+  /** The read-only baseline's operations file: the online store with nothing local (repository root relative). */
+  static final String READ_ONLY = "examples/operations/online-store-read-only.yaml";
 
   private ConveyorBeltEvaluation() {}
 
@@ -67,7 +74,12 @@ public final class ConveyorBeltEvaluation {
 
   static Measure run(int servers, Map<String, String> params, TxnWorkload workload, int keys, int sessions,
       long thinkMicros, long seconds) {
-    SimSpec s = SimSpec.defaults().withTopology(servers, 1).withNetwork(sites(servers)).withParams(new Params(params))
+    return run(sites(servers), servers, params, workload, keys, sessions, thinkMicros, seconds);
+  }
+
+  static Measure run(NetworkModel network, int servers, Map<String, String> params, TxnWorkload workload, int keys,
+      int sessions, long thinkMicros, long seconds) {
+    SimSpec s = SimSpec.defaults().withTopology(servers, 1).withNetwork(network).withParams(new Params(params))
         .withDuration(WARMUP_MICROS + seconds * 1_000_000).withSettle(5_000_000).withTrace(false).withFaultKinds(java.util.Set.of())
         .withFinalReads(false);
     s = s.withWorkload(s.workload().withKeys(keys).withSessionsPerDc(sessions).withThinkMicros(thinkMicros)
@@ -135,9 +147,28 @@ public final class ConveyorBeltEvaluation {
     return w.count == 0 ? Double.NaN : w.sumMs / w.count;
   }
 
+  /**
+   * The centralized baseline: one server in G (a Conveyor Belt of one server executes every operation at once) and
+   * one client at each of the {@code clients} first sites, each site in its own run (its round trip to G as the
+   * datacenter's latency; G's own client on the LAN); the mean latency of an operation over the sites.
+   */
+  static double centralized(int clients, Map<String, String> params, TxnWorkload workload, long seconds) {
+    double sum = 0;
+    for (int site = 0; site < clients; site++) {
+      sum += run(NetworkModel.fromRttMillis(new double[][] {{RTT[site][0]}}), 1, params, workload, 5, 1, 50_000,
+          seconds).allMs();
+    }
+    return sum / clients;
+  }
+
+  /** The read-only baseline on {@code servers} sites: writes global under the token, reads at the client's server. */
+  static double readOnly(int servers, long seconds) {
+    return run(servers, Map.of("operations", READ_ONLY), TxnWorkload.of("store"), 5, 1, 50_000, seconds).allMs();
+  }
+
   public static void main(String[] args) throws IOException {
-    ProgramArgs a = ProgramArgs.of("conveyorbelt", "ConveyorBeltEvaluation", "[seconds [maxSessions [table.md]]]",
-        args, 3);
+    ProgramArgs a = ProgramArgs.of("conveyorbelt", "ConveyorBeltEvaluation",
+        "[seconds [maxSessions [table.md [svgDir]]]]", args, 4);
     if (a == null) {
       return;
     }
@@ -146,9 +177,11 @@ public final class ConveyorBeltEvaluation {
     StringBuilder out = new StringBuilder();
     out.append("Figs 5/6: micro-benchmark, 3 servers (G, J, US), 5 ms per operation, ").append(seconds)
         .append(" simulated s after a 2 s warm-up\n\n");
-    out.append("| local | saturation ops/s (sessions/site) | light: local ms | light: global ms | saturated: local ms"
-        + " | saturated: global ms |\n|---:|---:|---:|---:|---:|---:|\n");
+    out.append("| local | saturation ops/s (sessions/site) | light: local ms | light: global ms | light: all ms"
+        + " | saturated: local ms | saturated: global ms | saturated: all ms |\n"
+        + "|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     Map<String, String> micro = Map.of("operations", "micro", "serviceMicros", "5000");
+    List<Measure[]> points = new java.util.ArrayList<>();
     for (double local : LOCAL_RATIOS) {
       TxnWorkload w = TxnWorkload.of("micro").withReadShare(local);
       Measure light = run(3, micro, w, 20, 1, 0, seconds);
@@ -159,21 +192,27 @@ public final class ConveyorBeltEvaluation {
           best = m;
         }
       }
-      out.append(String.format(Locale.ROOT, "| %.0f%% | %.0f (%d) | %.0f | %.0f | %.0f | %.0f |%n", 100 * local,
-          best.perSecond(), best.sessions(), light.localMs(), light.globalMs(), best.localMs(), best.globalMs()));
+      points.add(new Measure[] {light, best});
+      out.append(String.format(Locale.ROOT, "| %.0f%% | %.0f (%d) | %.0f | %.0f | %.0f | %.0f | %.0f | %.0f |%n",
+          100 * local, best.perSecond(), best.sessions(), light.localMs(), light.globalMs(), light.allMs(),
+          best.localMs(), best.globalMs(), best.allMs()));
     }
     out.append("\nTable 3: online store at light load (1 session per site, 50 ms think time), mean latency of an"
-        + " operation\n\n| sites | Conveyor Belt ms, carts by hash | with server-specific ids | centralized ms (computed)"
-        + " | speed-up (server-specific ids) |\n|---|---:|---:|---:|---:|\n");
-    double central = 0;
-    for (double[] row : RTT) {
-      central += row[0] / RTT.length;
-    }
+        + " operation (speed-up over the centralized server)\n\n| sites | Conveyor Belt ms, carts by hash"
+        + " | with server-specific ids | read-only baseline ms | centralized ms (simulated, clients at all 5 sites)"
+        + " |\n|---|---:|---:|---:|---:|\n");
+    Map<String, String> store = Map.of("operations", "store");
+    double central = centralized(RTT.length, store, TxnWorkload.of("store"), seconds);
     for (int n : new int[] {2, 3, 5}) {
-      Measure m = run(n, Map.of("operations", "store"), TxnWorkload.of("store"), 5, 1, 50_000, seconds);
+      Measure m = run(n, store, TxnWorkload.of("store"), 5, 1, 50_000, seconds);
       double site = siteStore(n, seconds);
-      out.append(String.format(Locale.ROOT, "| %s | %.0f | %.0f | %.0f | %.1fx |%n", String.join(", ",
-          List.of(SITES).subList(0, n)), m.allMs(), site, central, central / site));
+      double readOnly = readOnly(n, seconds);
+      out.append(String.format(Locale.ROOT, "| %s | %.0f (%.1fx) | %.0f (%.1fx) | %.0f (%.1fx) | %.0f |%n",
+          String.join(", ", List.of(SITES).subList(0, n)), m.allMs(), central / m.allMs(), site, central / site,
+          readOnly, central / readOnly, central));
+    }
+    if (a.count() > 3) {
+      ConveyorBeltCharts.figures(Path.of(a.text(3, "")), LOCAL_RATIOS, points);
     }
     System.out.print(out);
     if (a.count() > 2) {
