@@ -288,7 +288,7 @@ public final class Simulation {
     return new SimResult(seed, built, List.copyOf(faults), List.copyOf(failures), trace, deliveries, events,
         now, System.nanoTime() - wallStart, mx.getCurrentThreadCpuTime() - cpuStart, new TreeMap<>(counters),
         List.copyOf(startFailures), timeline == null ? null : Timeline.of(spec.timelineMicros(), end, built,
-            timeline.counters));
+            timeline));
   }
 
   /**
@@ -356,25 +356,29 @@ public final class Simulation {
   /** The counters' growth per bucket of the time series; null without one (the default: no cost per count). */
   private final Timeline.Recorder timeline;
 
-  final Metrics simMetrics = new Metrics() {
-    @Override
-    public void count(String name) {
-      counters.merge(name, 1L, Long::sum);
-      if (timeline != null) {
-        timeline.add(now, name, 1);
+  /** Server {@code node}'s metrics: summed over servers into the run's counters, and per server in the time series. */
+  Metrics metrics(org.kvlab.api.NodeId node) {
+    String name = node.toString();
+    return new Metrics() {
+      @Override
+      public void count(String counter) {
+        counters.merge(counter, 1L, Long::sum);
+        if (timeline != null) {
+          timeline.add(now, name, counter, 1);
+        }
       }
-    }
 
-    @Override
-    public void record(String name, long value) {
-      counters.merge(name + ".sum", value, Long::sum);
-      counters.merge(name + ".count", 1L, Long::sum);
-      if (timeline != null) {
-        timeline.add(now, name + ".sum", value);
-        timeline.add(now, name + ".count", 1);
+      @Override
+      public void record(String histogram, long value) {
+        counters.merge(histogram + ".sum", value, Long::sum);
+        counters.merge(histogram + ".count", 1L, Long::sum);
+        if (timeline != null) {
+          timeline.add(now, name, histogram + ".sum", value);
+          timeline.add(now, name, histogram + ".count", 1);
+        }
       }
-    }
-  };
+    };
+  }
 
   /** The generator of the workload family the sessions draw from (one per run: it may keep state). */
   private org.kvlab.workload.TxnFamily.Generator familyGenerator;
