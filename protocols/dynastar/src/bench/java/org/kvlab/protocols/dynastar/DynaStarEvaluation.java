@@ -38,26 +38,28 @@ import org.kvlab.workload.tpcc.Tpcc;
 /**
  * Seed 002's dynamic figures in shape, in the simulator (virtual time, so the machine's load does not change them;
  * seed 1, no fault): 4 data partitions and the oracle, one server each, a LAN of 2 ms round trips, closed-loop
- * sessions without think time. Time is <b>compressed 10×</b> against the seed's runs (its 50 s are 5 s here, its
- * 200 s 20 s; buckets of 0.5 s stand for its seconds); DynaStar's own dynamics (message delays, a plan's moves) are
- * not compressed.
+ * sessions without think time. Time is <b>compressed</b> against the seed's runs: 10× in Fig 2 (its plan at 50 s is
+ * at 5 s here), 20× in Fig 6 (its plan at about 50 s, celebrity at 200 s and second plan at about 300 s are at
+ * 2.5 s, 10 s and 15 s here); buckets are 0.5 s. DynaStar's own dynamics (message delays, a plan's moves) are not
+ * compressed.
  *
  * <ul>
  *   <li><b>Fig 2</b>: TPC-C-lite, 4 warehouses (one per data partition, as the seed's run), random placement, the
  *       oracle repartitioning every 5 s (its first plan at 5 s; later ones only if they cut 10% more: {@code
- *       planGain}); throughput, p50/p99 latency and the multi-partition share per bucket.
- *   <li><b>Fig 6</b>: Chirper (85% timeline / 15% post, Zipf 0.95, {@code users} users), the celebrity at 20 s:
- *       DynaStar from a random placement repartitioning every 10 s, against S-SMR* = DynaStar with {@code
- *       repartitionEvery=0} on a static placement computed beforehand by METIS ({@link PlacementAdvice}, the
- *       partitioning module's advisor, as {@code kvlab advise-placement}) from a 5 s trace of the same workload
+ *       planGain}), 15 s; throughput, p50/p99 latency and the multi-partition share per bucket.
+ *   <li><b>Fig 6</b>: Chirper (85% timeline / 15% post, Zipf 0.95, {@code users} users), the celebrity at 10 s, 20 s:
+ *       DynaStar from a random placement repartitioning every 5 s (plans at 5, 10, 15 s if they gain), against
+ *       S-SMR* = DynaStar with {@code repartitionEvery=0} on a static placement computed beforehand by METIS ({@link PlacementAdvice}, the
+ *       partitioning module's advisor, as {@code kvlab advise-placement}) from a 3 s trace of the same workload
  *       without the celebrity (the seed's "hand-optimised" placement was METIS-precomputed on the social graph).
  *   <li><b>Table 1</b>: per data partition, in DynaStar's Chirper run over the 2 s before the celebrity (the seed's
- *       t = 180 s): commands executed there per second, multi-partition ones, and variables it lent per second.
+ *       t = 180 s: 8-10 s here): commands executed there per second, multi-partition ones, variables it lent
+ *       per second.
  * </ul>
  *
  * <p>{@code scripts/bench/eval dynastar DynaStarEvaluation [users [sessions [outDir]]]} prints the tables and, with
  * outDir, writes them ({@code dynastar-figures.md}) and the charts ({@code dynastar-fig2.svg},
- * {@code dynastar-fig2-latency.svg}, {@code dynastar-fig6.svg}) there. Defaults: 300 users, 8 sessions.
+ * {@code dynastar-fig2-latency.svg}, {@code dynastar-fig6.svg}) there. Defaults: 300 users, 6 sessions.
  */
 public final class DynaStarEvaluation {
   /** Data partitions; the topology has one more, the oracle. */
@@ -65,9 +67,9 @@ public final class DynaStarEvaluation {
   static final long SECOND = 1_000_000;
   static final long BUCKET = 500_000;
   static final long FIG2_DURATION = 15 * SECOND;
-  static final long FIG6_DURATION = 40 * SECOND;
-  static final long CELEBRITY_AT = 20 * SECOND;
-  static final long TRACE_DURATION = 5 * SECOND;
+  static final long FIG6_DURATION = 20 * SECOND;
+  static final long CELEBRITY_AT = 10 * SECOND;
+  static final long TRACE_DURATION = 3 * SECOND;
 
   private DynaStarEvaluation() {}
 
@@ -101,10 +103,10 @@ public final class DynaStarEvaluation {
     return Chirper.of(users);
   }
 
-  /** DynaStar on Chirper from a random placement, repartitioning every 10 s, the celebrity at 20 s (Fig 6). */
+  /** DynaStar on Chirper from a random placement, repartitioning every 5 s, the celebrity at 10 s (Fig 6). */
   static SimResult fig6DynaStar(int users, int sessions) {
     return run(spec(chirper(users).withCelebrityAt(CELEBRITY_AT), sessions, FIG6_DURATION, Map.of("placement",
-        "random", "repartitionEvery", "10s", "partitioner", "auto")));
+        "random", "repartitionEvery", "5s", "partitioner", "auto")));
   }
 
   /**
@@ -126,7 +128,7 @@ public final class DynaStarEvaluation {
     return a;
   }
 
-  /** S-SMR*: DynaStar with no repartitioning on the advised placement, the celebrity at 20 s (Fig 6). */
+  /** S-SMR*: DynaStar with no repartitioning on the advised placement, the celebrity at 10 s (Fig 6). */
   static SimResult fig6Static(int users, int sessions, Path placement) {
     return run(spec(chirper(users).withCelebrityAt(CELEBRITY_AT), sessions, FIG6_DURATION, Map.of("placement",
         "file:" + placement, "repartitionEvery", "0")));
@@ -240,8 +242,8 @@ public final class DynaStarEvaluation {
   }
 
   static XYChart chart(String title, String yTitle) {
-    XYChart c = new XYChartBuilder().width(900).height(440).title(title).xAxisTitle("seconds of virtual time (10x"
-        + " compressed)").yAxisTitle(yTitle).build();
+    XYChart c = new XYChartBuilder().width(900).height(440).title(title).xAxisTitle("seconds of virtual time"
+        + " (compressed)").yAxisTitle(yTitle).build();
     c.getStyler().setChartBackgroundColor(java.awt.Color.WHITE);
     c.getStyler().setLegendPosition(Styler.LegendPosition.InsideNW);
     c.getStyler().setYAxisMin(0.0);
@@ -284,7 +286,7 @@ public final class DynaStarEvaluation {
     series(l, "p50", x, fig2.buckets().stream().mapToDouble(b -> b.p50Micros() / 1e3).toArray(), 0);
     series(l, "p99", x, fig2.buckets().stream().mapToDouble(b -> b.p99Micros() / 1e3).toArray(), 0);
     save(l, dir, "dynastar-fig2-latency.svg");
-    XYChart f = chart("Fig 6 in shape: Chirper, celebrity at 20 s", "operations/s (OK)");
+    XYChart f = chart("Fig 6 in shape: Chirper, celebrity at 10 s", "operations/s (OK)");
     int n = Math.min(dyn.buckets().size(), fixed.buckets().size());
     double[] x6 = java.util.Arrays.copyOf(xs(dyn), n);
     series(f, "DynaStar ops/s", x6, dyn.buckets().stream().limit(n).mapToDouble(b -> perSecond(dyn, b)).toArray(), 0);
@@ -306,7 +308,7 @@ public final class DynaStarEvaluation {
       return;
     }
     int users = Math.toIntExact(a.positive(0, "users", 300));
-    int sessions = Math.toIntExact(a.positive(1, "sessions", 8));
+    int sessions = Math.toIntExact(a.positive(1, "sessions", 6));
     Map<String, String> out = new LinkedHashMap<>();
     Timeline fig2 = fig2(sessions, FIG2_DURATION, "5s").timeline();
     Window before = window(fig2, 2 * SECOND, 5 * SECOND);
@@ -329,7 +331,7 @@ public final class DynaStarEvaluation {
         100 * advice.baseline().multiPartitionShare(), 100 * advice.proposed().multiPartitionShare()));
     dyn.buckets().stream().filter(b -> b.counter("dynastar.plans") > 0)
         .forEach(b -> fig6.append(String.format(Locale.ROOT, " %.1f s", b.startMicros() / 1e6)));
-    for (long[] w : new long[][] {{2, 10}, {12, 20}, {22, 30}, {32, 40}}) {
+    for (long[] w : new long[][] {{1, 5}, {6, 10}, {11, 15}, {16, 20}}) {
       Window d = window(dyn, w[0] * SECOND, w[1] * SECOND);
       Window s = window(fixed, w[0] * SECOND, w[1] * SECOND);
       fig6.append(String.format(Locale.ROOT, "%n%d-%d s: DynaStar %.0f ops/s, %.1f%% multi-partition; S-SMR* %.0f"
@@ -337,7 +339,7 @@ public final class DynaStarEvaluation {
           s.multiShare()));
     }
     out.put("Fig 6", fig6.append("\n\n").append(fig6Table(dyn, fixed)).toString());
-    out.put("Table 1", "Per data partition, DynaStar on Chirper, 18-20 s (before the celebrity):\n\n"
+    out.put("Table 1", "Per data partition, DynaStar on Chirper, 8-10 s (before the celebrity):\n\n"
         + table1(dyn, CELEBRITY_AT - 2 * SECOND, CELEBRITY_AT));
     StringBuilder md = new StringBuilder();
     out.forEach((k, v) -> md.append("### ").append(k).append("\n\n").append(v).append('\n'));
