@@ -416,18 +416,27 @@ public final class Simulation {
     }
   }
 
-  /** The client's own timeout: no answer by then, the outcome is unknown (it may still take effect). */
+  /**
+   * The client's own timeout: no answer by then, the outcome is unknown (it may still take effect). The pending
+   * timeout holds the reply only until it completes (a holder the reply clears), not the request: a timeout waits
+   * 2 s, and holding every answered reply that long kept seconds of large replies (Chirper's timelines) alive.
+   */
   void timeOut(CompletableFuture<Message> reply, NodeId server, Message request, long deadline) {
+    java.util.concurrent.atomic.AtomicReference<CompletableFuture<Message>> pending =
+        new java.util.concurrent.atomic.AtomicReference<>(reply);
+    reply.whenComplete((r, e) -> pending.set(null));
+    Class<?> type = request.getClass();
     Runnable action = () -> {
-      if (reply.isDone()) {
+      CompletableFuture<Message> open = pending.get();
+      if (open == null || open.isDone()) {
         return; // answered in time: completing it would do nothing, so the exception is not even built
       }
-      reply.completeExceptionally(OperationException.unknown(request.getClass().getSimpleName() + " to " + server
+      open.completeExceptionally(OperationException.unknown(type.getSimpleName() + " to " + server
           + ": no answer within " + Fault.ms(SimSpec.CLIENT_TIMEOUT_MICROS)
           + " (client timeout; it may still take effect)"));
     };
     if (control != null) {
-      control.timer("client", control.clock() + (deadline - now), action, () -> !reply.isDone());
+      control.timer("client", control.clock() + (deadline - now), action, () -> pending.get() != null);
       return;
     }
     long time = Math.max(now, deadline);

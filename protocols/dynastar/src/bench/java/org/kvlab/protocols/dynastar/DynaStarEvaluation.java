@@ -47,7 +47,8 @@ import org.kvlab.workload.tpcc.Tpcc;
  *   <li><b>Fig 2</b>: TPC-C-lite, 4 warehouses (one per data partition, as the seed's run), random placement, the
  *       oracle repartitioning every 5 s (its first plan at 5 s; later ones only if they cut 10% more: {@code
  *       planGain}), 15 s; throughput, p50/p99 latency and the multi-partition share per bucket.
- *   <li><b>Fig 6</b>: Chirper (85% timeline / 15% post, Zipf 0.95, {@code users} users), the celebrity at 10 s, 20 s:
+ *   <li><b>Fig 6</b>: Chirper (85% timeline / 15% post, Zipf 0.95, {@code users} users, timelines of
+ *       the newest 50 posts), the celebrity at 10 s, 20 s:
  *       DynaStar from a random placement repartitioning every 5 s (plans at 5, 10, 15 s if they gain), against
  *       S-SMR* = DynaStar with {@code repartitionEvery=0} on a static placement computed beforehand by METIS ({@link PlacementAdvice}, the
  *       partitioning module's advisor, as {@code kvlab advise-placement}) from a 3 s trace of the same workload
@@ -99,8 +100,14 @@ public final class DynaStarEvaluation {
         planEvery, "partitioner", "auto")));
   }
 
+  /**
+   * Posts kept per timeline. Chirper's default, 1,000, makes every post rewrite followers' timelines of up to 1,000
+   * posts, and the run's history keeps each post's reads and writes: a 20 s run of 300 users ran out of a 3 GB heap.
+   */
+  static final int TIMELINE_CAP = 50;
+
   static Chirper chirper(int users) {
-    return Chirper.of(users);
+    return Chirper.of(users).withTimelineCap(TIMELINE_CAP);
   }
 
   /** DynaStar on Chirper from a random placement, repartitioning every 5 s, the celebrity at 10 s (Fig 6). */
@@ -309,7 +316,14 @@ public final class DynaStarEvaluation {
     }
     int users = Math.toIntExact(a.positive(0, "users", 300));
     int sessions = Math.toIntExact(a.positive(1, "sessions", 6));
-    Map<String, String> out = new LinkedHashMap<>();
+    Map<String, String> out = new LinkedHashMap<>() {
+      @Override
+      public String put(String k, String v) {
+        System.out.print("### " + k + "\n\n" + v + "\n"); // as each is done: the runs take minutes
+        System.out.flush();
+        return super.put(k, v);
+      }
+    };
     Timeline fig2 = fig2(sessions, FIG2_DURATION, "5s").timeline();
     Window before = window(fig2, 2 * SECOND, 5 * SECOND);
     Window after = window(fig2, 8 * SECOND, FIG2_DURATION);
@@ -343,7 +357,6 @@ public final class DynaStarEvaluation {
         + table1(dyn, CELEBRITY_AT - 2 * SECOND, CELEBRITY_AT));
     StringBuilder md = new StringBuilder();
     out.forEach((k, v) -> md.append("### ").append(k).append("\n\n").append(v).append('\n'));
-    System.out.print(md);
     if (a.count() > 2) {
       Path dir = Path.of(a.text(2, null));
       Files.createDirectories(dir);
