@@ -64,7 +64,7 @@ final class SimNode implements HostDriver {
     SimStore<Message> s = (SimStore<Message>) new SimStore<>(sim.protocol.record(), sim.spec.durability());
     this.store = s;
     this.kitState = new SimKitState(sim.spec.durability());
-    this.env = new HostDriver.Env(id, sim.spec.topology(), sim.spec.params(), clock, nodeRandom, store, sim.simMetrics,
+    this.env = new HostDriver.Env(id, sim.spec.topology(), sim.spec.params(), clock, nodeRandom, store, sim.metrics(id),
         NOPLogger.NOP_LOGGER);
   }
 

@@ -2,8 +2,10 @@ package org.kvlab.sim;
 
 import com.google.protobuf.Message;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.Predicate;
 import org.kvlab.api.RecordType;
 import org.kvlab.store.Durability;
@@ -13,15 +15,23 @@ import org.kvlab.store.VersionedStore;
 /**
  * The simulator's store: an in-memory store that can lose its unsynced writes in a crash. Under
  * {@code sync} every write is durable at once (the real runtime holds replies until an fsync covers
- * them, so no acknowledged write can be lost); under {@code none} writes become durable only at the
- * periodic background flush, and a crash rolls the store back to the last flush.
+ * them, so no acknowledged write can be lost), and a crash keeps everything; under {@code none} writes
+ * become durable only at the periodic background flush, and a crash rolls the store back to the last
+ * flush.
+ *
+ * <p>Memory: it keeps the live contents and, under {@code none}, the contents at the last flush (sharing
+ * the records) and the changes since; never a log of every write, which would hold every version a
+ * protocol ever wrote and pruned (a long run of large values ran out of heap that way).
  */
 final class SimStore<R extends Message> implements VersionedStore<R> {
   private final RecordType<R> type;
   private final Durability durability;
-  private final List<Op<R>> ops = new ArrayList<>();
-  private int durable; // ops[0..durable) survive a crash
   private InMemoryStore<R> live;
+  /** Under none: the contents at the last flush and the keys they hold (null under sync). */
+  private final InMemoryStore<R> flushed;
+  private final Set<String> flushedKeys = new HashSet<>();
+  /** Under none: the changes since the last flush, in order. */
+  private final List<Op<R>> pending = new ArrayList<>();
   private long changes; // puts, prunes and crashes so far: tells observers whether the contents may have changed
 
   /** A put (record), a prune (prune) or a prune by version key (from, below). */
@@ -31,16 +41,20 @@ final class SimStore<R extends Message> implements VersionedStore<R> {
     this.type = type;
     this.durability = durability;
     this.live = new InMemoryStore<>(type);
+    this.flushed = durability == Durability.SYNC ? null : new InMemoryStore<>(type);
+  }
+
+  private void changed(Op<R> op) {
+    changes++;
+    if (flushed != null) {
+      pending.add(op);
+    }
   }
 
   @Override
   public void put(String key, R record) {
     live.put(key, record);
-    changes++;
-    ops.add(new Op<>(key, record, null, null, null));
-    if (durability == Durability.SYNC) {
-      durable = ops.size();
-    }
+    changed(new Op<>(key, record, null, null, null));
   }
 
   @Override
@@ -57,11 +71,7 @@ final class SimStore<R extends Message> implements VersionedStore<R> {
   public int prune(String key, Predicate<? super R> stable) {
     int removed = live.prune(key, stable);
     if (removed > 0) {
-      changes++;
-      ops.add(new Op<>(key, null, stable, null, null));
-      if (durability == Durability.SYNC) {
-        durable = ops.size();
-      }
+      changed(new Op<>(key, null, stable, null, null));
     }
     return removed;
   }
@@ -70,11 +80,7 @@ final class SimStore<R extends Message> implements VersionedStore<R> {
   public int pruneRange(String key, byte[] from, byte[] below) {
     int removed = live.pruneRange(key, from, below);
     if (removed > 0) {
-      changes++;
-      ops.add(new Op<>(key, null, null, from.clone(), below.clone()));
-      if (durability == Durability.SYNC) {
-        durable = ops.size();
-      }
+      changed(new Op<>(key, null, null, from.clone(), below.clone()));
     }
     return removed;
   }
@@ -89,33 +95,42 @@ final class SimStore<R extends Message> implements VersionedStore<R> {
     return changes;
   }
 
-  /** The periodic background flush (durability none). */
+  /** The periodic background flush (durability none): the changes since the last one become durable. */
   void flush() {
-    durable = ops.size();
+    if (flushed == null) {
+      return;
+    }
+    for (Op<R> op : pending) {
+      if (op.record() != null) {
+        flushed.put(op.key(), op.record());
+        flushedKeys.add(op.key());
+      } else if (op.prune() != null) {
+        flushed.prune(op.key(), op.prune());
+      } else {
+        flushed.pruneRange(op.key(), op.from(), op.below());
+      }
+    }
+    pending.clear();
   }
 
-  /** A crash: everything after the last flush is gone; the store is rebuilt from the durable prefix. */
+  /** A crash: everything after the last flush is gone (nothing under sync); the store is what was flushed. */
   void crash() {
     changes++;
-    List<Op<R>> kept = new ArrayList<>(ops.subList(0, durable));
-    ops.clear();
-    live = new InMemoryStore<>(type);
-    for (Op<R> op : kept) {
-      if (op.record() != null) {
-        live.put(op.key(), op.record());
-      } else if (op.prune() != null) {
-        live.prune(op.key(), op.prune());
-      } else {
-        live.pruneRange(op.key(), op.from(), op.below());
-      }
-      ops.add(op);
+    if (flushed == null) {
+      return;
     }
-    durable = ops.size();
+    pending.clear();
+    live = new InMemoryStore<>(type);
+    for (String key : flushedKeys) {
+      for (R r : flushed.versions(key)) {
+        live.put(key, r);
+      }
+    }
   }
 
   @Override
   public void sync() {
-    durable = ops.size();
+    flush();
   }
 
   @Override

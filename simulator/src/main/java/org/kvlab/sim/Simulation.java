@@ -288,7 +288,7 @@ public final class Simulation {
     return new SimResult(seed, built, List.copyOf(faults), List.copyOf(failures), trace, deliveries, events,
         now, System.nanoTime() - wallStart, mx.getCurrentThreadCpuTime() - cpuStart, new TreeMap<>(counters),
         List.copyOf(startFailures), timeline == null ? null : Timeline.of(spec.timelineMicros(), end, built,
-            timeline.counters));
+            timeline));
   }
 
   /**
@@ -356,25 +356,29 @@ public final class Simulation {
   /** The counters' growth per bucket of the time series; null without one (the default: no cost per count). */
   private final Timeline.Recorder timeline;
 
-  final Metrics simMetrics = new Metrics() {
-    @Override
-    public void count(String name) {
-      counters.merge(name, 1L, Long::sum);
-      if (timeline != null) {
-        timeline.add(now, name, 1);
+  /** Server {@code node}'s metrics: summed over servers into the run's counters, and per server in the time series. */
+  Metrics metrics(org.kvlab.api.NodeId node) {
+    String name = node.toString();
+    return new Metrics() {
+      @Override
+      public void count(String counter) {
+        counters.merge(counter, 1L, Long::sum);
+        if (timeline != null) {
+          timeline.add(now, name, counter, 1);
+        }
       }
-    }
 
-    @Override
-    public void record(String name, long value) {
-      counters.merge(name + ".sum", value, Long::sum);
-      counters.merge(name + ".count", 1L, Long::sum);
-      if (timeline != null) {
-        timeline.add(now, name + ".sum", value);
-        timeline.add(now, name + ".count", 1);
+      @Override
+      public void record(String histogram, long value) {
+        counters.merge(histogram + ".sum", value, Long::sum);
+        counters.merge(histogram + ".count", 1L, Long::sum);
+        if (timeline != null) {
+          timeline.add(now, name, histogram + ".sum", value);
+          timeline.add(now, name, histogram + ".count", 1);
+        }
       }
-    }
-  };
+    };
+  }
 
   /** The generator of the workload family the sessions draw from (one per run: it may keep state). */
   private org.kvlab.workload.TxnFamily.Generator familyGenerator;
@@ -412,18 +416,27 @@ public final class Simulation {
     }
   }
 
-  /** The client's own timeout: no answer by then, the outcome is unknown (it may still take effect). */
+  /**
+   * The client's own timeout: no answer by then, the outcome is unknown (it may still take effect). The pending
+   * timeout holds the reply only until it completes (a holder the reply clears), not the request: a timeout waits
+   * 2 s, and holding every answered reply that long kept seconds of large replies (Chirper's timelines) alive.
+   */
   void timeOut(CompletableFuture<Message> reply, NodeId server, Message request, long deadline) {
+    java.util.concurrent.atomic.AtomicReference<CompletableFuture<Message>> pending =
+        new java.util.concurrent.atomic.AtomicReference<>(reply);
+    reply.whenComplete((r, e) -> pending.set(null));
+    Class<?> type = request.getClass();
     Runnable action = () -> {
-      if (reply.isDone()) {
+      CompletableFuture<Message> open = pending.get();
+      if (open == null || open.isDone()) {
         return; // answered in time: completing it would do nothing, so the exception is not even built
       }
-      reply.completeExceptionally(OperationException.unknown(request.getClass().getSimpleName() + " to " + server
+      open.completeExceptionally(OperationException.unknown(type.getSimpleName() + " to " + server
           + ": no answer within " + Fault.ms(SimSpec.CLIENT_TIMEOUT_MICROS)
           + " (client timeout; it may still take effect)"));
     };
     if (control != null) {
-      control.timer("client", control.clock() + (deadline - now), action, () -> !reply.isDone());
+      control.timer("client", control.clock() + (deadline - now), action, () -> pending.get() != null);
       return;
     }
     long time = Math.max(now, deadline);

@@ -275,6 +275,9 @@ class PartitionRole {
         lent.addAll(have);
         ctx.metrics().count("dynastar.lends");
       }
+      for (int i = 0; i < have.size(); i++) {
+        ctx.metrics().count("dynastar.lent"); // one per variable: the objects a partition exchanges (Table 1)
+      }
       return true;
     }
     List<Lend> got = lends.getOrDefault(c.getId(), List.of());
