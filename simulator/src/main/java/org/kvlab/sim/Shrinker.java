@@ -159,7 +159,12 @@ public final class Shrinker {
     }
     SeedReport best = null;
     for (long seed : seeds) {
-      SeedReport r = SimRunner.run(untraced, protocol, seed, checks);
+      SeedReport r;
+      try {
+        r = SimRunner.run(untraced, protocol, seed, checks);
+      } catch (IllegalArgumentException e) {
+        return null; // the reduced inputs make no valid workload (e.g. too few keys for a transaction): not smaller
+      }
       runs[0]++;
       if (!r.result().startFailures().isEmpty()) {
         return null; // the protocol refuses these inputs: no seed will do
