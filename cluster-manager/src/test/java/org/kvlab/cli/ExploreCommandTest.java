@@ -78,7 +78,7 @@ class ExploreCommandTest {
     assertUsage(InProcessCli.run("explore", "--protocol", "eventual", "--sessions", "9"), "sessions");
     assertUsage(InProcessCli.run("explore", "--protocol", "eventual", "--max-states", "0"), "state bound");
     assertUsage(InProcessCli.run("explore", "--protocol", "eventual", "--session", "dc5 put k0=a"), "datacenter 5");
-    assertUsage(InProcessCli.run("explore", "--protocol", "eventual", "--session", "dc0 delete k0"), "neither");
+    assertUsage(InProcessCli.run("explore", "--protocol", "eventual", "--session", "dc0 delete k0"), "is none of");
     assertUsage(InProcessCli.run("explore", "--protocol", "evntual"), "evntual");
     assertUsage(InProcessCli.run("sim"), "--protocol is missing");
     assertUsage(InProcessCli.run("sim", "--schedule", tmp.resolve("none.txt").toString()), "no such file");
