@@ -13,6 +13,8 @@ import org.kvlab.api.RecordType;
 import org.kvlab.api.Topology;
 import org.kvlab.api.TopologyException;
 import org.kvlab.api.VersionKey;
+import org.kvlab.command.CommandReply;
+import org.kvlab.command.CommandRequest;
 
 /**
  * The Conveyor Belt plug-in (seed 004: Eliá, Saissi, Serafini, Suri, "Scaling Out ACID Applications with Operation
@@ -22,8 +24,8 @@ import org.kvlab.api.VersionKey;
  * is silent.
  */
 public final class ConveyorBelt extends BaseProtocol {
-  static final MessageTypes MESSAGES = MessageTypes.of(TxnReq.class, TxnReply.class, Token.class, TokenAck.class,
-      Parked.class, Want.class);
+  static final MessageTypes MESSAGES = MessageTypes.of(CommandRequest.class, CommandReply.class, Token.class,
+      TokenAck.class, Parked.class, Want.class);
   static final RecordType<Record> RECORD = RecordType.of(Record.class, r -> VersionKey.of(r.getVersion()));
   static final List<String> ROUTING = List.of("client", "server");
 

@@ -5,10 +5,7 @@ import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.TreeSet;
 import org.kvlab.api.Call;
 import org.kvlab.api.Handlers;
@@ -17,7 +14,10 @@ import org.kvlab.api.NodeId;
 import org.kvlab.api.Request;
 import org.kvlab.api.Server;
 import org.kvlab.api.Slot;
-import org.kvlab.api.TxnProcedures;
+import org.kvlab.command.CommandReply;
+import org.kvlab.command.CommandRequest;
+import org.kvlab.command.Commands;
+import org.kvlab.command.KeyValue;
 import org.kvlab.partitioning.operations.OperationClass;
 
 /**
@@ -72,7 +72,7 @@ class ConveyorBeltServer extends Server<Record> {
   static final Duration FORWARD_TIMEOUT = Duration.ofSeconds(2);
 
   /** A queued global operation. */
-  record Queued(Request<TxnReq> req, Classification.Kind kind) {}
+  record Queued(Request<CommandRequest> req, Classification.Kind kind) {}
 
   private int n;
   private Classification classes;
@@ -90,7 +90,7 @@ class ConveyorBeltServer extends Server<Record> {
 
   @Override
   protected void register(Handlers on) {
-    on.request(TxnReq.class, this::onClient);
+    on.request(CommandRequest.class, this::onClient);
     on.call(Token.class, this::onToken);
     on.message(Parked.class, this::onParked);
     on.message(Want.class, this::onWant);
@@ -137,8 +137,8 @@ class ConveyorBeltServer extends Server<Record> {
   // ---------------------------------------------------------------------------------------------
   // Requests
 
-  private void onClient(Request<TxnReq> req) {
-    TxnReq op = req.body();
+  private void onClient(Request<CommandRequest> req) {
+    CommandRequest op = req.body();
     if (op.getReadsCount() == 0 && op.getWritesCount() == 0) {
       req.fail("an operation needs at least one key. Fix: read or write a key");
       return;
@@ -169,24 +169,17 @@ class ConveyorBeltServer extends Server<Record> {
     return k.cls() == OperationClass.G;
   }
 
-  private void answer(Request<TxnReq> req, TxnReply reply) {
+  private void answer(Request<CommandRequest> req, CommandReply reply) {
     if (!req.answered()) {
       req.reply(reply);
     }
   }
 
   /** Runs {@code op} on the store: reads (before the writes), then the writes given or computed by its procedure. */
-  private TxnReply execute(TxnReq op, Classification.Kind k) {
-    TxnReply.Builder r = TxnReply.newBuilder();
-    Map<String, Optional<ByteString>> read = new TreeMap<>();
-    for (String key : op.getReadsList()) {
-      Optional<ByteString> v = store().newest(key).map(Record::getValue);
-      read.put(key, v);
-      r.addReads(kv(key, v));
-    }
-    Map<String, ByteString> writes = op.getProcedure().isEmpty() ? new TreeMap<>(op.getWritesMap())
-        : TxnProcedures.run(op.getProcedure(), op.getArgsList(), read);
-    List<String> undeclared = Classification.undeclared(k, op.getReadsList(), writes.keySet());
+  private CommandReply execute(CommandRequest op, Classification.Kind k) {
+    CommandReply.Builder r = Commands.execute(op, key -> store().newest(key).map(Record::getValue), this::write);
+    List<String> undeclared = Classification.undeclared(k, op.getReadsList(),
+        r.getWritesList().stream().map(KeyValue::getKey).toList());
     if (!undeclared.isEmpty()) {
       metrics().count("cb.templateViolations");
       if (warned.add(k.type().name())) {
@@ -195,10 +188,6 @@ class ConveyorBeltServer extends Server<Record> {
             k.type().name(), op.getArgsList(), String.join(", ", undeclared), classes.source, k.cls());
       }
     }
-    writes.forEach((key, v) -> {
-      write(key, v);
-      r.addWrites(kv(key, Optional.of(v)));
-    });
     long ts = st.getExecuted() + 1;
     st.setExecuted(ts);
     save();
@@ -209,10 +198,6 @@ class ConveyorBeltServer extends Server<Record> {
     long version = store().newest(key).map(Record::getVersion).orElse(0L) + 1;
     store().put(key, Record.newBuilder().setValue(value).setVersion(version).build());
     store().prune(key, x -> true);
-  }
-
-  private static KeyValue kv(String key, Optional<ByteString> v) {
-    return KeyValue.newBuilder().setKey(key).setFound(v.isPresent()).setValue(v.orElse(ByteString.EMPTY)).build();
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -274,7 +259,7 @@ class ConveyorBeltServer extends Server<Record> {
 
   private void executeGlobal(Queued q) {
     metrics().count("cb.global");
-    TxnReply r = execute(q.req().body(), q.kind());
+    CommandReply r = execute(q.req().body(), q.kind());
     if (r.getWritesCount() > 0) {
       long seq = st.getNextSeq() + 1;
       st.setNextSeq(seq).setToken(st.getToken().toBuilder().addUpdates(Update.newBuilder().setOrigin(dc())

@@ -11,6 +11,8 @@ import org.kvlab.api.RecordType;
 import org.kvlab.api.Topology;
 import org.kvlab.api.TopologyException;
 import org.kvlab.api.VersionKey;
+import org.kvlab.command.CommandReply;
+import org.kvlab.command.CommandRequest;
 
 /**
  * The EPaxos plug-in (Moraru et al., SOSP 2013): leaderless state-machine replication over N replicas, one per
@@ -18,7 +20,7 @@ import org.kvlab.api.VersionKey;
  */
 public final class EPaxos extends BaseProtocol {
 
-  static final MessageTypes MESSAGES = MessageTypes.of(ClientReq.class, ClientReply.class, PreAccept.class,
+  static final MessageTypes MESSAGES = MessageTypes.of(CommandRequest.class, CommandReply.class, PreAccept.class,
       PreAcceptReply.class, Accept.class, AcceptReply.class, Commit.class, Prepare.class, PrepareReply.class,
       Executed.class);
   /** Versions are the executing replica's own execution counter: every replica applies a key's writes in one order. */

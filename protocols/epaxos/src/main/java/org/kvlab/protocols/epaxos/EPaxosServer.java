@@ -1,6 +1,5 @@
 package org.kvlab.protocols.epaxos;
 
-import com.google.protobuf.ByteString;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -22,7 +21,9 @@ import org.kvlab.api.Request;
 import org.kvlab.api.Server;
 import org.kvlab.api.Slot;
 import org.kvlab.api.SlotMap;
-import org.kvlab.api.TxnProcedures;
+import org.kvlab.command.CommandReply;
+import org.kvlab.command.CommandRequest;
+import org.kvlab.command.Commands;
 
 /**
  * EPaxos, one replica (the server of datacenter d is replica d), written with the protocol kit. The command leader
@@ -65,11 +66,11 @@ class EPaxosServer extends Server<Record> implements Executor.Replica {
   private final Set<Long> recovering = new HashSet<>();
   private final Map<Long, Long> ballotSeen = new HashMap<>();
 
-  private record Waiting(Request<ClientReq> req, String cmdId, long startMicros) {}
+  private record Waiting(Request<CommandRequest> req, String cmdId, long startMicros) {}
 
   @Override
   protected void register(Handlers on) {
-    on.request(ClientReq.class, this::onClient);
+    on.request(CommandRequest.class, this::onClient);
     on.call(PreAccept.class, this::onPreAccept);
     on.call(Accept.class, this::onAccept);
     on.call(Prepare.class, this::onPrepare);
@@ -139,13 +140,14 @@ class EPaxosServer extends Server<Record> implements Executor.Replica {
 
   // ---- command leader ------------------------------------------------------------------------------------------
 
-  private void onClient(Request<ClientReq> req) {
-    Command cmd = req.body().getCmd();
-    if (cmd.getKeysCount() == 0) {
+  private void onClient(Request<CommandRequest> req) {
+    List<String> keys = Commands.keys(req.body());
+    if (keys.isEmpty()) {
       req.fail("a command needs at least one key. Fix: name the keys it reads or writes");
       return;
     }
-    cmd = cmd.toBuilder().setId(me + "." + incarnation() + "." + ++proposed).build();
+    Command cmd = Command.newBuilder().addAllKeys(keys).setOp(req.body())
+        .setId(me + "." + incarnation() + "." + ++proposed).build();
     long id = Ids.of(me, nextInstance++);
     long seq = conflicts.seqFor(cmd);
     TreeSet<Long> deps = new TreeSet<>();
@@ -380,28 +382,20 @@ class EPaxosServer extends Server<Record> implements Executor.Replica {
   public void execute(Instance e) {
     long id = Ids.of(e.getId());
     Command c = e.getCmd();
-    ClientReply.Builder reply = ClientReply.newBuilder().setSeq(e.getSeq()).setTid(id);
+    CommandReply.Builder reply = CommandReply.newBuilder();
     if (!c.getNoop()) {
-      Map<String, Optional<ByteString>> read = new TreeMap<>();
-      for (String k : c.getReadsList()) {
-        Optional<ByteString> v = store().newest(k).map(Record::getValue);
-        read.put(k, v);
-        reply.addReads(KeyValue.newBuilder().setKey(k).setFound(v.isPresent()).setValue(v.orElse(ByteString.EMPTY)));
-      }
-      Map<String, ByteString> writes = c.getProcedure().isEmpty() ? new TreeMap<>(c.getWritesMap())
-          : TxnProcedures.run(c.getProcedure(), c.getArgsList(), read);
-      for (Map.Entry<String, ByteString> w : writes.entrySet()) {
-        reply.addWrites(KeyValue.newBuilder().setKey(w.getKey()).setFound(true).setValue(w.getValue()));
-        Optional<Record> newest = store().newest(w.getKey());
+      reply = Commands.execute(c.getOp(), k -> store().newest(k).map(Record::getValue), (k, v) -> {
+        Optional<Record> newest = store().newest(k);
         if (newest.isPresent() && newest.get().getWriter() == id) {
-          continue; // written by this very execution before a restart that lost the executed mark: not again
+          return; // written by this very execution before a restart that lost the executed mark: not again
         }
         // versions grow per key even when the restart also lost the counter's last value (the store kept more)
         exec = Math.max(exec + 1, newest.map(r -> r.getExec() + 1).orElse(0L));
-        store().put(w.getKey(), Record.newBuilder().setValue(w.getValue()).setExec(exec).setWriter(id).build());
-        store().prune(w.getKey(), v -> true); // only the newest version is ever read
-      }
+        store().put(k, Record.newBuilder().setValue(v).setExec(exec).setWriter(id).build());
+        store().prune(k, x -> true); // only the newest version is ever read
+      });
     }
+    reply.setTs(e.getSeq()).setTid(id);
     put(e.toBuilder().setStatus(EXECUTED).build());
     int r = Ids.replica(id);
     while (executedEntry(r, upTo[r] + 1)) {

@@ -1,17 +1,15 @@
 package org.kvlab.protocols.m2paxos;
 
-import com.google.protobuf.ByteString;
 import java.util.ArrayDeque;
 import java.util.Collection;
 import java.util.Deque;
-import java.util.Map;
-import java.util.Optional;
 import java.util.TreeMap;
 import org.kvlab.api.Invariants;
 import org.kvlab.api.Metrics;
 import org.kvlab.api.Slot;
 import org.kvlab.api.SlotMap;
-import org.kvlab.api.TxnProcedures;
+import org.kvlab.command.CommandReply;
+import org.kvlab.command.Commands;
 import org.kvlab.store.VersionedStore;
 
 /**
@@ -29,7 +27,7 @@ final class Delivery {
     void advanced(String key);
 
     /** {@code c} was applied as this replica's {@code ts}-th delivery and returned {@code reply}. */
-    void delivered(Command c, long ts, TxnReply reply);
+    void delivered(Command c, long ts, CommandReply reply);
   }
 
   private final AcceptorLog log;
@@ -104,27 +102,16 @@ final class Delivery {
     while (doneBySeq.firstKey() <= ts - DONE_WINDOW) {
       done.remove(Long.toString(doneBySeq.pollFirstEntry().getValue()));
     }
-    TxnReply reply = execute(c);
+    CommandReply reply = execute(c);
     metrics.count("consensus.delivered");
     listener.delivered(c, ts, reply.toBuilder().setTs(ts).setTid(c.getId()).build());
   }
 
   /** Reads (before the writes), then the writes (given, or computed by the procedure), in the store. */
-  private TxnReply execute(Command c) {
-    TxnReq op = c.getOp();
-    TxnReply.Builder r = TxnReply.newBuilder();
-    Map<String, Optional<ByteString>> read = new TreeMap<>();
-    for (String k : op.getReadsList()) {
-      Optional<ByteString> v = store.newest(k).map(Record::getValue);
-      read.put(k, v);
-      r.addReads(KeyValue.newBuilder().setKey(k).setFound(v.isPresent()).setValue(v.orElse(ByteString.EMPTY)));
-    }
-    Map<String, ByteString> writes = op.getProcedure().isEmpty() ? new TreeMap<>(op.getWritesMap())
-        : TxnProcedures.run(op.getProcedure(), op.getArgsList(), read);
-    writes.forEach((k, v) -> {
+  private CommandReply execute(Command c) {
+    return Commands.execute(c.getOp(), k -> store.newest(k).map(Record::getValue), (k, v) -> {
       long in = c.getPositionsMap().get(k);
       long before = store.newest(k).map(Record::getInstance).orElse(0L);
-      r.addWrites(KeyValue.newBuilder().setKey(k).setFound(true).setValue(v));
       if (before == in) {
         // This very command wrote k before a restart that kept the store's writes but lost the turn's durable maps
         // (on the real runtime they are synced after the store): one command per (object, instance), so not again.
@@ -134,7 +121,6 @@ final class Delivery {
       Invariants.check(before < in, "store of %s written out of delivery order: instance %s after %s", k, in, before);
       store.put(k, Record.newBuilder().setValue(v).setInstance(in).build());
       store.prune(k, x -> true);
-    });
-    return r.build();
+    }).build();
   }
 }

@@ -12,6 +12,8 @@ import org.kvlab.api.RecordType;
 import org.kvlab.api.Topology;
 import org.kvlab.api.TopologyException;
 import org.kvlab.api.VersionKey;
+import org.kvlab.command.CommandReply;
+import org.kvlab.command.CommandRequest;
 
 /**
  * The M²Paxos plug-in (Turcu's thesis ch. 10-11; DSN 2016): full replication over the datacenters, one server each,
@@ -20,8 +22,9 @@ import org.kvlab.api.VersionKey;
  */
 public final class M2Paxos extends BaseProtocol {
 
-  static final MessageTypes MESSAGES = MessageTypes.of(TxnReq.class, TxnReply.class, Propose.class, Accept.class,
-      AcceptAck.class, Decide.class, Prepare.class, PrepareAck.class, Status.class, Fetch.class, FetchReply.class);
+  static final MessageTypes MESSAGES = MessageTypes.of(CommandRequest.class, CommandReply.class, Propose.class,
+      Accept.class, AcceptAck.class, Decide.class, Prepare.class, PrepareAck.class, Status.class, Fetch.class,
+      FetchReply.class);
   static final RecordType<Record> RECORD = RecordType.of(Record.class, r -> VersionKey.of(r.getInstance()));
   static final List<String> INITIAL_OWNERS = List.of("hash", "none");
 

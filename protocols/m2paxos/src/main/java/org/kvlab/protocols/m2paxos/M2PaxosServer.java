@@ -15,6 +15,9 @@ import org.kvlab.api.Invariants;
 import org.kvlab.api.NodeId;
 import org.kvlab.api.Request;
 import org.kvlab.api.Server;
+import org.kvlab.command.CommandReply;
+import org.kvlab.command.CommandRequest;
+import org.kvlab.command.Commands;
 
 /**
  * M²Paxos, one replica (Turcu's thesis Algs. 3-6), written with the protocol kit. Every datacenter's one server
@@ -69,7 +72,7 @@ class M2PaxosServer extends Server<Record> {
   private AcceptorLog log;
   private Delivery delivery;
   private long seq;
-  private final Map<Long, Request<TxnReq>> pending = new TreeMap<>();
+  private final Map<Long, Request<CommandRequest>> pending = new TreeMap<>();
   private final Map<Long, Long> proposedAt = new TreeMap<>(); // id -> when the client's request came
   private final Map<String, Long> seenEpoch = new TreeMap<>();
   private boolean acquiring;
@@ -84,7 +87,7 @@ class M2PaxosServer extends Server<Record> {
 
   @Override
   protected void register(Handlers on) {
-    on.request(TxnReq.class, this::onClient);
+    on.request(CommandRequest.class, this::onClient);
     on.message(Propose.class, this::onPropose);
     on.call(Accept.class, this::onAccept);
     on.message(Decide.class, this::onDecide);
@@ -116,7 +119,7 @@ class M2PaxosServer extends Server<Record> {
           }
 
           @Override
-          public void delivered(Command c, long ts, TxnReply reply) {
+          public void delivered(Command c, long ts, CommandReply reply) {
             M2PaxosServer.this.delivered(c, ts, reply);
           }
         });
@@ -130,16 +133,14 @@ class M2PaxosServer extends Server<Record> {
   }
 
   /** The objects a client operation accesses (c.LS), sorted. */
-  static List<String> objectsOf(TxnReq op) {
-    TreeSet<String> all = new TreeSet<>(op.getReadsList());
-    all.addAll(op.getWritesMap().keySet());
-    return new ArrayList<>(all);
+  static List<String> objectsOf(CommandRequest op) {
+    return Commands.keys(op);
   }
 
   // ---------------------------------------------------------------------------------------------
   // Coordination phase (Alg. 3)
 
-  private void onClient(Request<TxnReq> req) {
+  private void onClient(Request<CommandRequest> req) {
     if (objectsOf(req.body()).isEmpty()) {
       req.fail("a command needs at least one key. Fix: read or write a key");
       return;
@@ -149,7 +150,7 @@ class M2PaxosServer extends Server<Record> {
     pending.put(id, req);
     proposedAt.put(id, nowMicros());
     after(GIVE_UP, () -> {
-      Request<TxnReq> r = pending.remove(id);
+      Request<CommandRequest> r = pending.remove(id);
       proposedAt.remove(id);
       if (r != null) {
         r.unknown("command not delivered within " + GIVE_UP.toMillis() + " ms (it may still be)");
@@ -412,9 +413,9 @@ class M2PaxosServer extends Server<Record> {
   }
 
   /** Delivery's report: answer the client if this replica is the command's origin. */
-  private void delivered(Command c, long ts, TxnReply reply) {
+  private void delivered(Command c, long ts, CommandReply reply) {
     onDelivered(c, ts);
-    Request<TxnReq> req = pending.remove(c.getId());
+    Request<CommandRequest> req = pending.remove(c.getId());
     Long at = proposedAt.remove(c.getId());
     if (req != null) {
       metrics().record("consensus.latencyMicros", nowMicros() - at);
