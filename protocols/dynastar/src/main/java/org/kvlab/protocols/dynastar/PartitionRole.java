@@ -100,6 +100,11 @@ class PartitionRole implements GroupReplica.Machine {
   // volatile: the clients' requests this partition holds (lost in a crash: those clients see an unknown outcome), and
   // the keys of the commands executed since the last hint
   private final Map<Pending, Request<ExecReq>> requests = new HashMap<>();
+  /** Replicated: when each held request came, in sweeps ({@link #SWEEP}); {@link #sweep} redirects the stale ones. */
+  private final Map<Pending, Long> heldSince = new HashMap<>();
+  private long sweeps;
+  /** Replicated: how often a replica looks for requests it has held for 2 to 3 sweeps. */
+  static final Duration SWEEP = Duration.ofMillis(500);
   private final List<Keys> hints = new ArrayList<>();
   private static final int HINTS_MAX = 4096;
   /** Tests: where this partition records its multicasts and deliveries (null: nowhere). */
@@ -144,6 +149,7 @@ class PartitionRole implements GroupReplica.Machine {
       rep.observer = watch;
       rep.start();
       ctx.every(ctx.params().duration("hintEvery", Duration.ofMillis(100)), this::hint);
+      ctx.every(SWEEP, this::sweep);
       return;
     }
     store = ctx.store();
@@ -365,11 +371,33 @@ class PartitionRole implements GroupReplica.Machine {
     ExecReq b = req.body();
     Pending k = new Pending(b.getClient(), b.getReq());
     requests.put(k, req);
+    heldSince.put(k, sweeps);
     Cmd c = command(b, me).setClient(b.getClient()).setReq(b.getReq()).setLow(b.getLow()).build();
     rep.multicast(Cast.newBuilder().setCmd(c).build(), new TreeSet<>(b.getLocsMap().values()), (id, failure) -> {
       if (failure != null && requests.remove(k, req)) {
         req.reply(ExecReply.newBuilder().setNotLeader(true).setLeader(rep.leaderHint()).build());
       }
+    });
+  }
+
+  /**
+   * Replicated: answers {@code not_leader} to the requests held for 2 to 3 sweeps (1 to 1.5 s, below the client's
+   * timeout): their copy may be lost with a leader change, or wait behind a lagging log here. The client sends the
+   * same request again (to the leader), and the group answers whichever copy it delivers first, once.
+   */
+  private void sweep() {
+    sweeps++;
+    heldSince.entrySet().removeIf(e -> {
+      if (!requests.containsKey(e.getKey())) {
+        return true;
+      }
+      if (sweeps - e.getValue() < 3) {
+        return false;
+      }
+      ctx.metrics().count("dynastar.redirected");
+      requests.remove(e.getKey()).reply(ExecReply.newBuilder().setNotLeader(true).setLeader(rep.leaderHint())
+          .build());
+      return true;
     });
   }
 
