@@ -370,7 +370,11 @@ class PartitionRole implements GroupReplica.Machine {
     }
     ExecReq b = req.body();
     Pending k = new Pending(b.getClient(), b.getReq());
-    requests.put(k, req);
+    Request<ExecReq> earlier = requests.put(k, req);
+    if (earlier != null) {
+      // the client sent this request here before and gave up on that call (its timeout): answer it, once
+      earlier.reply(ExecReply.newBuilder().setNotLeader(true).setLeader(rep.leaderHint()).build());
+    }
     heldSince.put(k, sweeps);
     Cmd c = command(b, me).setClient(b.getClient()).setReq(b.getReq()).setLow(b.getLow()).build();
     rep.multicast(Cast.newBuilder().setCmd(c).build(), new TreeSet<>(b.getLocsMap().values()), (id, failure) -> {
