@@ -21,8 +21,8 @@ import org.kvlab.consensus.raft.RaftJournal;
  * decisions; every replica hands the group's deliveries, in the group's order, to its {@link Machine}, a
  * deterministic state machine, so the replicas agree on every execution, lend, return and plan.
  *
- * <p>Lends, returns and moves between replicated partitions travel as multicasts too (decided; docs/protocols.md#dynastar):
- * the machine {@link #post}s one to its <em>outbox</em> (replicated state), and the group's leader multicasts it to
+ * <p>Lends, returns and moves between replicated partitions travel as multicasts too (decided;
+ * docs/protocols.md#dynastar): the machine {@link #post}s one to its <em>outbox</em> (replicated state), and the group's leader multicasts it to
  * the receiving group and its own; its delivery at its own group removes it from the outbox at every replica, its
  * delivery at the receiver makes it durable and ordered there. A new leader multicasts the whole outbox again, so a
  * receiver may deliver a repeat: every such message carries its outbox number and the sender's lowest outstanding

@@ -66,6 +66,7 @@ final class OracleRole implements GroupReplica.Machine {
   /** Replicated: the oracle group's replica (null: one oracle server) and its location map. */
   private GroupReplica rep;
   private final TreeMap<String, Integer> locHere = new TreeMap<>();
+  private int waited; // replicated: rounds the last plan has been in flight
 
   OracleRole(ServerContext ctx) {
     this.ctx = ctx;
@@ -101,9 +102,13 @@ final class OracleRole implements GroupReplica.Machine {
       rep.start();
       if (!every.isZero()) {
         ctx.every(every, () -> {
-          if (!rep.isLeader()) {
-            issued = applied; // a new leader starts from the plans its group delivered
-          } else {
+          if (!rep.isLeader() || (issued != applied && ++waited >= 5)) {
+            issued = applied; // a new leader (or one whose plan got lost) starts from the plans its group delivered
+          }
+          if (issued == applied) {
+            waited = 0;
+          }
+          if (rep.isLeader()) {
             repartition();
           }
         });

@@ -570,8 +570,9 @@ class PartitionRole implements GroupReplica.Machine {
     if (r != null) {
       req.reply(r);
     } else {
-      req.fail("dynastar: partition " + me + " forgot its reply to request " + c.getReq() + " of this session (the"
-          + " session said it had it). Fix: this is a bug in the dynastar client's low-water mark");
+      // the session had its answer (its low-water mark passed the number): this copy's call was given up on
+      req.fail("dynastar: partition " + me + " no longer keeps its reply to request " + c.getReq() + " of this"
+          + " session, which the session already received. Fix: none needed (a late copy of an answered request)");
     }
   }
 
@@ -604,7 +605,8 @@ class PartitionRole implements GroupReplica.Machine {
     if (kv.getFound()) {
       put(kv.getKey(), kv.getValue());
     } else {
-      Invariants.check(rep != null ? !data.containsKey(kv.getKey()) : store.newest(kv.getKey()).isEmpty(), "dynastar: partition %s got variable %s as never"
+      boolean none = rep != null ? !data.containsKey(kv.getKey()) : store.newest(kv.getKey()).isEmpty();
+      Invariants.check(none, "dynastar: partition %s got variable %s as never"
           + " written, but holds a value of it", me, kv.getKey());
     }
   }
@@ -728,7 +730,10 @@ class PartitionRole implements GroupReplica.Machine {
 
   // ------------------------------------------------------------------------------------------------ hints
 
-  /** Sends the oracle the keys of the commands executed since the last hint (replicated: the leader, to every oracle replica). */
+  /**
+   * Sends the oracle the keys of the commands executed since the last hint (replicated: the leader, to every oracle
+   * replica).
+   */
   private void hint() {
     if (hints.isEmpty()) {
       return;

@@ -42,7 +42,8 @@ class DynaStarCheckedSimTest {
       p.put(a[0], a[1]);
     }
     return SimSpec.defaults().withTopology(1, 4).withNetwork(NetworkModel.uniform(1, 2)).withParams(new Params(p))
-        .withWorkload(workload(6)).withFaultKinds(faults).withDuration(2_000_000).withSettle(3_000_000).withTrace(false);
+        .withWorkload(workload(6)).withFaultKinds(faults).withDuration(2_000_000).withSettle(3_000_000)
+        .withTrace(false);
   }
 
   /** List-append transactions over the 12 keys, {@code sessions} per datacenter. */

@@ -20,6 +20,10 @@ import org.kvlab.consensus.multicast.MulticastLog;
  * DynaStar with its data partitions watched from outside (the simulator runs every node on one thread): the last
  * incarnation of each partition, to check the location invariant over all of them once the run is quiet. One instance
  * per simulated run. Also records the multicast (commands and plans) for the consensus module's multicast checker.
+ * Replicated partitions: every replica's last incarnation, and each group's delivery sequence as its replicas apply
+ * it (a replica that applies another message at a position than its group did is a disagreement); a multicast is
+ * recorded at its first delivery anywhere, with the destinations its content names (commands: their locations'
+ * partitions; plans: all; lends, returns, moves: sender and receiver), since the block assigns its id at commit.
  */
 final class Watched implements Protocol {
   private final DynaStar inner = new DynaStar();
