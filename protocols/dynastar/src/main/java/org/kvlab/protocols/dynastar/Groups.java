@@ -52,9 +52,4 @@ final class Groups {
   static int size(Topology t) {
     return Math.max(t.replicas(), t.datacenters());
   }
-
-  /** The index of {@code node} in its partition's group. */
-  static int indexOf(Topology t, NodeId node) {
-    return t.datacenters() > 1 ? node.dc() : node.replica();
-  }
 }
