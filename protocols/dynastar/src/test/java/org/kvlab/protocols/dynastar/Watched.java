@@ -124,8 +124,9 @@ final class Watched implements Protocol {
   }
 
   /**
-   * Replicated partitions: quiet once every replica is quiet and has applied its group's whole delivery sequence;
-   * then the replicas of each group must agree on every key, and every key be held by exactly one group.
+   * Replicated partitions: quiet once, in every group, the replicas that applied the group's whole delivery sequence
+   * are quiet; then those replicas must have equal states (the whole state machine: values, holders, queue, kept
+   * replies), agree on every key, and every key be held by exactly one group.
    */
   private List<String> replicatedViolations(List<String> keys) {
     Map<NodeId, PartitionRole> current = new TreeMap<>();
@@ -143,6 +144,14 @@ final class Watched implements Protocol {
       return null;
     }
     List<String> out = new ArrayList<>();
+    Map<Integer, ReplicaState> first = new TreeMap<>();
+    current.forEach((n, role) -> {
+      ReplicaState state = state(role);
+      ReplicaState other = first.putIfAbsent(n.partition(), state);
+      if (other != null && !other.equals(state)) {
+        out.add(n + ": its state differs from that of another caught-up replica of partition " + n.partition());
+      }
+    });
     for (String k : keys) {
       Map<Integer, Set<Boolean>> says = new TreeMap<>();
       current.forEach((n, role) -> says.computeIfAbsent(n.partition(), x -> new HashSet<>()).add(role.holds(k)));
@@ -159,6 +168,14 @@ final class Watched implements Protocol {
       }
     }
     return out;
+  }
+
+  private static ReplicaState state(PartitionRole role) {
+    try {
+      return ReplicaState.parseFrom(role.snapshot());
+    } catch (com.google.protobuf.InvalidProtocolBufferException e) {
+      throw new IllegalStateException(e);
+    }
   }
 
   /**
