@@ -12,8 +12,11 @@ import org.kvlab.api.RecordType;
 import org.kvlab.api.Topology;
 import org.kvlab.api.TopologyException;
 import org.kvlab.api.VersionKey;
+import org.kvlab.consensus.multicast.proto.CastReply;
+import org.kvlab.consensus.multicast.proto.CastSend;
 import org.kvlab.consensus.multicast.proto.SkeenData;
 import org.kvlab.consensus.multicast.proto.SkeenVote;
+import org.kvlab.consensus.raft.Raft;
 import org.kvlab.partitioning.Partitioners;
 
 /**
@@ -22,11 +25,13 @@ import org.kvlab.partitioning.Partitioners;
  * command executes at one partition; the others lend it their variables and get them back. Every few seconds the
  * oracle partitions the workload graph (METIS or the pure-Java partitioner, 20% imbalance) and multicasts a plan that
  * the partitions apply by exchanging variables. See {@link PartitionRole}, {@link OracleRole} and
- * docs/protocols.md#dynastar.
+ * docs/protocols.md#dynastar. The topology decides whether partitions (and the oracle) are one server each or Raft
+ * groups of replicas ({@link Groups}).
  */
 public final class DynaStar extends BaseProtocol {
   static final MessageTypes MESSAGES = MessageTypes.of(ExecReq.class, ExecReply.class, LocateReq.class,
-      LocateReply.class, SkeenData.class, SkeenVote.class, Lend.class, Return.class, Move.class, Hint.class);
+      LocateReply.class, SkeenData.class, SkeenVote.class, Lend.class, Return.class, Move.class, Hint.class,
+      CastSend.class, CastReply.class, Raft.class);
   static final RecordType<Record> RECORD = RecordType.of(Record.class, r -> VersionKey.of(r.getVer()));
 
   static final List<String> MUTANTS = List.of("none", "lender-no-wait", "client-destination");
@@ -79,14 +84,16 @@ public final class DynaStar extends BaseProtocol {
 
   /** Every rule on the parameters and the cluster shape: the loaders call it, and every server when it starts. */
   static void check(Params params, Topology topology) {
-    if (topology.datacenters() != 1) {
-      throw new TopologyException("datacenters", topology.datacenters() + " datacenters, but dynastar runs one server"
-          + " per partition in 1 datacenter", "set datacenters: 1 (replicated partitions are not built, see"
-          + " docs/protocols.md#dynastar)");
+    if (topology.datacenters() > 1 && topology.replicas() > 1) {
+      throw new TopologyException("replicas", topology.datacenters() + " datacenters and " + topology.replicas()
+          + " replicas per partition, but dynastar replicates a partition either inside 1 datacenter or across"
+          + " datacenters, one replica in each", "set replicas: 1 (replica d of every partition in datacenter d) or"
+          + " datacenters: 1 (see docs/protocols.md#dynastar)");
     }
-    if (topology.replicas() != 1) {
-      throw new TopologyException("replicas", topology.replicas() + " replicas per partition, but dynastar runs 1",
-          "remove replicas (a crashed partition recovers from its durable state, see docs/protocols.md#dynastar)");
+    if (Groups.size(topology) == 2) {
+      throw new TopologyException(topology.datacenters() == 2 ? "datacenters" : "replicas", "2 replicas per"
+          + " partition, but a Raft group of 2 survives no crash", "set 3 (or 1: one server per partition that"
+          + " recovers from its durable state; see docs/protocols.md#dynastar)");
     }
     if (topology.partitions() < 2) {
       throw new TopologyException("partitions", topology.partitions() + " partition, but dynastar needs at least 2:"

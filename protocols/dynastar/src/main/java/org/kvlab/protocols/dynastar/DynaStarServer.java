@@ -5,8 +5,10 @@ import org.kvlab.api.Server;
 
 /**
  * A DynaStar server: the oracle on the topology's last partition ({@link OracleRole}), a data partition on every
- * other ({@link PartitionRole}). One server per partition; each saves its whole protocol state in the kit's slot at
- * the end of every turn, so a crashed server restarts where it stopped (docs/protocols.md#dynastar).
+ * other ({@link PartitionRole}). One server per partition saves its whole protocol state in the kit's slot at the end
+ * of every turn, so a crashed server restarts where it stopped; a replica of a replicated partition ({@link Groups})
+ * keeps its group's Raft journal in the store and rebuilds its state from the group's snapshot and log
+ * (docs/protocols.md#dynastar).
  */
 class DynaStarServer extends Server<Record> {
   private PartitionRole partition;

@@ -37,8 +37,16 @@ import org.kvlab.partitioning.WorkloadGraph;
  * placement, which every server computes, so its first access creates it there; the oracle's map holds only the
  * variables plans moved. Crash recovery: the Skeen member, the plan counters and the map are durable (slot, durable
  * map); the workload graph is soft state rebuilt from later hints.
+ *
+ * <p>Replicated (the oracle "as a replicated partition", {@link Groups}): the oracle is a Raft group
+ * ({@link GroupReplica}); every replica applies the delivered plans to its location map (in memory and in the
+ * group's snapshots), answers location queries from it (a lagging replica's stale answer costs the client a retry,
+ * never a wrong execution: the partitions check every location), and keeps a workload graph from the hints, which
+ * the partitions' leaders send to every oracle replica. Only the leader repartitions and multicasts plans; a new
+ * leader may multicast a plan number the old one multicast too, and every group applies the first of a number it
+ * delivers (the seed's plan ids: one plan per id, the first to arrive).
  */
-final class OracleRole {
+final class OracleRole implements GroupReplica.Machine {
   private final ServerContext ctx;
   private final int me;
   private final int parts;
@@ -53,6 +61,12 @@ final class OracleRole {
   private final WorkloadGraph graph = new WorkloadGraph();
   /** Tests: where the oracle records its multicasts and deliveries (null: nowhere). */
   MulticastLog observed;
+  /** Tests, replicated: sees every delivery at every replica. */
+  GroupReplica.Observer watch;
+  /** Replicated: the oracle group's replica (null: one oracle server) and its location map. */
+  private GroupReplica rep;
+  private final TreeMap<String, Integer> locHere = new TreeMap<>();
+  private int waited; // replicated: rounds the last plan has been in flight
 
   OracleRole(ServerContext ctx) {
     this.ctx = ctx;
@@ -61,6 +75,13 @@ final class OracleRole {
   }
 
   void register(Handlers on) {
+    on.message(Hint.class, (m, from) -> m.getCmdsList().forEach(k -> graph.addTransaction(k.getKeysList())));
+    on.request(LocateReq.class, this::onLocate);
+    if (Groups.replicated(ctx.topology())) {
+      rep = new GroupReplica(ctx, this);
+      rep.register(on);
+      return;
+    }
     skeen = new SkeenMulticast<>(me, Cast.parser(), (g, m) -> ctx.send(NodeId.of(0, g), m),
         (id, c, ts) -> {
           if (observed != null) {
@@ -68,15 +89,32 @@ final class OracleRole {
           }
           delivered(c);
         });
-    on.request(LocateReq.class, this::onLocate);
     skeen.register(on, this::turn);
-    on.message(Hint.class, (m, from) -> m.getCmdsList().forEach(k -> graph.addTransaction(k.getKeysList())));
   }
 
   void start() {
     placement = InitialPlacement.parse(ctx.params().string("placement", "hash"), parts);
     partitioner = Partitioners.byName(ctx.params().string("partitioner", "auto"));
     planGain = ctx.params().intValue("planGain", 10);
+    Duration every = ctx.params().duration("repartitionEvery", Duration.ofSeconds(5));
+    if (rep != null) {
+      rep.observer = watch;
+      rep.start();
+      if (!every.isZero()) {
+        ctx.every(every, () -> {
+          if (!rep.isLeader() || (issued != applied && ++waited >= 5)) {
+            issued = applied; // a new leader (or one whose plan got lost) starts from the plans its group delivered
+          }
+          if (issued == applied) {
+            waited = 0;
+          }
+          if (rep.isLeader()) {
+            repartition();
+          }
+        });
+      }
+      return;
+    }
     loc = ctx.slotMap("loc", Loc.getDefaultInstance());
     slot = ctx.slot(OracleState.getDefaultInstance());
     OracleState s = slot.get();
@@ -88,7 +126,6 @@ final class OracleRole {
     }
     issued = s.getIssued();
     applied = s.getApplied();
-    Duration every = ctx.params().duration("repartitionEvery", Duration.ofSeconds(5));
     if (!every.isZero()) {
       ctx.every(every, () -> turn(this::repartition));
     }
@@ -100,11 +137,17 @@ final class OracleRole {
 
   private void turn(Runnable event) {
     event.run();
+    if (rep != null) {
+      return;
+    }
     slot.set(OracleState.newBuilder().setSkeen(skeen.state().toByteString()).setIssued(issued).setApplied(applied)
         .build());
   }
 
   private int location(String key) {
+    if (rep != null) {
+      return locHere.getOrDefault(key, placement.of(key));
+    }
     Loc l = loc.get(key);
     return l != null ? l.getPartition() : placement.of(key);
   }
@@ -121,16 +164,67 @@ final class OracleRole {
   private void delivered(Cast c) {
     Invariants.check(c.hasPlan(), "dynastar: the oracle was delivered a command");
     Plan p = c.getPlan();
+    if (rep != null && p.getId() <= applied) {
+      return; // a new leader's repeat of a plan number: the first delivered wins, here as at the partitions
+    }
     Invariants.check(p.getId() == applied + 1, "dynastar: the oracle delivers plan %s after plan %s", p.getId(),
         applied);
     new TreeMap<>(p.getMovesMap()).forEach((k, to) -> {
-      if (placement.of(k) == to) {
+      if (rep != null) {
+        if (placement.of(k) == to) {
+          locHere.remove(k);
+        } else {
+          locHere.put(k, to);
+        }
+      } else if (placement.of(k) == to) {
         loc.remove(k);
       } else {
         loc.put(k, Loc.newBuilder().setPartition(to).build());
       }
     });
     applied = p.getId();
+  }
+
+  @Override
+  public void delivered(long position, long id, Cast c) {
+    delivered(c);
+  }
+
+  @Override
+  public com.google.protobuf.ByteString snapshot() {
+    return ReplicaState.newBuilder().putAllLoc(locHere).setApplied(applied).build().toByteString();
+  }
+
+  @Override
+  public void install(com.google.protobuf.ByteString state) {
+    ReplicaState s;
+    try {
+      s = ReplicaState.parseFrom(state);
+    } catch (InvalidProtocolBufferException e) {
+      throw new IllegalStateException("dynastar: the oracle cannot read its group's snapshot (" + e.getMessage()
+          + "). Fix: every replica must run the same protocol build", e);
+    }
+    locHere.clear();
+    locHere.putAll(s.getLocMap());
+    applied = s.getApplied();
+    issued = applied;
+  }
+
+  /** Multicasts plan {@code p} (numbered {@code issued}) to every partition and the oracle. */
+  private void multicastPlan(Plan p, List<Integer> all) {
+    if (rep != null) {
+      rep.multicast(Cast.newBuilder().setPlan(p).build(), all, (id, failure) -> {
+        if (failure != null) {
+          issued = applied; // not multicast (or not known to be): the next round may number a plan the same
+        }
+      });
+      return;
+    }
+    long id = ((long) me << 40) | issued;
+    if (observed != null) {
+      observed.multicast(me, id, all);
+    }
+    skeen.multicast(id, Cast.newBuilder().setPlan(p).build(), all);
   }
 
   /**
@@ -179,11 +273,7 @@ final class OracleRole {
     for (int g = 0; g <= me; g++) {
       all.add(g);
     }
-    long id = ((long) me << 40) | issued;
-    if (observed != null) {
-      observed.multicast(me, id, all);
-    }
-    skeen.multicast(id, Cast.newBuilder().setPlan(p).build(), all);
+    multicastPlan(p.build(), all);
   }
 
   /**

@@ -58,8 +58,18 @@ import org.kvlab.store.VersionedStore;
  * which variables it holds against the initial placement to a durable map, their values to the store; under
  * durability sync a turn's messages leave only once these are durable, so a restarted partition resumes exactly where
  * it stopped (clients whose request it held see an unknown outcome).
+ *
+ * <p>Replicated partitions ({@link Groups}): the partition is a Raft group ({@link GroupReplica}); its leader takes
+ * the clients' requests and multicasts them, and every replica runs this class as a deterministic state machine over
+ * the group's deliveries (commands, plans, and the lends, returns and moves other groups multicast to it), with the
+ * variables' values, the holders and the state above in memory and in the group's Raft snapshots instead of the
+ * store and the slot. Lends, returns and moves go through the group's outbox ({@link GroupReplica#post}). A client
+ * request carries its session and number; the group executes the first copy it delivers and answers a repeat (the
+ * client's retry at another replica after a timeout or a leader change) with the reply it kept ({@link Dedup}), so a
+ * command never executes twice. The replica that took the request answers it once its copy of the state machine
+ * executes the command.
  */
-class PartitionRole {
+class PartitionRole implements GroupReplica.Machine {
   private final ServerContext ctx;
   private final int me;
   private final int oracle;
@@ -69,6 +79,11 @@ class PartitionRole {
   private SkeenMulticast<Cast> skeen;
   private Slot<PartitionState> slot;
   private SlotMap<Held> held;
+  /** Replicated partitions: the group's replica (null: one server per partition). */
+  private GroupReplica rep;
+  private final TreeMap<String, KeyValue> data = new TreeMap<>();   // replicated: the values written here
+  private final TreeMap<String, Boolean> heldHere = new TreeMap<>(); // replicated: holders unlike the placement
+  private final Dedup<Long> clients = new Dedup<>();                 // replicated: requests per client session
 
   // the durable state, mirrored in memory and saved at the end of every turn
   private final ArrayDeque<Cast> queue = new ArrayDeque<>();
@@ -84,11 +99,21 @@ class PartitionRole {
 
   // volatile: the clients' requests this partition holds (lost in a crash: those clients see an unknown outcome), and
   // the keys of the commands executed since the last hint
-  private final Map<Long, Request<ExecReq>> requests = new HashMap<>();
+  private final Map<Pending, Request<ExecReq>> requests = new HashMap<>();
+  /** Replicated: when each held request came, in sweeps ({@link #SWEEP}); {@link #sweep} redirects the stale ones. */
+  private final Map<Pending, Long> heldSince = new HashMap<>();
+  private long sweeps;
+  /** Replicated: how often a replica looks for requests it has held for 2 to 3 sweeps. */
+  static final Duration SWEEP = Duration.ofMillis(500);
   private final List<Keys> hints = new ArrayList<>();
   private static final int HINTS_MAX = 4096;
   /** Tests: where this partition records its multicasts and deliveries (null: nowhere). */
   MulticastLog observed;
+  /** Tests, replicated partitions: sees every delivery at every replica. */
+  GroupReplica.Observer watch;
+
+  /** A request this replica holds: its client session and number (one server per partition: 0 and the command id). */
+  private record Pending(long client, long n) {}
 
   PartitionRole(ServerContext ctx) {
     this.ctx = ctx;
@@ -98,6 +123,12 @@ class PartitionRole {
   }
 
   void register(Handlers on) {
+    if (Groups.replicated(ctx.topology())) {
+      rep = new GroupReplica(ctx, this);
+      rep.register(on);
+      on.request(ExecReq.class, this::onExecReplicated);
+      return;
+    }
     skeen = new SkeenMulticast<>(me, Cast.parser(), (g, m) -> ctx.send(NodeId.of(0, g), m),
         (id, c, ts) -> {
           if (observed != null) {
@@ -114,6 +145,13 @@ class PartitionRole {
 
   void start() {
     placement = InitialPlacement.parse(ctx.params().string("placement", "hash"), oracle);
+    if (rep != null) {
+      rep.observer = watch;
+      rep.start();
+      ctx.every(ctx.params().duration("hintEvery", Duration.ofMillis(100)), this::hint);
+      ctx.every(SWEEP, this::sweep);
+      return;
+    }
     store = ctx.store();
     held = ctx.slotMap("held", Held.getDefaultInstance());
     slot = ctx.slot(PartitionState.getDefaultInstance());
@@ -137,11 +175,18 @@ class PartitionRole {
   private void turn(Runnable event) {
     event.run();
     pump();
-    PartitionState.Builder s = PartitionState.newBuilder().setSkeen(skeen.state().toByteString()).addAllQueue(queue)
+    if (rep == null) {
+      slot.set(protocolState().setSkeen(skeen.state().toByteString()).build());
+    }
+  }
+
+  /** The protocol state but the multicast's. */
+  private PartitionState.Builder protocolState() {
+    PartitionState.Builder s = PartitionState.newBuilder().addAllQueue(queue)
         .setBlocked(blocked).addAllLent(lent).setPlan(plan).addAllMoves(moves).putAllExpected(expected).setSeq(seq)
         .setVer(ver).setExecuted(executed);
     lends.forEach((id, l) -> s.putLends(id, Lends.newBuilder().addAllLends(l).build()));
-    slot.set(s.build());
+    return s;
   }
 
   private void recover() {
@@ -155,6 +200,17 @@ class PartitionRole {
       throw new IllegalStateException("dynastar: partition " + me + " cannot read its saved multicast state ("
           + e.getMessage() + "). Fix: start from an empty data directory", e);
     }
+    load(s);
+    ctx.metrics().count("dynastar.recovered");
+  }
+
+  /** Replaces the protocol state (but the multicast's) by {@code s}. */
+  private void load(PartitionState s) {
+    queue.clear();
+    lent.clear();
+    lends.clear();
+    moves.clear();
+    expected.clear();
     queue.addAll(s.getQueueList());
     blocked = s.getBlocked();
     lent.addAll(s.getLentList());
@@ -165,16 +221,89 @@ class PartitionRole {
     seq = s.getSeq();
     ver = s.getVer();
     executed = s.getExecuted();
-    ctx.metrics().count("dynastar.recovered");
+  }
+
+  // ------------------------------------------------------------------------------------------------ replicated
+
+  @Override
+  public void delivered(long position, long id, Cast c) {
+    switch (c.getWhatCase()) {
+      case CMD -> {
+        Cmd cmd = c.getCmd().toBuilder().setId(id).build();
+        boolean fresh = clients.fresh(cmd.getClient(), cmd.getReq(), cmd.getLow());
+        queue.add(c.toBuilder().setCmd(cmd).setDup(!fresh).build());
+      }
+      case PLAN -> queue.add(c);
+      case LEND -> {
+        if (rep.accept(c)) {
+          onLend(c.getLend());
+        }
+      }
+      case RET -> {
+        if (rep.accept(c)) {
+          onReturn(c.getRet());
+        }
+      }
+      case MOVE -> {
+        if (rep.accept(c)) {
+          onMove(c.getMove());
+        }
+      }
+      default -> Invariants.check(false, "dynastar: partition %s delivered an empty multicast %s", me, id);
+    }
+    pump();
+  }
+
+  @Override
+  public ByteString snapshot() {
+    ReplicaState.Builder s = ReplicaState.newBuilder().setPart(protocolState()).putAllData(data)
+        .putAllHeld(heldHere).putAllClients(clients.save());
+    rep.save(s);
+    return s.build().toByteString();
+  }
+
+  @Override
+  public void install(ByteString state) {
+    ReplicaState s;
+    try {
+      s = ReplicaState.parseFrom(state);
+    } catch (InvalidProtocolBufferException e) {
+      throw new IllegalStateException("dynastar: partition " + me + " cannot read its group's snapshot ("
+          + e.getMessage() + "). Fix: every replica must run the same protocol build", e);
+    }
+    load(s.getPart());
+    data.clear();
+    data.putAll(s.getDataMap());
+    heldHere.clear();
+    heldHere.putAll(s.getHeldMap());
+    clients.load(s.getClientsMap());
+    rep.load(s);
+  }
+
+  /** Tests: deliveries applied at this replica (replicated partitions; -1 otherwise). */
+  long position() {
+    return rep == null ? -1 : rep.position();
   }
 
   /** Whether this partition holds {@code key} (lent or not). */
   boolean holds(String key) {
+    if (rep != null) {
+      Boolean h = heldHere.get(key);
+      return h != null ? h : placement.of(key) == me;
+    }
     Held h = held.get(key);
     return h != null ? h.getHeld() : placement.of(key) == me;
   }
 
   private void setHeld(String key, boolean yes) {
+    if (rep != null) {
+      if ((placement.of(key) == me) == yes) {
+        heldHere.remove(key);
+      } else {
+        heldHere.put(key, yes);
+      }
+      return;
+    }
     if ((placement.of(key) == me) == yes) {
       held.remove(key);
     } else {
@@ -192,17 +321,19 @@ class PartitionRole {
     return "p" + me + " plan=" + plan + " blocked=" + blocked + " lent=" + lent + " queue=" + queue.size()
         + (queue.isEmpty() ? "" : " head=" + (queue.peekFirst().hasPlan() ? "plan " + queue.peekFirst().getPlan().getId()
         : "cmd " + queue.peekFirst().getCmd().getId() + " locs " + queue.peekFirst().getCmd().getLocsMap()))
-        + " lends=" + lends.keySet() + " expected=" + expected + " moves=" + moves.size() + " skeenHolding="
-        + skeen.undelivered().size();
+        + " lends=" + lends.keySet() + " expected=" + expected + " moves=" + moves.size()
+        + (rep == null ? " skeenHolding=" + skeen.undelivered().size() : " outbox=" + rep.outstanding());
   }
 
   boolean quiescent() {
-    return queue.isEmpty() && blocked == 0 && lends.isEmpty() && moves.isEmpty() && expected.isEmpty();
+    return queue.isEmpty() && blocked == 0 && lends.isEmpty() && moves.isEmpty() && expected.isEmpty()
+        && (rep == null || rep.outstanding() == 0);
   }
 
   // ------------------------------------------------------------------------------------------------ client requests
 
-  private void onExec(Request<ExecReq> req) {
+  /** Whether {@code req} is a well-formed command for this partition (else it is failed). */
+  private boolean valid(Request<ExecReq> req) {
     ExecReq b = req.body();
     TreeSet<String> keys = new TreeSet<>(b.getReadsList());
     keys.addAll(b.getWritesMap().keySet());
@@ -210,15 +341,78 @@ class PartitionRole {
         || b.getLocsMap().values().stream().anyMatch(p -> p < 0 || p >= oracle)) {
       req.fail("dynastar: a command must give a data partition (0 to " + (oracle - 1) + ") for each of its keys and"
           + " no other; got " + b.getLocsMap() + " for " + keys + ". Fix: use the dynastar client");
-      return;
+      return false;
     }
     int d = DestinationRule.target(b.getLocsMap());
     Invariants.check(d == me, "dynastar: partition %s got a command whose destination by the servers' rule is %s"
         + " (locations %s): client and servers must compute one destination rule", me, d, b.getLocsMap());
+    return true;
+  }
+
+  private static Cmd.Builder command(ExecReq b, int me) {
+    return Cmd.newBuilder().setOrigin(me).addAllReads(b.getReadsList()).putAllWrites(b.getWritesMap())
+        .setProcedure(b.getProcedure()).addAllArgs(b.getArgsList()).putAllLocs(b.getLocsMap());
+  }
+
+  /**
+   * Replicated: the leader multicasts the request (with its session and number) to the partitions of its locations;
+   * a follower answers {@code not_leader} with the leader it knows, and so does a leader whose multicast failed (the
+   * client tries again with the same number: if the multicast committed after all, the group answers the repeat
+   * with the first copy's reply).
+   */
+  private void onExecReplicated(Request<ExecReq> req) {
+    if (!rep.isLeader()) {
+      req.reply(ExecReply.newBuilder().setNotLeader(true).setLeader(rep.leaderHint()).build());
+      return;
+    }
+    if (!valid(req)) {
+      return;
+    }
+    ExecReq b = req.body();
+    Pending k = new Pending(b.getClient(), b.getReq());
+    Request<ExecReq> earlier = requests.put(k, req);
+    if (earlier != null) {
+      // the client sent this request here before and gave up on that call (its timeout): answer it, once
+      earlier.reply(ExecReply.newBuilder().setNotLeader(true).setLeader(rep.leaderHint()).build());
+    }
+    heldSince.put(k, sweeps);
+    Cmd c = command(b, me).setClient(b.getClient()).setReq(b.getReq()).setLow(b.getLow()).build();
+    rep.multicast(Cast.newBuilder().setCmd(c).build(), new TreeSet<>(b.getLocsMap().values()), (id, failure) -> {
+      if (failure != null && requests.remove(k, req)) {
+        req.reply(ExecReply.newBuilder().setNotLeader(true).setLeader(rep.leaderHint()).build());
+      }
+    });
+  }
+
+  /**
+   * Replicated: answers {@code not_leader} to the requests held for 2 to 3 sweeps (1 to 1.5 s, below the client's
+   * timeout): their copy may be lost with a leader change, or wait behind a lagging log here. The client sends the
+   * same request again (to the leader), and the group answers whichever copy it delivers first, once.
+   */
+  private void sweep() {
+    sweeps++;
+    heldSince.entrySet().removeIf(e -> {
+      if (!requests.containsKey(e.getKey())) {
+        return true;
+      }
+      if (sweeps - e.getValue() < 3) {
+        return false;
+      }
+      ctx.metrics().count("dynastar.redirected");
+      requests.remove(e.getKey()).reply(ExecReply.newBuilder().setNotLeader(true).setLeader(rep.leaderHint())
+          .build());
+      return true;
+    });
+  }
+
+  private void onExec(Request<ExecReq> req) {
+    if (!valid(req)) {
+      return;
+    }
+    ExecReq b = req.body();
     long id = ((long) me << 40) | ++seq;
-    Cmd c = Cmd.newBuilder().setId(id).setOrigin(me).addAllReads(b.getReadsList()).putAllWrites(b.getWritesMap())
-        .setProcedure(b.getProcedure()).addAllArgs(b.getArgsList()).putAllLocs(b.getLocsMap()).build();
-    requests.put(id, req);
+    Cmd c = command(b, me).setId(id).build();
+    requests.put(new Pending(0, id), req);
     TreeSet<Integer> dests = new TreeSet<>(b.getLocsMap().values());
     if (observed != null) {
       observed.multicast(me, id, dests);
@@ -232,7 +426,11 @@ class PartitionRole {
     while (!queue.isEmpty() && blocked == 0) {
       Cast head = queue.peekFirst();
       if (head.hasPlan()) {
-        apply(head.getPlan());
+        if (rep == null || head.getPlan().getId() > plan) {
+          apply(head.getPlan()); // replicated: a new oracle leader may multicast a plan number twice, the first wins
+        }
+      } else if (head.getDup()) {
+        answerRepeat(head.getCmd());
       } else if (!process(head.getCmd(), head.getTs())) {
         return;
       }
@@ -268,8 +466,7 @@ class PartitionRole {
     }
     if (d != me) {
       List<KeyValue> vars = values(have);
-      ctx.send(NodeId.of(0, d), Lend.newBuilder().setCmd(c.getId()).setFrom(me).addAllVars(vars)
-          .setComplete(complete).build());
+      send(d, Lend.newBuilder().setCmd(c.getId()).setFrom(me).addAllVars(vars).setComplete(complete).build());
       if (!have.isEmpty() && !lenderNoWait) {
         blocked = c.getId(); // the seed's lender: nothing else until the variables come back
         lent.addAll(have);
@@ -304,7 +501,7 @@ class PartitionRole {
         ByteString w = writes.get(kv.getKey());
         r.addVars(w == null ? kv : KeyValue.newBuilder().setKey(kv.getKey()).setFound(true).setValue(w).build());
       }
-      ctx.send(NodeId.of(0, l.getFrom()), r.build());
+      send(l.getFrom(), r.build());
     }
     return true;
   }
@@ -329,8 +526,7 @@ class PartitionRole {
     if (hints.size() < HINTS_MAX) {
       hints.add(Keys.newBuilder().addAllKeys(new TreeSet<>(c.getLocsMap().keySet())).build());
     }
-    Request<ExecReq> req = requests.remove(c.getId());
-    if (req != null) {
+    if (rep != null || requests.containsKey(pending(c))) {
       ExecReply.Builder r = ExecReply.newBuilder().setTs(ts).setId(c.getId()).setPartition(me).setSeq(executed);
       for (String k : c.getReadsList()) {
         Optional<ByteString> v = read.get(k);
@@ -338,22 +534,55 @@ class PartitionRole {
       }
       new TreeMap<>(writes).forEach((k, v) -> r.addWrites(KeyValue.newBuilder().setKey(k).setFound(true)
           .setValue(v)));
-      req.reply(r.build());
+      answer(c, r.build());
     }
     return writes;
   }
 
   private void retry(Cmd c) {
     ctx.metrics().count("dynastar.retries");
-    Request<ExecReq> req = requests.remove(c.getId());
+    answer(c, ExecReply.newBuilder().setRetry(true).setId(c.getId()).setPartition(me).build());
+  }
+
+  private Pending pending(Cmd c) {
+    return rep == null ? new Pending(0, c.getId()) : new Pending(c.getClient(), c.getReq());
+  }
+
+  /** Answers {@code c}'s client if this replica holds its request; replicated, keeps the reply for repeats. */
+  private void answer(Cmd c, ExecReply r) {
+    if (rep != null) {
+      clients.answered(c.getClient(), c.getReq(), r);
+    }
+    Request<ExecReq> req = requests.remove(pending(c));
     if (req != null) {
-      req.reply(ExecReply.newBuilder().setRetry(true).setId(c.getId()).setPartition(me).build());
+      req.reply(r);
+    }
+  }
+
+  /** Replicated: a repeat of a request the group delivered before is answered with the first copy's reply. */
+  private void answerRepeat(Cmd c) {
+    ctx.metrics().count("dynastar.repeats");
+    Request<ExecReq> req = requests.remove(pending(c));
+    if (req == null) {
+      return;
+    }
+    ExecReply r = clients.answer(c.getClient(), c.getReq());
+    if (r != null) {
+      req.reply(r);
+    } else {
+      // the session had its answer (its low-water mark passed the number): this copy's call was given up on
+      req.fail("dynastar: partition " + me + " no longer keeps its reply to request " + c.getReq() + " of this"
+          + " session, which the session already received. Fix: none needed (a late copy of an answered request)");
     }
   }
 
   private List<KeyValue> values(List<String> keys) {
     List<KeyValue> out = new ArrayList<>(keys.size());
     for (String k : keys) {
+      if (rep != null) {
+        out.add(data.getOrDefault(k, KeyValue.newBuilder().setKey(k).setFound(false).build()));
+        continue;
+      }
       Optional<Record> r = store.newest(k);
       out.add(KeyValue.newBuilder().setKey(k).setFound(r.isPresent())
           .setValue(r.map(Record::getValue).orElse(ByteString.EMPTY)).build());
@@ -363,6 +592,11 @@ class PartitionRole {
 
   /** Writes {@code key}'s new value and drops its older versions (only the newest is ever read). */
   private void put(String key, ByteString value) {
+    if (rep != null) {
+      ver++;
+      data.put(key, KeyValue.newBuilder().setKey(key).setFound(true).setValue(value).build());
+      return;
+    }
     store.put(key, Record.newBuilder().setValue(value).setVer(++ver).build());
     store.prune(key, r -> true);
   }
@@ -371,7 +605,8 @@ class PartitionRole {
     if (kv.getFound()) {
       put(kv.getKey(), kv.getValue());
     } else {
-      Invariants.check(store.newest(kv.getKey()).isEmpty(), "dynastar: partition %s got variable %s as never"
+      boolean none = rep != null ? !data.containsKey(kv.getKey()) : store.newest(kv.getKey()).isEmpty();
+      Invariants.check(none, "dynastar: partition %s got variable %s as never"
           + " written, but holds a value of it", me, kv.getKey());
     }
   }
@@ -428,7 +663,7 @@ class PartitionRole {
       Move.Builder m = Move.newBuilder().setPlan(plan).setFrom(me).addAllVars(values(keys));
       keys.forEach(k -> setHeld(k, false));
       ctx.metrics().record("dynastar.moved", keys.size());
-      ctx.send(NodeId.of(0, to), m.build());
+      send(to, m.build());
     });
     for (Iterator<Move> it = moves.iterator(); it.hasNext(); ) {
       Move m = it.next();
@@ -463,16 +698,52 @@ class PartitionRole {
         forward.computeIfAbsent(to, x -> new ArrayList<>()).add(kv);
       }
     }
-    forward.forEach((to, vars) -> ctx.send(NodeId.of(0, to), Move.newBuilder().setPlan(plan).setFrom(me)
-        .addAllVars(vars).build()));
+    forward.forEach((to, vars) -> send(to, Move.newBuilder().setPlan(plan).setFrom(me).addAllVars(vars).build()));
+  }
+
+  // ------------------------------------------------------------------------------------------------ sending
+
+  /** Lends, returns and moves: to the partition's server, or (replicated) through the group's outbox. */
+  private void send(int to, Lend m) {
+    if (rep != null) {
+      rep.post(to, Cast.newBuilder().setLend(m));
+    } else {
+      ctx.send(NodeId.of(0, to), m);
+    }
+  }
+
+  private void send(int to, Return m) {
+    if (rep != null) {
+      rep.post(to, Cast.newBuilder().setRet(m));
+    } else {
+      ctx.send(NodeId.of(0, to), m);
+    }
+  }
+
+  private void send(int to, Move m) {
+    if (rep != null) {
+      rep.post(to, Cast.newBuilder().setMove(m));
+    } else {
+      ctx.send(NodeId.of(0, to), m);
+    }
   }
 
   // ------------------------------------------------------------------------------------------------ hints
 
+  /**
+   * Sends the oracle the keys of the commands executed since the last hint (replicated: the leader, to every oracle
+   * replica).
+   */
   private void hint() {
-    if (!hints.isEmpty()) {
-      ctx.send(NodeId.of(0, oracle), Hint.newBuilder().addAllCmds(hints).build());
-      hints.clear();
+    if (hints.isEmpty()) {
+      return;
     }
+    if (rep == null) {
+      ctx.send(NodeId.of(0, oracle), Hint.newBuilder().addAllCmds(hints).build());
+    } else if (rep.isLeader()) {
+      Hint h = Hint.newBuilder().addAllCmds(hints).build();
+      Groups.of(ctx.topology(), oracle).forEach(n -> ctx.send(n, h));
+    }
+    hints.clear();
   }
 }

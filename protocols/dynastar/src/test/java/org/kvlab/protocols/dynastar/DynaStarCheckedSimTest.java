@@ -41,10 +41,15 @@ class DynaStarCheckedSimTest {
       String[] a = kv.split("=", 2);
       p.put(a[0], a[1]);
     }
-    Workload w = Workload.defaults().withKeys(KEYS).withSessionsPerDc(6).withThinkMicros(2_000)
-        .withTxn(Workload.Txns.of(1.0, TxnWorkload.of("list-append")));
     return SimSpec.defaults().withTopology(1, 4).withNetwork(NetworkModel.uniform(1, 2)).withParams(new Params(p))
-        .withWorkload(w).withFaultKinds(faults).withDuration(2_000_000).withSettle(3_000_000).withTrace(false);
+        .withWorkload(workload(6)).withFaultKinds(faults).withDuration(2_000_000).withSettle(3_000_000)
+        .withTrace(false);
+  }
+
+  /** List-append transactions over the 12 keys, {@code sessions} per datacenter. */
+  static Workload workload(int sessions) {
+    return Workload.defaults().withKeys(KEYS).withSessionsPerDc(sessions).withThinkMicros(2_000)
+        .withTxn(Workload.Txns.of(1.0, TxnWorkload.of("list-append")));
   }
 
   static List<String> keys() {

@@ -75,11 +75,17 @@ class DynaStarParametersTest {
   }
 
   @Test
-  void when_theShapeIsNotOneDatacenterOfSingleServers_then_theCheckNamesTheKey() {
+  void when_theShapeIsNotOneOfTheThreeLayouts_then_theCheckNamesTheKey() {
+    DYNASTAR.checkParameters(params(), new Topology(1, 4, 3)); // replicated inside one datacenter
+    DYNASTAR.checkParameters(params(), new Topology(3, 4)); // replica d of every partition in datacenter d
     assertEquals("datacenters", assertThrows(TopologyException.class,
         () -> DYNASTAR.checkParameters(params(), new Topology(2, 4))).key());
     assertEquals("replicas", assertThrows(TopologyException.class,
-        () -> DYNASTAR.checkParameters(params(), new Topology(1, 4, 3))).key());
+        () -> DYNASTAR.checkParameters(params(), new Topology(1, 4, 2))).key());
+    TopologyException both = assertThrows(TopologyException.class,
+        () -> DYNASTAR.checkParameters(params(), new Topology(3, 4, 3)));
+    assertEquals("replicas", both.key());
+    assertTrue(both.getMessage().contains("Fix: set replicas: 1"), both.getMessage());
     TopologyException one = assertThrows(TopologyException.class,
         () -> DYNASTAR.checkParameters(params(), new Topology(1, 1)));
     assertEquals("partitions", one.key());
