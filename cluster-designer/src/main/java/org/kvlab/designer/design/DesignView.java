@@ -208,12 +208,29 @@ public final class DesignView implements DesignerView {
       }
     });
     // closing the window with unsaved changes asks first; Cancel (or a failed save) keeps the window open
-    stage.addEventHandler(WindowEvent.WINDOW_CLOSE_REQUEST, e -> {
-      if (!settleUnsaved("closing the window")) {
-        e.consume();
-      }
-    });
+    stage.addEventHandler(WindowEvent.WINDOW_CLOSE_REQUEST, closeRequest);
     setDesign(Design.empty(), null, null);
+  }
+
+  /** The stage's close-request handler: held so that {@link #close()} can remove it. */
+  private final javafx.event.EventHandler<WindowEvent> closeRequest = e -> {
+    if (!settleUnsaved("closing the window")) {
+      e.consume();
+    }
+  };
+
+  /**
+   * Lets go of the stage: the close-request handler is removed, so a stage that outlives this window (a new window
+   * shown on it, as each designer test does on TestFX's one stage) no longer keeps this view, its design and every
+   * node of its window reachable.
+   */
+  @Override
+  public void close() {
+    if (javafx.application.Platform.isFxApplicationThread()) {
+      stage.removeEventHandler(WindowEvent.WINDOW_CLOSE_REQUEST, closeRequest);
+    } else {
+      javafx.application.Platform.runLater(() -> stage.removeEventHandler(WindowEvent.WINDOW_CLOSE_REQUEST, closeRequest));
+    }
   }
 
   @Override

@@ -29,6 +29,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.kvlab.designer.MainWindow;
 import org.kvlab.designer.Workspace;
 import org.kvlab.designer.testing.Screenshots;
+import org.kvlab.designer.testing.Typing;
 import org.kvlab.openloop.OpenLoopBench;
 import org.kvlab.runtime.LoopbackPorts;
 import org.testfx.api.FxRobot;
@@ -107,7 +108,7 @@ class BenchOpenLoopTest {
 
   private void openByTyping(FxRobot robot, String path) throws Exception {
     robot.clickOn("#tab-benchmark");
-    robot.doubleClickOn("#bench-file").eraseText(80).write(path).type(KeyCode.ENTER);
+    Typing.replaceText(robot, "#bench-file", path).type(KeyCode.ENTER);
     Label validation = robot.lookup("#bench-validation").queryAs(Label.class);
     WaitForAsyncUtils.waitFor(30, TimeUnit.SECONDS, () -> onFx(validation::getText).startsWith("valid:"));
   }

@@ -38,6 +38,7 @@ import org.kvlab.designer.MainWindow;
 import org.kvlab.designer.Workspace;
 import org.kvlab.designer.deploy.BackendChoice;
 import org.kvlab.designer.testing.Screenshots;
+import org.kvlab.designer.testing.Typing;
 import org.kvlab.experiment.Results;
 import org.kvlab.runtime.LoopbackPorts;
 import org.testfx.api.FxRobot;
@@ -71,6 +72,12 @@ class BenchRemoteTest {
   static Path tmp;
   static SshTestHosts hosts;
   static Ec2Emulator emulator;
+  /**
+   * The hosts' kvlab directory, one for every test of the class: the first deploy uploads the distribution (the
+   * test class path, about 80 MB per host), later deploys find the same build there and upload nothing, as on a
+   * user's hosts (docs/ssh.md). Each test's cluster has its own name, so its own directory under it.
+   */
+  static Path remote;
 
   private Workspace workspace;
   private Stage stage;
@@ -80,6 +87,7 @@ class BenchRemoteTest {
   @BeforeAll
   static void startHostsAndEmulator() throws Exception {
     hosts = SshTestHosts.start(tmp.resolve("hosts"), 2, 0);
+    remote = tmp.resolve("remote");
     emulator = Ec2Emulator.start();
     System.setProperty("aws.accessKeyId", "testing"); // dummy credentials, for the emulator only
     System.setProperty("aws.secretAccessKey", "testing");
@@ -131,6 +139,11 @@ class BenchRemoteTest {
 
   /** Two runs (a read-proportion sweep) of an Eventual 2 x 1 cluster; one client JVM, in datacenter 0. */
   private static Path experiment(String name, String duration) throws Exception {
+    return experiment(name, duration, "sweep:\n  readproportion: [0.5, 0.95]\n");
+  }
+
+  /** As above with {@code sweep} (YAML lines, or "" for one run). */
+  private static Path experiment(String name, String duration, String sweep) throws Exception {
     Path file = tmp.resolve("experiments").resolve(name + ".yaml");
     Files.createDirectories(file.getParent());
     Files.writeString(file, """
@@ -138,13 +151,11 @@ class BenchRemoteTest {
         cluster: { datacenters: 2, partitions: 1, storage: memory, jvm: %s }
         protocols: [eventual]
         workload: { fieldcount: 1, fieldlength: 16 }
-        sweep:
-          readproportion: [0.5, 0.95]
-        clients: { processes: 1, threads: 2, datacenters: [0], jvm: %s }
+        %sclients: { processes: 1, threads: 2, datacenters: [0], jvm: %s }
         recordcount: 200
         duration: %s
         warmup: 1s
-        """.formatted(name, JVM, JVM, duration));
+        """.formatted(name, JVM, sweep, JVM, duration));
     return file;
   }
 
@@ -162,7 +173,7 @@ class BenchRemoteTest {
         + "  keyFile: " + hosts.key + "\n"
         + "  knownHosts: " + hosts.knownHosts + "\n"
         + "  port: " + hosts.hosts.get(0).port() + "\n"
-        + "  dir: " + tmp.resolve("remote-" + name) + "/{host}\n"
+        + "  dir: " + remote + "/{host}\n"
         + "  jvmOptions: " + JVM + "\n"
         + "  connectTimeout: 5s\n"
         + "basePort: " + LoopbackPorts.freeBlock(2) + "\n"
@@ -229,7 +240,7 @@ class BenchRemoteTest {
   /** Opens the experiment by typing its path, and picks where it runs. */
   private void openAndPick(FxRobot robot, Path experiment, String backendId) throws Exception {
     robot.clickOn("#tab-benchmark");
-    robot.doubleClickOn("#bench-file").eraseText(80).write(experiment.toString()).type(KeyCode.ENTER);
+    Typing.replaceText(robot, "#bench-file", experiment.toString()).type(KeyCode.ENTER);
     Label validation = robot.lookup("#bench-validation").queryAs(Label.class);
     waitFor(robot, 30, "the experiment checked", () -> onFx(validation::getText).startsWith("valid:"));
     robot.clickOn("#" + backendId);
@@ -292,11 +303,7 @@ class BenchRemoteTest {
 
   /** Opens the experiment, picks EC2 with the emulator (instances mapped to the sshd hosts) and presses Run. */
   private void runOnEc2(FxRobot robot, String name, String duration) throws Exception {
-    runOnEc2(robot, name, duration, false);
-  }
-
-  private void runOnEc2(FxRobot robot, String name, String duration, boolean keep) throws Exception {
-    runOnEc2(robot, name, ec2ClusterFile(name), experiment(name, duration), keep);
+    runOnEc2(robot, name, ec2ClusterFile(name), experiment(name, duration), false);
   }
 
   /** As above with the design's cluster file {@code cluster} and the experiment {@code experiment}. */
@@ -309,7 +316,7 @@ class BenchRemoteTest {
       authorize(key);
       return i.datacenter() == 0 ? h1 : h2;
     }, any -> new Ec2Backend.Options(false, Duration.ofSeconds(60), hosts.hosts.get(0).port(), basePort,
-        tmp.resolve("remote-ec2-" + name) + "/{host}", JVM), Duration.ofMillis(100)));
+        remote + "/{host}", JVM), Duration.ofMillis(100)));
     robot.interact(() -> workspace.clusterFile().set(cluster)); // the design's cluster file (Design tab, Open)
     openAndPick(robot, experiment, "bench-backend-ec2");
     robot.clickOn("#bench-ec2-caller-cidr").write("203.0.113.7/32");
@@ -562,7 +569,8 @@ class BenchRemoteTest {
 
   @Test
   void ec2InstancesKeptOnPurposeAreListedInTheDeployTabWithTheirExpiry(FxRobot robot) throws Exception {
-    runOnEc2(robot, "guiec2keep", "2s", true);
+    // one run: what is checked is what the teardown keeps (the sweep's runs are the test above's)
+    runOnEc2(robot, "guiec2keep", ec2ClusterFile("guiec2keep"), experiment("guiec2keep", "2s", ""), true);
     robot.clickOn("#ec2-create");
     waitFor(robot, 300, "the end", () -> !view.running() && view.lastResult() != null);
     assertEquals(Results.OK, view.lastResult().status(), view.lastResult().runs() + " " + log(robot));

@@ -28,6 +28,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.kvlab.designer.MainWindow;
 import org.kvlab.designer.Workspace;
 import org.kvlab.designer.testing.Screenshots;
+import org.kvlab.designer.testing.Typing;
 import org.kvlab.experiment.Aggregation;
 import org.kvlab.experiment.Reports;
 import org.kvlab.experiment.Results;
@@ -91,7 +92,7 @@ class BenchViewTest {
     Files.createDirectories(file.getParent());
     Files.writeString(file, EXPERIMENT);
     robot.clickOn("Benchmark");
-    robot.doubleClickOn("#bench-file").eraseText(60).write("experiments/" + name).type(KeyCode.ENTER);
+    Typing.replaceText(robot, "#bench-file", "experiments/" + name).type(KeyCode.ENTER);
     return file;
   }
 
@@ -245,7 +246,7 @@ class BenchViewTest {
         duration: 120s
         """);
     robot.clickOn("Benchmark");
-    robot.doubleClickOn("#bench-file").eraseText(60).write(file.toString()).type(KeyCode.ENTER);
+    Typing.replaceText(robot, "#bench-file", file.toString()).type(KeyCode.ENTER);
     Label validation = robot.lookup("#bench-validation").queryAs(Label.class);
     WaitForAsyncUtils.waitFor(20, TimeUnit.SECONDS, () -> validation.getText().startsWith("valid:"));
     Set<Long> children = ConcurrentHashMap.newKeySet();

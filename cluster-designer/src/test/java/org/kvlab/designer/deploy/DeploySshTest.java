@@ -114,7 +114,11 @@ class DeploySshTest {
     return file;
   }
 
-  /** A hosts file (docs/ssh.md): the user's key and known_hosts, datacenter 0 on the first host, 1 on the second. */
+  /**
+   * A hosts file (docs/ssh.md): the user's key and known_hosts, datacenter 0 on the first host, 1 on the second. The
+   * hosts' kvlab directory is the same for every test (and the EC2 test's instances): the distribution (the test
+   * class path, about 80 MB per host) is uploaded by the first deploy only, as on a user's hosts.
+   */
   private static Path hostsFile(String name, Path key, Path knownHosts, String host1) throws Exception {
     Path f = tmp.resolve(name + "-hosts.yaml");
     Files.writeString(f, "ssh:\n"
@@ -122,7 +126,7 @@ class DeploySshTest {
         + "  keyFile: " + key + "\n"
         + "  knownHosts: " + knownHosts + "\n"
         + "  port: " + hosts.hosts.get(0).port() + "\n"
-        + "  dir: " + tmp.resolve("remote-" + name) + "/{host}\n"
+        + "  dir: " + tmp.resolve("remote") + "/{host}\n"
         + "  jvmOptions: " + JVM + "\n"
         + "  connectTimeout: 3s\n"
         + "basePort: " + LoopbackPorts.freeBlock(1) + "\n"
@@ -371,7 +375,7 @@ class DeploySshTest {
         mapped.add(i.id());
         return i.datacenter() == 0 ? h1 : h2;
       }, basePort -> new Ec2Backend.Options(false, Duration.ofSeconds(60), hosts.hosts.get(0).port(), basePort,
-          tmp.resolve("remote-ec2") + "/{host}", JVM), Duration.ofMillis(100)));
+          tmp.resolve("remote") + "/{host}", JVM), Duration.ofMillis(100)));
 
       AtomicBoolean set = new AtomicBoolean();
       javafx.application.Platform.runLater(() -> {

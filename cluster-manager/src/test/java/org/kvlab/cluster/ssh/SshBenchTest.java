@@ -54,6 +54,7 @@ import org.kvlab.experiment.Results;
 class SshBenchTest {
   @TempDir static Path tmp;
   static SshTestHosts hosts;
+  /** The class path (tens of MB); every test deploys under tmp/remote on the hosts, so a build is uploaded once. */
   static Distribution dist;
 
   @BeforeAll
@@ -259,7 +260,7 @@ class SshBenchTest {
           new Ec2Provisioner.Options(java.time.Clock.systemUTC(), java.time.Duration.ofMillis(100),
               java.time.Duration.ofSeconds(60), state));
       Ec2Backend backend = new Ec2Backend(provisioner, state, dist, listener, new Ec2Backend.Options(false,
-          java.time.Duration.ofSeconds(60), hosts.hosts.get(0).port(), basePort, tmp.resolve("remote-ec2") + "/{host}", null));
+          java.time.Duration.ofSeconds(60), hosts.hosts.get(0).port(), basePort, tmp.resolve("remote") + "/{host}", null));
       List<String> mapped = Collections.synchronizedList(new ArrayList<>());
       LiveRecorder live = new LiveRecorder();
       Results.ExperimentResult r;
@@ -369,7 +370,7 @@ class SshBenchTest {
         + "  - { id: 0_1, host: " + h1 + ", port: " + (base + 1) + " }\n"
         + "storage: { engine: memory, durability: none, dir: data }\n"
         + "ssh:\n  user: " + hosts.user + "\n  keyFile: " + hosts.key + "\n  knownHosts: " + hosts.knownHosts + "\n"
-        + "  port: " + hosts.hosts.get(0).port() + "\n  dir: " + tmp.resolve("remote-cli") + "/{host}\n"
+        + "  port: " + hosts.hosts.get(0).port() + "\n  dir: " + tmp.resolve("remote") + "/{host}\n"
         + "  jvmOptions: -Xmx128m -XX:+UseSerialGC -XX:TieredStopAtLevel=1\n");
     try {
       Cli up = kvlab("ssh", "up", f.toString(), "--wait", "120s");
