@@ -76,6 +76,19 @@ public final class WorkloadGraph {
     adjacency.get(b).merge(a, w, Long::sum);
   }
 
+  /** A copy that later changes to this graph leave alone (for a partitioner run off its owner's event loop). */
+  public WorkloadGraph copy() {
+    WorkloadGraph c = new WorkloadGraph();
+    c.ids.putAll(ids);
+    c.names.addAll(names);
+    c.weights.addAll(weights);
+    for (Map<Integer, Long> a : adjacency) {
+      c.adjacency.add(new LinkedHashMap<>(a));
+    }
+    c.edgeCount = edgeCount;
+    return c;
+  }
+
   public int vertices() {
     return names.size();
   }
