@@ -107,10 +107,11 @@ final class SimCommand implements Callable<Integer> {
       + " each on an idle session (--sessions is the cap in flight), 0 = closed loop (default: ${DEFAULT-VALUE})")
   double openRate;
   @Option(names = "--rtt", defaultValue = "50ms", description = "round-trip time between datacenters, 0 to 1s (default: ${DEFAULT-VALUE})") String rtt;
-  @Option(names = "--service-time", paramLabel = "TIME[,Type=TIME..][,offload=TIME]", description = "the servers' CPU"
-      + " cost: each peer message, call and client request a server handles keeps it busy TIME (e.g. 50us), one at a"
-      + " time, later ones wait in order, so a server saturates; overrides per message type (its class's simple name)"
-      + " and the duration of offloaded computations after commas (default: none, handlers cost nothing)")
+  @Option(names = "--service-time", paramLabel = "TIME[,Type=TIME..][,perKB=TIME][,offload=TIME]", description = "the"
+      + " servers' CPU cost: each peer message, call and client request a server handles keeps it busy TIME (e.g."
+      + " 50us), one at a time, later ones wait in order, so a server saturates; after commas: overrides per message"
+      + " type (its class's simple name), a cost per KB the input carries and the duration of offloaded computations"
+      + " (default: none, handlers cost nothing)")
   String serviceTime;
   @Option(names = "--durability", defaultValue = "sync", description = "sync or none: what a crash keeps (default: ${DEFAULT-VALUE})") String durability;
   @Option(names = "--max-skew", defaultValue = "100ms", description = "bound of the clock skew the skew fault draws, 0 to 1s (default: ${DEFAULT-VALUE})") String maxSkew;
@@ -420,7 +421,7 @@ final class SimCommand implements Callable<Integer> {
         String near = YamlReader.closest(name, names);
         throw new IllegalArgumentException("'" + name + "' is not a message type of protocol " + protocol + ". Fix: "
             + (near != null ? "did you mean '" + near + "'? " : "") + "use one of " + String.join(", ", names)
-            + ", or offload");
+            + ", or perKB or offload");
       }
     }
   }

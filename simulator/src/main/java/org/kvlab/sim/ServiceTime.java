@@ -24,16 +24,21 @@ import java.util.TreeMap;
  * @param perType overrides by the simple name of the message's class (a kit frame's: its body's, e.g. a call's
  *     request type)
  * @param offloadMicros how long an offloaded computation takes in virtual time
+ * @param perKilobyteMicros added per 1,024 bytes of the input's protobuf encoding (a kit frame: its body's), pro rata:
+ *     the cost of taking in (decoding, installing) what a message carries, e.g. the variables a partition lends
  */
-public record ServiceTime(boolean enabled, long micros, Map<String, Long> perType, long offloadMicros) {
+public record ServiceTime(boolean enabled, long micros, Map<String, Long> perType, long offloadMicros,
+    long perKilobyteMicros) {
   /** No model: today's zero-time handlers. */
-  public static final ServiceTime NONE = new ServiceTime(false, 0, Map.of(), 0);
+  public static final ServiceTime NONE = new ServiceTime(false, 0, Map.of(), 0, 0);
 
   /** The name of the offloaded computation's duration in {@link #parse}'s list. */
   public static final String OFFLOAD = "offload";
+  /** The name of the cost per 1,024 bytes in {@link #parse}'s list. */
+  public static final String PER_KB = "perKB";
 
   public ServiceTime {
-    if (micros < 0 || offloadMicros < 0) {
+    if (micros < 0 || offloadMicros < 0 || perKilobyteMicros < 0) {
       throw new IllegalArgumentException("a service time must be >= 0 µs, got " + micros + " (offload "
           + offloadMicros + "). Fix: give 0 or more");
     }
@@ -48,19 +53,30 @@ public record ServiceTime(boolean enabled, long micros, Map<String, Long> perTyp
 
   /** Every input costs {@code micros}; no overrides, offloaded work takes no time. */
   public static ServiceTime of(long micros) {
-    return new ServiceTime(true, micros, Map.of(), 0);
+    return new ServiceTime(true, micros, Map.of(), 0, 0);
   }
 
   /** The same, with inputs of message type {@code simpleName} costing {@code micros}. */
   public ServiceTime withType(String simpleName, long typeMicros) {
     Map<String, Long> m = new TreeMap<>(perType);
     m.put(simpleName, typeMicros);
-    return new ServiceTime(true, micros, m, offloadMicros);
+    return new ServiceTime(true, micros, m, offloadMicros, perKilobyteMicros);
   }
 
   /** The same, with each offloaded computation taking {@code micros} of virtual time. */
   public ServiceTime withOffload(long micros) {
-    return new ServiceTime(true, this.micros, perType, micros);
+    return new ServiceTime(true, this.micros, perType, micros, perKilobyteMicros);
+  }
+
+  /** The same, with every input costing {@code micros} more per 1,024 bytes it carries. */
+  public ServiceTime withPerKilobyte(long micros) {
+    return new ServiceTime(true, this.micros, perType, offloadMicros, micros);
+  }
+
+  /** The service time of {@code input} (a message, or null): its type's, plus its size's. */
+  long of(com.google.protobuf.Message input) {
+    long base = of(input == null ? null : input.getClass());
+    return perKilobyteMicros == 0 || input == null ? base : base + input.getSerializedSize() * perKilobyteMicros / 1024;
   }
 
   /** The service time of an input of class {@code type} (null: the default). */
@@ -73,8 +89,8 @@ public record ServiceTime(boolean enabled, long micros, Map<String, Long> perTyp
   }
 
   /**
-   * {@code 50us} (every input), optionally followed by overrides {@code ,TypeName=200us} and the offloaded
-   * computations' duration {@code ,offload=20ms}; durations as {@code Params.parseDuration} reads them (us, ms, s).
+   * {@code 50us} (every input), optionally followed by overrides {@code ,TypeName=200us}, the cost per 1,024 bytes
+   * an input carries {@code ,perKB=100us} and the offloaded computations' duration {@code ,offload=20ms}; durations as {@code Params.parseDuration} reads them (us, ms, s).
    */
   public static ServiceTime parse(String text) {
     String[] parts = text.split(",");
@@ -88,7 +104,7 @@ public record ServiceTime(boolean enabled, long micros, Map<String, Long> perTyp
       }
       String name = p.substring(0, eq).trim();
       long v = micros(p.substring(eq + 1).trim(), name);
-      t = name.equals(OFFLOAD) ? t.withOffload(v) : t.withType(name, v);
+      t = name.equals(OFFLOAD) ? t.withOffload(v) : name.equals(PER_KB) ? t.withPerKilobyte(v) : t.withType(name, v);
     }
     return t;
   }

@@ -116,8 +116,7 @@ final class SimNetwork {
       return; // the crashed sender's in-memory queue is gone
     }
     if (target.queues() && !target.down) { // the service-time model: handled when the server's CPU has served it
-      target.serve(message instanceof KitFrame kit ? (kit.body() != null ? kit.body().getClass() : null)
-          : message.getClass(), () -> handle(from, senderIncarnation, target, message, sent, traceId));
+      target.serve(message instanceof KitFrame kit ? kit.body() : (Message) message, () -> handle(from, senderIncarnation, target, message, sent, traceId));
       return;
     }
     handle(from, senderIncarnation, target, message, sent, traceId);

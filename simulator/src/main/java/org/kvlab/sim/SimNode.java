@@ -219,11 +219,11 @@ final class SimNode implements HostDriver {
   }
 
   /**
-   * Queues {@code handle}, an input of class {@code type}: it runs when the inputs before it are served and its own
+   * Queues {@code handle}, the handling of {@code input} (null: of unknown type): it runs when the inputs before it are served and its own
    * service time has passed on the server's one CPU (shared with the network model's message costs).
    */
-  void serve(Class<?> type, Runnable handle) {
-    inbox.add(new Input(sim.spec.serviceTime().of(type), handle));
+  void serve(Message input, Runnable handle) {
+    inbox.add(new Input(sim.spec.serviceTime().of(input), handle));
     if (!pumping) {
       pumping = true;
       serveHead();

@@ -409,7 +409,7 @@ final class SimSession implements ClientContext {
       return; // lost with the server: the client's timeout answers
     }
     if (target.queues()) { // the service-time model: handled when the server's CPU has served it
-      target.serve(request.getClass(), () -> {
+      target.serve(request, () -> {
         if (target.down || target.incarnation != incarnation) {
           sim.trace.drop(traceId, sim.now, "server crashed before handling it");
           return; // lost with the server's memory: the client's timeout answers

@@ -65,6 +65,13 @@ class ServiceTimeTest {
   }
 
   @Test
+  void aCostPerKilobyte_addsWhatTheInputCarries() {
+    String big = "k".repeat(2045); // a PbGet of 2,048 bytes: field tag, 2-byte length, the key
+    SimResult r = run(ONE.withServiceTime(ServiceTime.of(100).withPerKilobyte(1_000)), List.of(Script.at(0).get(big)));
+    assertEquals(100 + 100 + 2_000 + 100L, get(r, big).completeMicros(), "100 µs + 2 KB at 1 ms per KB");
+  }
+
+  @Test
   void aHandlersCharge_delaysItsReplyAndTheInputsBehindIt_andNothingWithoutTheModel() {
     SimResult r = run(ONE.withServiceTime(ServiceTime.of(1_000)), staggered("charge/5000", "b", "c"));
     // served until 1,100, then 5 ms charged before the reply: it leaves at 6,100; b waits for the charge
@@ -90,7 +97,8 @@ class ServiceTimeTest {
   @Test
   void theDefaultIsNoModel_andTheTextFormIsCheckedWithAFix() {
     assertEquals(ServiceTime.NONE, SimSpec.defaults().serviceTime());
-    assertEquals(new ServiceTime(true, 50, Map.of("PbGet", 200L), 20_000), ServiceTime.parse("50us,PbGet=200us,offload=20ms"));
+    assertEquals(new ServiceTime(true, 50, Map.of("PbGet", 200L), 20_000, 100),
+        ServiceTime.parse("50us,PbGet=200us,offload=20ms,perKB=100us"));
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ServiceTime.parse("50us,PbGet"));
     assertTrue(e.getMessage().contains("Fix: write TypeName=DURATION"), e.getMessage());
   }
