@@ -22,9 +22,9 @@ import org.kvlab.workload.Zipf;
  * posts reach ever more timelines ("the celebrity user posted more frequently, and other users started following the
  * celebrity"). The celebrity is user {@code celebrity} (default: the last to join, with the fewest followers). On a
  * graph with communities ({@link FollowerGraph.Spec#communities()} > 1) its new followers are its <b>fans</b>: users
- * of one community, the one after the celebrity's own ({@code (c + 1) % communities}), and a share
- * {@code crossShare} of the other users: "many users started following" it (not everyone), and they come from
- * elsewhere in the graph, so the celebrity's posts span partitions until a repartition brings it to its fans.
+ * of one community, the one after the celebrity's own ({@code (c + 1) % communities}): "many users started
+ * following" it (not everyone), and they come from elsewhere in the graph, so the celebrity's posts span partitions
+ * until a repartition brings it to its fans.
  *
  * <p>A post declares the timelines of every follower the generator knows of: the generator keeps the follower graph
  * as it issued follows (a superset of what the store holds while follows are in flight), so within one generator no
@@ -194,22 +194,12 @@ public record Chirper(FollowerGraph.Spec graph, double zipf, double postShare, d
       return fans == null ? r.nextInt(w.graph().users()) : fans[r.nextInt(fans.length)];
     }
 
-    /**
-     * The celebrity's fans on a graph with communities: the community after its own, and a share crossShare of the
-     * other users (drawn from the graph's seed: every generator of the same workload has the same fans).
-     */
+    /** The celebrity's fans on a graph with communities: the users of the community after its own. */
     private static int[] fans(Chirper w) {
       FollowerGraph.Spec g = w.graph();
       int community = (g.communityOf(w.celebrity()) + 1) % g.communities();
-      java.util.SplittableRandom r = new java.util.SplittableRandom(g.seed() ^ 0x5DEECE66DL);
-      List<Integer> fans = new ArrayList<>();
-      for (int u = 0; u < g.users(); u++) {
-        boolean cross = r.nextDouble() < g.crossShare();
-        if (u != w.celebrity() && (g.communityOf(u) == community || cross)) {
-          fans.add(u);
-        }
-      }
-      return fans.stream().mapToInt(Integer::intValue).toArray();
+      return java.util.stream.IntStream.range(0, g.users())
+          .filter(u -> u != w.celebrity() && g.communityOf(u) == community).toArray();
     }
 
     private TxnRequest post(int u, long id) {
