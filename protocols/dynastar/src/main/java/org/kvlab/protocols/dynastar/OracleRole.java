@@ -146,8 +146,10 @@ final class OracleRole {
       return; // a plan being computed or in flight, or no two keys accessed together: nothing a partitioning can gain
     }
     // METIS over a big graph takes long: it runs off the event loop, on a copy of the graph, while the oracle goes
-    // on answering locations and taking hints; its result comes back as a later event
-    WorkloadGraph snapshot = graph.copy();
+    // on answering locations and taking hints; its result comes back as a later event. Every variable weighs 1: the
+    // parts balance the data, as the seed's ("the objects were evenly distributed among partitions", Table 1), not
+    // the accesses (a celebrity's fans' timelines, written by its every post, would then have to be split)
+    WorkloadGraph snapshot = graph.copy(true);
     computing = true;
     ctx.offload(() -> {
       try {
