@@ -21,6 +21,11 @@ final class FamilyOptions {
       + " rest, after follows, are timeline reads), 0 to 1 (default: ${DEFAULT-VALUE})") double postShare;
   @Option(names = "--follow-share", defaultValue = "0", description = "--txn-workload chirper: share of follows, 0 to"
       + " 1 (default: ${DEFAULT-VALUE})") double followShare;
+  @Option(names = "--communities", defaultValue = "1", description = "--txn-workload chirper: communities of the"
+      + " follower graph (user u in community u mod N; follows by preferential attachment inside it), 1 to users; with"
+      + " more than 1 the celebrity's followers are one community's users (default: ${DEFAULT-VALUE})") int communities;
+  @Option(names = "--cross-share", defaultValue = "0.05", description = "--txn-workload chirper --communities: share"
+      + " of follows across communities, 0 to 1 (default: ${DEFAULT-VALUE})") double crossShare;
   @Option(names = "--celebrity-at", description = "--txn-workload chirper: when a celebrity appears (the last user:"
       + " from then on 20%% of operations follow it and 10%% are its posts), 0 to 10m, e.g. 200s (default: never)")
   String celebrityAt;
@@ -38,7 +43,7 @@ final class FamilyOptions {
   static final SimLimits.Span CELEBRITY_AT = new SimLimits.Span("celebrity-at", Duration.ZERO, Duration.ofMinutes(10));
 
   private static final java.util.List<String> CHIRPER = java.util.List.of("--users", "--follows-per-user",
-      "--post-share", "--follow-share", "--celebrity-at");
+      "--post-share", "--follow-share", "--communities", "--cross-share", "--celebrity-at");
   private static final java.util.List<String> TPCC = java.util.List.of("--warehouses", "--customers", "--items");
 
   /**
@@ -74,8 +79,9 @@ final class FamilyOptions {
       if (kind.equals(Chirper.NAME)) {
         USERS.check(users);
         long at = celebrityAt == null ? -1 : CELEBRITY_AT.check(celebrityAt).toNanos() / 1000;
-        return new Chirper(new FollowerGraph.Spec(users, followsPerUser, 1), 0.95, postShare, followShare, 1000, at,
-            users - 1, 0.2, 0.1);
+        FollowerGraph.Spec graph = new FollowerGraph.Spec(users, followsPerUser, 1);
+        return new Chirper(communities == 1 ? graph : graph.withCommunities(communities, crossShare), 0.95, postShare,
+            followShare, 1000, at, users - 1, 0.2, 0.1);
       }
       WAREHOUSES.check(warehouses);
       CUSTOMERS.check(customers);
@@ -92,7 +98,8 @@ final class FamilyOptions {
   String replay(String kind) {
     if (kind.equals(Chirper.NAME)) {
       return " --users " + users + " --follows-per-user " + followsPerUser + " --post-share " + postShare
-          + " --follow-share " + followShare + (celebrityAt == null ? "" : " --celebrity-at " + celebrityAt);
+          + " --follow-share " + followShare + (communities == 1 ? "" : " --communities " + communities
+          + " --cross-share " + crossShare) + (celebrityAt == null ? "" : " --celebrity-at " + celebrityAt);
     }
     return " --warehouses " + warehouses + " --customers " + customers + " --items " + items;
   }

@@ -107,6 +107,12 @@ final class SimCommand implements Callable<Integer> {
       + " each on an idle session (--sessions is the cap in flight), 0 = closed loop (default: ${DEFAULT-VALUE})")
   double openRate;
   @Option(names = "--rtt", defaultValue = "50ms", description = "round-trip time between datacenters, 0 to 1s (default: ${DEFAULT-VALUE})") String rtt;
+  @Option(names = "--service-time", paramLabel = "TIME[,Type=TIME..][,perKB=TIME][,offload=TIME]", description = "the"
+      + " servers' CPU cost: each peer message, call and client request a server handles keeps it busy TIME (e.g."
+      + " 50us), one at a time, later ones wait in order, so a server saturates; after commas: overrides per message"
+      + " type (its class's simple name), a cost per KB the input carries and the duration of offloaded computations"
+      + " (default: none, handlers cost nothing)")
+  String serviceTime;
   @Option(names = "--durability", defaultValue = "sync", description = "sync or none: what a crash keeps (default: ${DEFAULT-VALUE})") String durability;
   @Option(names = "--max-skew", defaultValue = "100ms", description = "bound of the clock skew the skew fault draws, 0 to 1s (default: ${DEFAULT-VALUE})") String maxSkew;
   @Option(names = "--param", description = "protocol parameter name=value (repeatable)") Map<String, String> params = new TreeMap<>();
@@ -400,6 +406,26 @@ final class SimCommand implements Callable<Integer> {
     System.out.println(row);
   }
 
+  /** Every type --service-time overrides is one of the protocol's messages: a misspelt one must not cost nothing. */
+  private void requireTypes(org.kvlab.sim.ServiceTime st) {
+    if (st.perType().isEmpty() || protocol == null) {
+      return;
+    }
+    org.kvlab.api.MessageTypes types = Protocols.byName(protocol).messages();
+    List<String> names = new ArrayList<>();
+    for (int i = 0; i < types.size(); i++) {
+      names.add(types.typeOf(i).getSimpleName());
+    }
+    for (String name : st.perType().keySet()) {
+      if (!names.contains(name)) {
+        String near = YamlReader.closest(name, names);
+        throw new IllegalArgumentException("'" + name + "' is not a message type of protocol " + protocol + ". Fix: "
+            + (near != null ? "did you mean '" + near + "'? " : "") + "use one of " + String.join(", ", names)
+            + ", or perKB or offload");
+      }
+    }
+  }
+
   /** Every --param names one of the protocol's parameters: a misspelt one must not fall back silently (exit 2). */
   static void requireDeclared(Protocol p, Map<String, String> params) {
     for (String name : params.keySet()) { // as a cluster file's params
@@ -436,6 +462,15 @@ final class SimCommand implements Callable<Integer> {
       SimSpec spec = SimSpec.defaults().withTopology(datacenters, partitions).withParams(new Params(params))
           .withNetwork(NetworkModel.uniform(datacenters, rttTime.toNanos() / 1e6)).withDurability(durability())
           .withDuration(d.toNanos() / 1000).withMaxSkewMillis(skew.toMillis()).withTimeline(bucket);
+      if (serviceTime != null) {
+        try {
+          org.kvlab.sim.ServiceTime st = org.kvlab.sim.ServiceTime.parse(serviceTime);
+          requireTypes(st);
+          spec = spec.withServiceTime(st);
+        } catch (IllegalArgumentException e) {
+          throw new Main.CliException(Main.USAGE, "--service-time: " + e.getMessage());
+        }
+      }
       try {
         spec = spec.withFaultKinds(new LinkedHashSet<>(faults));
       } catch (IllegalArgumentException e) { // names the fault and the known ones
@@ -523,6 +558,9 @@ final class SimCommand implements Callable<Integer> {
     }
     cmd.append(" --distribution ").append(distribution).append(" --rtt ").append(rtt).append(" --durability ")
         .append(durability).append(" --max-skew ").append(maxSkew);
+    if (serviceTime != null) {
+      cmd.append(" --service-time ").append(serviceTime);
+    }
     params.forEach((k, v) -> cmd.append(" --param ").append(k).append('=').append(v));
     return cmd.toString();
   }

@@ -105,6 +105,23 @@ class SimCommandTest {
   }
 
   @Test
+  void when_aServiceTimeIsGiven_then_fewerOperationsComplete_andAMisspeltTypeIsRefusedWithTheNearest() {
+    Run free = InProcessCli.run("sim", "--protocol", "eventual", "--seeds", "1", "--duration", "300ms", "--jobs", "1");
+    Run busy = InProcessCli.run("sim", "--protocol", "eventual", "--seeds", "1", "--duration", "300ms", "--jobs", "1",
+        "--service-time", "5ms");
+    assertEquals(Main.OK, busy.code(), busy.out() + busy.err());
+    Matcher a = Pattern.compile("(?m)^ +1 +(\\d+) ").matcher(free.out());
+    Matcher b = Pattern.compile("(?m)^ +1 +(\\d+) ").matcher(busy.out());
+    assertTrue(a.find() && b.find(), free.out() + busy.out());
+    assertTrue(Long.parseLong(b.group(1)) * 3 < Long.parseLong(a.group(1)), "5 ms per input slows the servers: "
+        + a.group(1) + " -> " + b.group(1));
+    Run bad = InProcessCli.run("sim", "--protocol", "eventual", "--seeds", "1", "--service-time", "50us,Nope=1ms");
+    assertEquals(Main.USAGE, bad.code());
+    assertTrue(bad.err().contains("--service-time: 'Nope' is not a message type of protocol eventual. Fix:"),
+        bad.err());
+  }
+
+  @Test
   void when_theConsensusWorkloadRunsOpenLoop_then_m2paxosIsLinearizable_andLocalityAloneIsRefused() {
     Run r = InProcessCli.run("sim", "--protocol", "m2paxos", "--seeds", "1", "--datacenters", "3", "--partitions", "1",
         "--duration", "300ms", "--objects-per-replica", "20", "--locality", "0.5", "--open-rate",

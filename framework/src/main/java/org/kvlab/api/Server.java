@@ -176,4 +176,14 @@ public abstract class Server<R extends Message> {
   protected final <S extends Message> SlotMap<S> slotMap(String name, S defaultInstance) {
     return context.slotMap(name, defaultInstance);
   }
+
+  /** Runs a pure computation off the event loop, its result back as a later event; see {@link ServerContext#offload}. */
+  protected final <T> void offload(java.util.function.Supplier<T> work, java.util.function.Consumer<T> then) {
+    context.offload(work, then);
+  }
+
+  /** This event costs {@code micros} more in the simulator's CPU model; see {@link ServerContext#chargeMicros}. */
+  protected final void chargeMicros(long micros) {
+    context.chargeMicros(micros);
+  }
 }

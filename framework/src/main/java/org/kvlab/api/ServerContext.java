@@ -128,6 +128,27 @@ public interface ServerContext {
     throw kitMissing("slotMap");
   }
 
+  /**
+   * Runs {@code work}, a pure computation (it must not touch this context, the store or the server's state: it runs
+   * beside the loop), off the event loop, and then {@code then} with its result on the loop, as a later event of this
+   * node (never after a restart: a result computed for an earlier incarnation is dropped). Events keep being handled
+   * meanwhile, so a long computation (a graph partitioner over a big graph) does not pause the server. The runtime
+   * runs it on a worker thread of the node; the simulator runs it at once and delivers the result as a later event,
+   * after the service-time model's offload duration ({@code ServiceTime}, 0 by default). If {@code work} throws, the
+   * failure is the node's as a handler's would be ("offloaded computation") and {@code then} does not run.
+   */
+  default <T> void offload(java.util.function.Supplier<T> work, java.util.function.Consumer<T> then) {
+    throw kitMissing("offload");
+  }
+
+  /**
+   * Tells the simulator's CPU model that the event being handled costs {@code micros} more than its type's service
+   * time (a command that moves many variables costs more): the server stays busy for it, so the inputs queued behind
+   * it wait, and the sends made after the charge leave when it is spent. Only with a service-time model
+   * ({@code kvlab sim --service-time}); the runtime, whose CPU is real, and a hand-made context ignore it.
+   */
+  default void chargeMicros(long micros) {}
+
   private UnsupportedOperationException kitMissing(String what) {
     return new UnsupportedOperationException(what + " is part of the protocol kit, which this context ("
         + getClass().getName() + ") does not implement. Fix: run the server on the runtime or the simulator");

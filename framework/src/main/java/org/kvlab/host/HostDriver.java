@@ -61,4 +61,17 @@ public interface HostDriver {
    * follows).
    */
   boolean holdSendsBehindState();
+
+  /**
+   * Runs {@code work} (a pure computation) off the event loop, then {@code done} on the loop as a later event (not
+   * after a restart): the runtime on a worker thread, posting {@code done} back; the simulator inline, delivering
+   * {@code done} after its model's duration.
+   */
+  void offload(Runnable work, Runnable done);
+
+  /**
+   * The event being handled costs {@code micros} more CPU than its type's service time: the simulator's cost model
+   * ({@code ServiceTime}) keeps the node busy for it; the runtime, whose CPU is real, ignores it.
+   */
+  default void charge(long micros) {}
 }

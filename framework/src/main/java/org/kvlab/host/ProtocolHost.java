@@ -68,6 +68,7 @@ public final class ProtocolHost implements ServerContext {
   static final int FORWARD_REPLY = 10;
   private static final int CALLBACK = 11;
   static final int PEER_RESTART = 12;
+  private static final int OFFLOADED = 13;
 
   final HostDriver driver;
   final HostDriver.Env env;
@@ -348,6 +349,7 @@ public final class ProtocolHost implements ServerContext {
       case FORWARD_REPLY -> "by the answer of " + from + " to a forward";
       case CALLBACK -> "in a call's callback";
       case PEER_RESTART -> "when " + from + " restarted";
+      case OFFLOADED -> "in an offloaded computation's result";
       default -> "outside any event";
     };
     return ANSWERS[how] + " " + where;
@@ -503,9 +505,40 @@ public final class ProtocolHost implements ServerContext {
     try {
       task.run();
     } catch (RuntimeException e) {
-      driver.failed(kind == PERIODIC ? "periodic task" : kind == WAIT ? "wait action" : "timer", e, null);
+      driver.failed(kind == PERIODIC ? "periodic task" : kind == WAIT ? "wait action" : kind == OFFLOADED
+          ? "offloaded computation" : "timer", e, null);
     }
     leave();
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Work off the loop, and its cost
+
+  @Override
+  @SuppressWarnings("unchecked")
+  public <T> void offload(java.util.function.Supplier<T> work, java.util.function.Consumer<T> then) {
+    java.util.Objects.requireNonNull(work, "work");
+    java.util.Objects.requireNonNull(then, "then");
+    Object[] result = new Object[1];
+    RuntimeException[] error = new RuntimeException[1];
+    driver.offload(() -> {
+      try {
+        result[0] = work.get();
+      } catch (RuntimeException e) {
+        error[0] = e;
+      }
+    }, () -> runEvent(OFFLOADED, () -> {
+      if (error[0] != null) {
+        throw error[0];
+      }
+      then.accept((T) result[0]);
+    }));
+  }
+
+  @Override
+  public void chargeMicros(long micros) {
+    Invariants.check(micros >= 0, "a charge must be >= 0 µs, got %s", micros);
+    driver.charge(micros);
   }
 
   // ---------------------------------------------------------------------------------------------

@@ -103,6 +103,8 @@ public final class Node implements AutoCloseable {
   private final CompletableFuture<Void> terminated = new CompletableFuture<>();
   private Channel listener;
   private volatile boolean closing;
+  /** The worker that runs the protocol's offloaded computations ({@code ServerContext.offload}); made on first use. */
+  private java.util.concurrent.ExecutorService offloadWorker;
 
 
   /**
@@ -721,6 +723,30 @@ public final class Node implements AutoCloseable {
       return () -> f.cancel(false);
     }
 
+    /** On the node's worker thread (one, so computations run in the order asked); the result back on the loop. */
+    @Override
+    public void offload(Runnable work, Runnable done) {
+      java.util.concurrent.ExecutorService worker;
+      synchronized (Node.this) {
+        if (closing) {
+          return; // the node is closing: the result would have no loop to run on
+        }
+        if (offloadWorker == null) {
+          offloadWorker = java.util.concurrent.Executors.newSingleThreadExecutor(
+              new DefaultThreadFactory("kvlab-offload-" + id, true));
+        }
+        worker = offloadWorker;
+      }
+      worker.execute(() -> {
+        work.run(); // the host catches the computation's own failure and hands it to done
+        try {
+          loop.execute(done);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+          LOG.debug("{}: an offloaded result after the loop stopped is dropped", id);
+        }
+      });
+    }
+
     /** The machine's monotonic clock: a node's timers of commensurate periods run in the same event-loop turn. */
     @Override
     public long timerNanos() {
@@ -827,6 +853,11 @@ public final class Node implements AutoCloseable {
         CompletableFuture.runAsync(closeChannels, loop).get(5, TimeUnit.SECONDS);
       } catch (Exception e) {
         LOG.debug("{}: closing channels: {}", id, e.toString());
+      }
+    }
+    synchronized (this) {
+      if (offloadWorker != null) {
+        offloadWorker.shutdownNow(); // a computation still running is dropped with the node
       }
     }
     var shutdown = group.shutdownGracefully(0, 2, TimeUnit.SECONDS);

@@ -95,6 +95,12 @@ class ProtocolHostTest {
     }
 
     @Override
+    public void offload(Runnable work, Runnable done) {
+      work.run();
+      timers.add(done); // a later event, when the test fires the timers
+    }
+
+    @Override
     public void failed(String where, RuntimeException e, HostRequest request) {
       failures.add(where + ": " + e.getMessage());
     }

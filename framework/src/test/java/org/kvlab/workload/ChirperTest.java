@@ -1,5 +1,6 @@
 package org.kvlab.workload;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -42,6 +43,62 @@ class ChirperTest {
     assertTrue(top > 60, "preferential attachment: a hub with many followers (mean 3), got " + top);
     assertTrue(g.followerCount(0) > 10 * g.followerCount(1999) + 10, "the first user collects more than the last");
     assertEquals(g.followers(5).length, FollowerGraph.of(new FollowerGraph.Spec(2000, 3, 1)).followers(5).length);
+  }
+
+  @Test
+  void when_theGraphHasCommunities_then_followsStayInside_butForTheCrossShare_andHubsRemain() {
+    FollowerGraph.Spec spec = new FollowerGraph.Spec(2000, 5, 1).withCommunities(8, 0.05);
+    FollowerGraph g = FollowerGraph.of(spec);
+    int edges = 0;
+    int inside = 0;
+    int top = 0;
+    for (int u = 0; u < 2000; u++) {
+      assertEquals(Math.min(u, 5), g.follows(u).length, "user " + u + " follows min(u, m) on joining");
+      for (int f : g.follows(u)) {
+        edges++;
+        inside += spec.communityOf(f) == spec.communityOf(u) ? 1 : 0;
+      }
+      top = Math.max(top, g.followerCount(u));
+    }
+    double share = inside / (double) edges;
+    assertTrue(share > 0.92 && share < 0.99, "about 95% of follows inside the community (the first joiners of each"
+        + " follow across: they have no earlier neighbour yet), got " + share);
+    assertTrue(top > 60, "preferential attachment inside communities still makes hubs (mean 5), got " + top);
+    assertEquals(spec, FollowerGraph.Spec.parse(spec.toString()), "the text form travels in procedures' arguments");
+    assertEquals("2000/5/1/8/0.05", spec.toString());
+    assertEquals("2000/5/1", new FollowerGraph.Spec(2000, 5, 1).toString(), "one community: the old form, the old graph");
+    assertArrayEquals(g.followers(7), FollowerGraph.of(FollowerGraph.Spec.parse("2000/5/1/8/0.05")).followers(7));
+  }
+
+  @Test
+  void when_theCelebrityAppearsOnACommunalGraph_then_itsNewFollowersAreOneCommunity() {
+    Chirper w = Chirper.of(300).withCommunities(6, 0.05).withCelebrityAt(0);
+    Chirper.Generator g = (Chirper.Generator) w.generator();
+    Random r = new Random(5);
+    for (int i = 0; i < 600; i++) {
+      g.next(r, 0, 1, i);
+    }
+    int fans = 0;
+    int others = 0;
+    java.util.Set<Integer> initial = new java.util.HashSet<>();
+    for (int f : FollowerGraph.of(w.graph()).followers(299)) {
+      initial.add(f);
+    }
+    for (int f = 0; f < 299; f++) {
+      if (!initial.contains(f) && g.follows(f, 299)) {
+        if (w.graph().communityOf(f) == (w.graph().communityOf(299) + 1) % 6) {
+          fans++;
+        } else {
+          others++;
+        }
+      }
+    }
+    assertTrue(fans >= 45, "its fans' community (50 users) follows it: " + fans);
+    assertEquals(0, others, "nobody from elsewhere");
+    for (int i = 0; i < 2000; i++) {
+      g.next(r, 0, 2, 1000 + i);
+    }
+    assertTrue(g.followerCount(299) < 100, "not everyone follows it, however long: " + g.followerCount(299));
   }
 
   @Test

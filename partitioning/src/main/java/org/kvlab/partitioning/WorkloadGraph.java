@@ -76,6 +76,27 @@ public final class WorkloadGraph {
     adjacency.get(b).merge(a, w, Long::sum);
   }
 
+  /**
+   * A copy that later changes to this graph leave alone (for a partitioner run off its owner's event loop); with
+   * {@code unitWeights} every vertex weighs 1, so a partitioner balances the number of keys per part (the data), not
+   * their accesses (the load).
+   */
+  public WorkloadGraph copy(boolean unitWeights) {
+    WorkloadGraph c = new WorkloadGraph();
+    c.ids.putAll(ids);
+    c.names.addAll(names);
+    if (unitWeights) {
+      c.weights.addAll(Collections.nCopies(weights.size(), 1L));
+    } else {
+      c.weights.addAll(weights);
+    }
+    for (Map<Integer, Long> a : adjacency) {
+      c.adjacency.add(new LinkedHashMap<>(a));
+    }
+    c.edgeCount = edgeCount;
+    return c;
+  }
+
   public int vertices() {
     return names.size();
   }

@@ -88,6 +88,7 @@ final class SimNetwork {
     }
     long cost = sim.spec.network().sendMicros();
     long departure = cost > 0 ? from.occupy(cost) : sim.now; // leaves when the sender's CPU has sent it
+    departure = Math.max(departure, from.sendFloor()); // and after what its handler charged before sending
     long latency = sim.spec.network().sample(from.id, to, sim.random) + slowExtra(from.id, sim.now);
     long t = wanDelay(from.id.dc(), to.dc(), departure, latency);
     int a = index(from.id);
@@ -114,7 +115,15 @@ final class SimNetwork {
       sim.trace.drop(traceId, sim.now, "sender crashed before delivery (durability none)");
       return; // the crashed sender's in-memory queue is gone
     }
-    if (target.down) {
+    if (target.queues() && !target.down) { // the service-time model: handled when the server's CPU has served it
+      target.serve(message instanceof KitFrame kit ? kit.body() : (Message) message, () -> handle(from, senderIncarnation, target, message, sent, traceId));
+      return;
+    }
+    handle(from, senderIncarnation, target, message, sent, traceId);
+  }
+
+  private void handle(SimNode from, int senderIncarnation, SimNode target, Object message, long sent, long traceId) {
+    if (target.down) { // down (or crashed while the message waited for its service): it waits for the restart
       target.heldWhileDown.add(() -> take(from, senderIncarnation, target, message, sent, traceId));
       return;
     }

@@ -201,6 +201,92 @@ final class SimNode implements HostDriver {
     return busyUntil;
   }
 
+  // The service-time model (ServiceTime): inputs wait in arrival order and are handled one at a time
+
+  /** An input waiting for the server's CPU: its service time and its handling. */
+  private record Input(long cost, Runnable handle) {}
+
+  private final java.util.ArrayDeque<Input> inbox = new java.util.ArrayDeque<>();
+  /** Whether the head of {@link #inbox} is being served (an event is due when its service time has passed). */
+  private boolean pumping;
+  /** Whether an input's handler is running; what it charged so far ({@link #charge}). */
+  private boolean serving;
+  private long charged;
+
+  /** Whether inputs queue for a service time: a model is set and the run is not under controlled scheduling. */
+  boolean queues() {
+    return sim.spec.serviceTime().enabled() && sim.control == null;
+  }
+
+  /**
+   * Queues {@code handle}, the handling of {@code input} (null: of unknown type): it runs when the inputs before it are served and its own
+   * service time has passed on the server's one CPU (shared with the network model's message costs).
+   */
+  void serve(Message input, Runnable handle) {
+    inbox.add(new Input(sim.spec.serviceTime().of(input), handle));
+    if (!pumping) {
+      pumping = true;
+      serveHead();
+    }
+  }
+
+  private void serveHead() {
+    sim.at(occupy(inbox.peek().cost()), this::finishHead);
+  }
+
+  private void finishHead() {
+    Input in = inbox.poll();
+    serving = true;
+    charged = 0;
+    try {
+      in.handle().run();
+    } finally {
+      serving = false;
+    }
+    if (charged > 0) { // the handler's extra cost: the inputs behind it wait for it
+      busyUntil = Math.max(busyUntil, sim.now + charged);
+      charged = 0;
+    }
+    if (inbox.isEmpty()) {
+      pumping = false;
+    } else {
+      serveHead();
+    }
+  }
+
+  /** When a message sent now leaves: after what the running handler charged so far (now without charges). */
+  long sendFloor() {
+    return serving ? sim.now + charged : sim.now;
+  }
+
+  @Override
+  public void charge(long micros) {
+    if (!queues() || micros == 0) {
+      return; // no model: handlers cost nothing
+    }
+    if (serving) {
+      charged += micros;
+    } else {
+      occupy(micros); // a timer's or an offloaded result's work: the inputs arriving later wait for it
+    }
+  }
+
+  @Override
+  public void offload(Runnable work, Runnable done) {
+    int inc = incarnation;
+    work.run(); // deterministic: computed at once, on the simulating thread
+    long d = sim.control == null ? sim.spec.serviceTime().offloadMicros() : 0;
+    if (sim.control != null) {
+      sim.control.timer(id.toString(), sim.control.clock() + d, done, () -> inc == incarnation && !down);
+      return;
+    }
+    sim.at(sim.now + d, () -> {
+      if (inc == incarnation && !down) {
+        done.run();
+      }
+    });
+  }
+
   void onMessage(Message m, NodeId from) {
     int t = sim.types.idOf(m.getClass());
     if (!host.handlesMessage(t)) {
@@ -263,6 +349,7 @@ final class SimNode implements HostDriver {
       // this server's own datacenter is local: slowness models slow replication, not slow answers.
       long cost = sim.spec.network().sendMicros();
       long sent = cost > 0 ? occupy(cost) : sim.now; // the reply leaves when the server's CPU has sent it
+      sent = Math.max(sent, sendFloor());
       long latency = sim.spec.network().sample(id.dc(), session.home, sim.random)
           + (session.home != id.dc() ? sim.network.slowExtra(id, sim.now) : 0);
       long t = sim.network.wanDelay(id.dc(), session.home, sent, latency);

@@ -408,6 +408,17 @@ final class SimSession implements ClientContext {
       sim.trace.drop(traceId, sim.now, "server down");
       return; // lost with the server: the client's timeout answers
     }
+    if (target.queues()) { // the service-time model: handled when the server's CPU has served it
+      target.serve(request, () -> {
+        if (target.down || target.incarnation != incarnation) {
+          sim.trace.drop(traceId, sim.now, "server crashed before handling it");
+          return; // lost with the server's memory: the client's timeout answers
+        }
+        sim.deliveries++;
+        target.onRequest(request, this, reply, traceId);
+      });
+      return;
+    }
     sim.deliveries++;
     target.onRequest(request, this, reply, traceId);
   }

@@ -24,6 +24,7 @@ import org.kvlab.store.Durability;
  * @param finalReads whether the run ends with one reader per datacenter reading every written key
  * @param timelineMicros 0 = no time series; else the width of the buckets of {@link SimResult#timeline()}
  *     (completed operations and the servers' counters per bucket of virtual time)
+ * @param serviceTime the servers' CPU cost per handled input ({@link ServiceTime}); {@link ServiceTime#NONE} = none
  */
 public record SimSpec(
     Topology topology,
@@ -38,7 +39,8 @@ public record SimSpec(
     boolean trace,
     long maxSkewMillis,
     boolean finalReads,
-    long timelineMicros) {
+    long timelineMicros,
+    ServiceTime serviceTime) {
 
   public static final Set<String> FAULT_KINDS = Set.of("partition", "skew", "crash", "slow");
   /** {@link #FAULT_KINDS} in the order the documentation gives them. */
@@ -54,6 +56,7 @@ public record SimSpec(
       }
     }
     faults = List.copyOf(faults);
+    serviceTime = serviceTime == null ? ServiceTime.NONE : serviceTime;
     faultKinds = Set.copyOf(faultKinds);
     if (timelineMicros < 0) {
       throw new IllegalArgumentException("the time series' bucket must be 0 (none) or positive, got "
@@ -64,70 +67,70 @@ public record SimSpec(
   /** 2 datacenters x 3 partitions, 50 ms WAN RTT, no faults, 10 simulated seconds of the default workload. */
   public static SimSpec defaults() {
     return new SimSpec(new Topology(2, 3), Params.empty(), Durability.SYNC, NetworkModel.uniform(2, 50),
-        Set.of(), List.of(), Workload.defaults(), 10_000_000, 3_000_000, true, 100, true, 0);
+        Set.of(), List.of(), Workload.defaults(), 10_000_000, 3_000_000, true, 100, true, 0, ServiceTime.NONE);
   }
 
   public SimSpec withTopology(int datacenters, int partitions) {
     return new SimSpec(new Topology(datacenters, partitions), params, durability,
         network.baseMicros().length == datacenters ? network : NetworkModel.uniform(datacenters, 50),
-        faultKinds, faults, workload, durationMicros, settleMicros, trace, maxSkewMillis, finalReads, timelineMicros);
+        faultKinds, faults, workload, durationMicros, settleMicros, trace, maxSkewMillis, finalReads, timelineMicros, serviceTime);
   }
 
   /** {@code replicas} servers per partition per datacenter (a replication group, e.g. a Raft group). */
   public SimSpec withTopology(int datacenters, int partitions, int replicas) {
     return new SimSpec(new Topology(datacenters, partitions, replicas), params, durability,
         network.baseMicros().length == datacenters ? network : NetworkModel.uniform(datacenters, 50),
-        faultKinds, faults, workload, durationMicros, settleMicros, trace, maxSkewMillis, finalReads, timelineMicros);
+        faultKinds, faults, workload, durationMicros, settleMicros, trace, maxSkewMillis, finalReads, timelineMicros, serviceTime);
   }
 
   public SimSpec withParams(Params params) {
     return new SimSpec(topology, params, durability, network, faultKinds, faults, workload, durationMicros,
-        settleMicros, trace, maxSkewMillis, finalReads, timelineMicros);
+        settleMicros, trace, maxSkewMillis, finalReads, timelineMicros, serviceTime);
   }
 
   public SimSpec withDurability(Durability durability) {
     return new SimSpec(topology, params, durability, network, faultKinds, faults, workload, durationMicros,
-        settleMicros, trace, maxSkewMillis, finalReads, timelineMicros);
+        settleMicros, trace, maxSkewMillis, finalReads, timelineMicros, serviceTime);
   }
 
   public SimSpec withNetwork(NetworkModel network) {
     return new SimSpec(topology, params, durability, network, faultKinds, faults, workload, durationMicros,
-        settleMicros, trace, maxSkewMillis, finalReads, timelineMicros);
+        settleMicros, trace, maxSkewMillis, finalReads, timelineMicros, serviceTime);
   }
 
   public SimSpec withFaultKinds(Set<String> kinds) {
     return new SimSpec(topology, params, durability, network, kinds, faults, workload, durationMicros,
-        settleMicros, trace, maxSkewMillis, finalReads, timelineMicros);
+        settleMicros, trace, maxSkewMillis, finalReads, timelineMicros, serviceTime);
   }
 
   public SimSpec withFaults(List<Fault> faults) {
     return new SimSpec(topology, params, durability, network, faultKinds, faults, workload, durationMicros,
-        settleMicros, trace, maxSkewMillis, finalReads, timelineMicros);
+        settleMicros, trace, maxSkewMillis, finalReads, timelineMicros, serviceTime);
   }
 
   public SimSpec withWorkload(Workload workload) {
     return new SimSpec(topology, params, durability, network, faultKinds, faults, workload, durationMicros,
-        settleMicros, trace, maxSkewMillis, finalReads, timelineMicros);
+        settleMicros, trace, maxSkewMillis, finalReads, timelineMicros, serviceTime);
   }
 
   public SimSpec withDuration(long durationMicros) {
     return new SimSpec(topology, params, durability, network, faultKinds, faults, workload, durationMicros,
-        settleMicros, trace, maxSkewMillis, finalReads, timelineMicros);
+        settleMicros, trace, maxSkewMillis, finalReads, timelineMicros, serviceTime);
   }
 
   public SimSpec withSettle(long settleMicros) {
     return new SimSpec(topology, params, durability, network, faultKinds, faults, workload, durationMicros,
-        settleMicros, trace, maxSkewMillis, finalReads, timelineMicros);
+        settleMicros, trace, maxSkewMillis, finalReads, timelineMicros, serviceTime);
   }
 
   public SimSpec withTrace(boolean trace) {
     return new SimSpec(topology, params, durability, network, faultKinds, faults, workload, durationMicros,
-        settleMicros, trace, maxSkewMillis, finalReads, timelineMicros);
+        settleMicros, trace, maxSkewMillis, finalReads, timelineMicros, serviceTime);
   }
 
   public SimSpec withMaxSkewMillis(long maxSkewMillis) {
     return new SimSpec(topology, params, durability, network, faultKinds, faults, workload, durationMicros,
-        settleMicros, trace, maxSkewMillis, finalReads, timelineMicros);
+        settleMicros, trace, maxSkewMillis, finalReads, timelineMicros, serviceTime);
   }
 
   /**
@@ -164,7 +167,7 @@ public record SimSpec(
    */
   public SimSpec withFinalReads(boolean finalReads) {
     return new SimSpec(topology, params, durability, network, faultKinds, faults, workload, durationMicros,
-        settleMicros, trace, maxSkewMillis, finalReads, timelineMicros);
+        settleMicros, trace, maxSkewMillis, finalReads, timelineMicros, serviceTime);
   }
 
   /**
@@ -173,6 +176,15 @@ public record SimSpec(
    */
   public SimSpec withTimeline(long bucketMicros) {
     return new SimSpec(topology, params, durability, network, faultKinds, faults, workload, durationMicros,
-        settleMicros, trace, maxSkewMillis, finalReads, bucketMicros);
+        settleMicros, trace, maxSkewMillis, finalReads, bucketMicros, serviceTime);
+  }
+
+  /**
+   * With the servers' CPU cost per handled message and request ({@link ServiceTime}): a server handles one input at a
+   * time and saturates; {@link ServiceTime#NONE} (the default) handles everything in zero time.
+   */
+  public SimSpec withServiceTime(ServiceTime serviceTime) {
+    return new SimSpec(topology, params, durability, network, faultKinds, faults, workload, durationMicros,
+        settleMicros, trace, maxSkewMillis, finalReads, timelineMicros, serviceTime);
   }
 }

@@ -11,7 +11,8 @@ import site.ycsb.WorkloadException;
 /**
  * {@code kvlab.txnworkload=chirper|tpcc|micro}: the workload family the {@code TX} operations draw from, with its
  * properties (docs/ycsb.md, docs/workloads.md): {@code kvlab.users} (1000), {@code kvlab.followsperuser} (5),
- * {@code kvlab.postshare} (0.15), {@code kvlab.followshare} (0), {@code kvlab.celebrityat} (seconds since this
+ * {@code kvlab.postshare} (0.15), {@code kvlab.followshare} (0), {@code kvlab.communities} (1) and
+ * {@code kvlab.crossshare} (0.05), {@code kvlab.celebrityat} (seconds since this
  * JVM's first operation; unset = never) for Chirper; {@code kvlab.warehouses} (2), {@code kvlab.customers} (30),
  * {@code kvlab.items} (1000) for TPC-C-lite; {@code kvlab.localshare} (0.5) and {@code kvlab.microkeys} (20) for
  * seed 004's micro-benchmark ({@code micro}).
@@ -27,7 +28,12 @@ final class FamilyProperties {
         int users = whole(p, "kvlab.users", "1000");
         String at = p.getProperty("kvlab.celebrityat");
         long atMicros = at == null ? -1 : Math.round(Double.parseDouble(at.trim()) * 1e6);
-        return new Chirper(new FollowerGraph.Spec(users, whole(p, "kvlab.followsperuser", "5"), 1), 0.95,
+        FollowerGraph.Spec graph = new FollowerGraph.Spec(users, whole(p, "kvlab.followsperuser", "5"), 1);
+        int communities = whole(p, "kvlab.communities", "1");
+        if (communities != 1) {
+          graph = graph.withCommunities(communities, Double.parseDouble(p.getProperty("kvlab.crossshare", "0.05").trim()));
+        }
+        return new Chirper(graph, 0.95,
             Double.parseDouble(p.getProperty("kvlab.postshare", "0.15").trim()),
             Double.parseDouble(p.getProperty("kvlab.followshare", "0").trim()), 1000, atMicros, users - 1, 0.2, 0.1);
       }

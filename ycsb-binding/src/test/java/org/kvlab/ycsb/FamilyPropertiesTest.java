@@ -30,6 +30,10 @@ class FamilyPropertiesTest {
     assertEquals(200_000_000L, c.celebrityAtMicros());
     assertEquals(0.2, c.postShare());
     assertEquals(299, c.celebrity());
+    assertEquals(1, c.graph().communities());
+    Chirper communal = (Chirper) FamilyProperties.family(props(KvlabWorkload.TXN_WORKLOAD, "chirper", "kvlab.users",
+        "300", "kvlab.communities", "8"));
+    assertEquals("300/5/1/8/0.05", communal.graph().toString());
     Tpcc t = (Tpcc) FamilyProperties.family(props(KvlabWorkload.TXN_WORKLOAD, "tpcc", "kvlab.warehouses", "4"));
     assertEquals(Tpcc.of(4), t);
     assertEquals(new Micro(0.7, 20), FamilyProperties.family(props(KvlabWorkload.TXN_WORKLOAD, "micro",

@@ -20,7 +20,11 @@ import org.kvlab.workload.Zipf;
  * share {@code celebrityFollowShare} of the operations are {@code follow(x, celebrity)} by a user x drawn uniformly
  * among those who do not follow it yet, and a share {@code celebrityPostShare} are posts by the celebrity, whose
  * posts reach ever more timelines ("the celebrity user posted more frequently, and other users started following the
- * celebrity"). The celebrity is user {@code celebrity} (default: the last to join, with the fewest followers).
+ * celebrity"). The celebrity is user {@code celebrity} (default: the last to join, with the fewest followers). On a
+ * graph with communities ({@link FollowerGraph.Spec#communities()} > 1) its new followers are its <b>fans</b>: users
+ * of one community, the one after the celebrity's own ({@code (c + 1) % communities}): "many users started
+ * following" it (not everyone), and they come from elsewhere in the graph, so the celebrity's posts span partitions
+ * until a repartition brings it to its fans.
  *
  * <p>A post declares the timelines of every follower the generator knows of: the generator keeps the follower graph
  * as it issued follows (a superset of what the store holds while follows are in flight), so within one generator no
@@ -87,6 +91,12 @@ public record Chirper(FollowerGraph.Spec graph, double zipf, double postShare, d
         celebrityPostShare);
   }
 
+  /** The same workload on a follower graph of {@code communities} communities, {@code crossShare} of follows across. */
+  public Chirper withCommunities(int communities, double crossShare) {
+    return new Chirper(graph.withCommunities(communities, crossShare), zipf, postShare, followShare, timelineCap,
+        celebrityAtMicros, celebrity, celebrityFollowShare, celebrityPostShare);
+  }
+
   public Chirper withTimelineCap(int cap) {
     return new Chirper(graph, zipf, postShare, followShare, cap, celebrityAtMicros, celebrity, celebrityFollowShare,
         celebrityPostShare);
@@ -115,9 +125,12 @@ public record Chirper(FollowerGraph.Spec graph, double zipf, double postShare, d
     private final String graphText;
     private final List<TreeSet<Integer>> followers = new ArrayList<>();
     private final List<TreeSet<Integer>> follows = new ArrayList<>();
+    /** Who may start following the celebrity; null: anyone (a graph without communities). */
+    private final int[] fans;
 
     Generator(Chirper w) {
       this.w = w;
+      this.fans = w.graph().communities() > 1 ? fans(w) : null;
       this.graphText = w.graph().toString();
       FollowerGraph g = FollowerGraph.of(w.graph());
       for (int u = 0; u < w.graph().users(); u++) {
@@ -134,6 +147,11 @@ public record Chirper(FollowerGraph.Spec graph, double zipf, double postShare, d
       }
     }
 
+    /** Whether the generator knows {@code u} to follow {@code v}. */
+    public synchronized boolean follows(int u, int v) {
+      return follows.get(u).contains(v);
+    }
+
     /** How many followers the generator knows {@code u} to have. */
     public synchronized int followerCount(int u) {
       return followers.get(u).size();
@@ -146,7 +164,7 @@ public record Chirper(FollowerGraph.Spec graph, double zipf, double postShare, d
         double c = r.nextDouble();
         if (c < w.celebrityFollowShare() && followers.get(w.celebrity()).size() < users - 1) {
           for (int tries = 0; tries < 64; tries++) {
-            int x = r.nextInt(users);
+            int x = fan(r);
             if (x != w.celebrity() && !followers.get(w.celebrity()).contains(x)) {
               return follow(x, w.celebrity());
             }
@@ -169,6 +187,19 @@ public record Chirper(FollowerGraph.Spec graph, double zipf, double postShare, d
         }
       }
       return TxnRequest.procedure(ChirperProcedures.TIMELINE, List.of(ChirperKeys.timeline(u)), Integer.toString(u));
+    }
+
+    /** A user who may start following the celebrity: anyone, or on a graph with communities one of its fans. */
+    private int fan(RandomGenerator r) {
+      return fans == null ? r.nextInt(w.graph().users()) : fans[r.nextInt(fans.length)];
+    }
+
+    /** The celebrity's fans on a graph with communities: the users of the community after its own. */
+    private static int[] fans(Chirper w) {
+      FollowerGraph.Spec g = w.graph();
+      int community = (g.communityOf(w.celebrity()) + 1) % g.communities();
+      return java.util.stream.IntStream.range(0, g.users())
+          .filter(u -> u != w.celebrity() && g.communityOf(u) == community).toArray();
     }
 
     private TxnRequest post(int u, long id) {

@@ -59,6 +59,8 @@ final class OracleRole implements GroupReplica.Machine {
   private long issued;
   private long applied;
   private final WorkloadGraph graph = new WorkloadGraph();
+  /** Whether a partitioning is being computed off the loop ({@link #repartition}). */
+  private boolean computing;
   /** Tests: where the oracle records its multicasts and deliveries (null: nowhere). */
   MulticastLog observed;
   /** Tests, replicated: sees every delivery at every replica. */
@@ -234,20 +236,36 @@ final class OracleRole implements GroupReplica.Machine {
    * and a changed one (a celebrity) moves them again.
    */
   private void repartition() {
-    if (issued != applied || graph.edges() == 0 || parts < 2) {
-      return; // a plan in flight, or no two keys accessed together: nothing a partitioning can gain
+    if (computing || issued != applied || graph.edges() == 0 || parts < 2) {
+      return; // a plan being computed or in flight, or no two keys accessed together: nothing a partitioning can gain
     }
-    Placement next;
-    try {
-      next = partitioner.partition(graph, parts, DynaStar.IMBALANCE, 1);
-    } catch (RuntimeException e) {
-      // an external partitioner (gpmetis) that fails must not stop the oracle: the variables stay where they are
-      ctx.metrics().count("dynastar.partitionerFailures");
-      ctx.log().warn("dynastar: the oracle's partitioner {} failed, no plan this time: {}", partitioner.name(),
-          e.getMessage());
-      return;
-    }
-    int[] label = relabel(next);
+    // METIS over a big graph takes long: it runs off the event loop, on a copy of the graph, while the oracle goes
+    // on answering locations and taking hints; its result comes back as a later event. Every variable weighs 1: the
+    // parts balance the data, as the seed's ("the objects were evenly distributed among partitions", Table 1), not
+    // the accesses (a celebrity's fans' timelines, written by its every post, would then have to be split)
+    WorkloadGraph snapshot = graph.copy(true);
+    computing = true;
+    ctx.offload(() -> {
+      try {
+        return partitioner.partition(snapshot, parts, DynaStar.IMBALANCE, 1);
+      } catch (RuntimeException e) {
+        return e.getMessage() != null ? e.getMessage() : e.toString();
+      }
+    }, result -> turn(() -> {
+      computing = false;
+      if (result instanceof Placement next) {
+        plan(snapshot, next);
+      } else { // an external partitioner (gpmetis) that fails must not stop the oracle: the variables stay
+        ctx.metrics().count("dynastar.partitionerFailures");
+        ctx.log().warn("dynastar: the oracle's partitioner {} failed, no plan this time: {}", partitioner.name(),
+            result);
+      }
+    }));
+  }
+
+  /** The plan from {@code next}, a partitioning of {@code graph} (the graph when it was computed), if it gains. */
+  private void plan(WorkloadGraph graph, Placement next) {
+    int[] label = relabel(graph, next);
     int[] now = new int[graph.vertices()];
     int[] planned = new int[graph.vertices()];
     for (int v = 0; v < graph.vertices(); v++) {
@@ -281,7 +299,7 @@ final class OracleRole implements GroupReplica.Machine {
    * overlap first): a partitioner's part numbers are arbitrary, and a plan that renames every part would move
    * everything.
    */
-  private int[] relabel(Placement next) {
+  private int[] relabel(WorkloadGraph graph, Placement next) {
     long[][] overlap = new long[parts][parts];
     for (int v = 0; v < graph.vertices(); v++) {
       overlap[next.part()[v]][location(graph.name(v))] += Math.max(1, graph.weight(v));

@@ -66,6 +66,25 @@ class DynaStarRepartitionTest {
   }
 
   @Test
+  void when_thePartitionerTakesTime_then_theOraclesPlanComesWhenItsResultDoes_andTheRunStaysCorrect() {
+    Map<String, String> params = Map.of("placement", "random", "repartitionEvery", "1s", "hintEvery", "50ms",
+        "partitioner", "greedy");
+    SimSpec spec = spec(params).withDuration(2_500_000).withTimeline(100_000);
+    double at = firstPlan(spec);
+    assertEquals(1.0, at, 1e-9, "no duration: the result is the next event, in the timer's bucket");
+    double late = firstPlan(spec.withServiceTime(org.kvlab.sim.ServiceTime.of(0).withOffload(700_000)));
+    assertEquals(1.7, late, 1e-9, "computed off the loop for 700 ms of virtual time: the plan 700 ms later");
+  }
+
+  /** The start (s) of the first bucket where seed 1's oracle issued a plan; the seed must pass strict-serializable. */
+  private static double firstPlan(SimSpec spec) {
+    SeedReport r = SimRunner.run(spec, new DynaStar(), 1, List.of("strict-serializable"));
+    assertTrue(r.ok(), () -> r.checks() + " " + r.result().failures());
+    return r.result().timeline().buckets().stream().filter(b -> b.counter("dynastar.plans") > 0)
+        .mapToDouble(b -> b.startMicros() / 1e6).findFirst().orElseThrow();
+  }
+
+  @Test
   void when_aPlacementFileGroupsTheKeys_then_noCommandSpansPartitions(@TempDir Path dir) throws Exception {
     StringBuilder tsv = new StringBuilder();
     org.kvlab.api.Topology topology = new org.kvlab.api.Topology(1, 4);
