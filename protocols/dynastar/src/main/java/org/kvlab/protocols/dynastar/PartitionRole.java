@@ -105,6 +105,11 @@ class PartitionRole implements GroupReplica.Machine {
   private long sweeps;
   /** Replicated: how often a replica looks for requests it has held for 2 to 3 sweeps. */
   static final Duration SWEEP = Duration.ofMillis(500);
+  /**
+   * Replicated: how long a follower that knows no leader holds its {@code not_leader} answer (300 sends of a request
+   * then span 15 s of elections rather than a millisecond of refusals).
+   */
+  static final Duration NO_LEADER_WAIT = Duration.ofMillis(50);
   private final List<Keys> hints = new ArrayList<>();
   private static final int HINTS_MAX = 4096;
   /** Tests: where this partition records its multicasts and deliveries (null: nowhere). */
@@ -362,7 +367,15 @@ class PartitionRole implements GroupReplica.Machine {
    */
   private void onExecReplicated(Request<ExecReq> req) {
     if (!rep.isLeader()) {
-      req.reply(ExecReply.newBuilder().setNotLeader(true).setLeader(rep.leaderHint()).build());
+      int hint = rep.leaderHint();
+      if (hint == 0) {
+        // no leader known (an election): the answer waits a little, else a session would spend its sends on a
+        // round of refusals within a millisecond and report an unknown outcome before the group has a leader
+        ctx.after(NO_LEADER_WAIT, () -> req.reply(ExecReply.newBuilder().setNotLeader(true)
+            .setLeader(rep.leaderHint()).build()));
+        return;
+      }
+      req.reply(ExecReply.newBuilder().setNotLeader(true).setLeader(hint).build());
       return;
     }
     if (!valid(req)) {
