@@ -66,6 +66,9 @@ final class SimCommand implements Callable<Integer> {
       + " camu: 1)") Integer datacenters;
   @Option(names = "--partitions", description = "partitions per datacenter, 1 to 256 (default: the protocol's own,"
       + " 3 for most)") Integer partitions;
+  @Option(names = "--replicas", description = "servers per partition per datacenter, a replication group (nukv's Raft"
+      + " group, dynastar's replicated partitions: 3 or more), 1 to 9 (default: the protocol's own, 1 for most)")
+  Integer replicas;
   @Option(names = "--sessions", defaultValue = "2", description = "client sessions per datacenter, 1 to 1,000 (default: ${DEFAULT-VALUE})") int sessions;
   @Option(names = "--keys", defaultValue = "20", description = "key space size, 1 to 1,000,000 (default: ${DEFAULT-VALUE})") int keys;
   @Option(names = "--get-ratio", defaultValue = "0.5", description = "fraction of plain operations that are gets (the "
@@ -172,6 +175,9 @@ final class SimCommand implements Callable<Integer> {
     if (partitions == null) {
       partitions = p.defaultTopology().partitions();
     }
+    if (replicas == null) {
+      replicas = p.defaultTopology().replicas();
+    }
     SimSpec spec = spec(); // every option in range before the protocol judges its parameters and shape
     requireDeclared(p, params);
     try { // the values, as the cluster-file loader checks them, before any seed runs
@@ -201,8 +207,8 @@ final class SimCommand implements Callable<Integer> {
           + seeds + " names " + seedList.size() + ". Fix: run the seed you want alone, e.g. --seeds "
           + seedList.get(0) + " --history " + history);
     }
-    System.out.printf("simulating %s: %d datacenters x %d partitions, %d sessions/dc, %s per seed, faults: %s, checks: %s%n",
-        p.name(), datacenters, partitions, sessions, duration, faults.isEmpty() ? "none" : String.join(",", faults),
+    System.out.printf("simulating %s: %d datacenters x %d partitions%s, %d sessions/dc, %s per seed, faults: %s,"
+        + " checks: %s%n", p.name(), datacenters, partitions, replicas > 1 ? " x " + replicas + " replicas" : "", sessions, duration, faults.isEmpty() ? "none" : String.join(",", faults),
         String.join(",", checks));
     StringBuilder header = new StringBuilder(String.format("%8s %8s %8s %6s %6s %9s %7s", "SEED", "OPS", "OK", "INFO",
         "FAIL", "MESSAGES", "WALL"));
@@ -446,6 +452,7 @@ final class SimCommand implements Callable<Integer> {
     try {
       SimLimits.DATACENTERS.check(datacenters);
       SimLimits.PARTITIONS.check(partitions);
+      SimLimits.REPLICAS.check(replicas == null ? 1 : replicas);
       SimLimits.SESSIONS.check(sessions);
       SimLimits.KEYS.check(keys);
       SimLimits.GET_RATIO.check(getRatio);
@@ -459,7 +466,7 @@ final class SimCommand implements Callable<Integer> {
       Duration rttTime = SimLimits.RTT.check(rtt);
       Duration skew = SimLimits.MAX_SKEW.check(maxSkew);
       long bucket = timeline == null ? 0 : TIMELINE_BUCKET.check(timelineBucket).toNanos() / 1000;
-      SimSpec spec = SimSpec.defaults().withTopology(datacenters, partitions).withParams(new Params(params))
+      SimSpec spec = SimSpec.defaults().withTopology(datacenters, partitions, replicas == null ? 1 : replicas).withParams(new Params(params))
           .withNetwork(NetworkModel.uniform(datacenters, rttTime.toNanos() / 1e6)).withDurability(durability())
           .withDuration(d.toNanos() / 1000).withMaxSkewMillis(skew.toMillis()).withTimeline(bucket);
       if (serviceTime != null) {
@@ -539,6 +546,9 @@ final class SimCommand implements Callable<Integer> {
     Protocol p = Protocols.byName(protocol);
     if (datacenters != p.defaultTopology().datacenters() || partitions != p.defaultTopology().partitions()) {
       cmd.append(" --datacenters ").append(datacenters).append(" --partitions ").append(partitions);
+    }
+    if (replicas != null && replicas != p.defaultTopology().replicas()) {
+      cmd.append(" --replicas ").append(replicas);
     }
     cmd.append(" --sessions ").append(sessions).append(" --keys ").append(keys).append(" --get-ratio ").append(getRatio);
     if (rotxRatio > 0) {

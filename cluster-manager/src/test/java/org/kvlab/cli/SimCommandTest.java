@@ -122,6 +122,21 @@ class SimCommandTest {
   }
 
   @Test
+  void when_replicasAreGiven_then_eachPartitionIsAGroup_andAShapeTheProtocolRefusesExitsWithItsFix() {
+    Run r = InProcessCli.run("sim", "--protocol", "dynastar", "--partitions", "3", "--replicas", "3", "--seeds", "1",
+        "--duration", "500ms", "--jobs", "1", "--txn-workload", "list-append", "--check", "strict-serializable",
+        "--rtt", "2ms");
+    assertEquals(Main.OK, r.code(), r.out() + r.err());
+    assertTrue(r.out().contains("1 datacenters x 3 partitions x 3 replicas"), r.out());
+    Run two = InProcessCli.run("sim", "--protocol", "dynastar", "--partitions", "3", "--replicas", "2", "--seeds", "1");
+    assertEquals(Main.USAGE, two.code(), two.out() + two.err());
+    assertTrue(two.err().contains("--replicas") && two.err().contains("Fix:"), two.err());
+    Run none = InProcessCli.run("sim", "--protocol", "eventual", "--replicas", "0", "--seeds", "1");
+    assertEquals(Main.USAGE, none.code(), none.out() + none.err());
+    assertTrue(none.err().contains("--replicas"), none.err());
+  }
+
+  @Test
   void when_theConsensusWorkloadRunsOpenLoop_then_m2paxosIsLinearizable_andLocalityAloneIsRefused() {
     Run r = InProcessCli.run("sim", "--protocol", "m2paxos", "--seeds", "1", "--datacenters", "3", "--partitions", "1",
         "--duration", "300ms", "--objects-per-replica", "20", "--locality", "0.5", "--open-rate",

@@ -17,6 +17,8 @@ public final class SimLimits {
   public static final Whole DATACENTERS = new Whole("datacenters", 1, 16);
   /** Partitions per datacenter (CaMu's WAN runs use 45). */
   public static final Whole PARTITIONS = new Whole("partitions", 1, 256);
+  /** Servers per partition per datacenter: a replication group (a Raft group of NuKV, of replicated DynaStar). */
+  public static final Whole REPLICAS = new Whole("replicas", 1, 9);
   /** Client sessions per datacenter. */
   public static final Whole SESSIONS = new Whole("sessions", 1, 1_000);
   /** Size of the key space. */

@@ -102,12 +102,15 @@ class PartitionRole implements GroupReplica.Machine {
   private final Map<Pending, Request<ExecReq>> requests = new HashMap<>();
   /** Replicated: when each held request came, in sweeps ({@link #SWEEP}); {@link #sweep} redirects the stale ones. */
   private final Map<Pending, Long> heldSince = new HashMap<>();
+  /** Replicated, as a follower: the requests refused here since the last sweep, and how often. */
+  private final Map<Pending, Integer> refused = new HashMap<>();
   private long sweeps;
   /** Replicated: how often a replica looks for requests it has held for 2 to 3 sweeps. */
   static final Duration SWEEP = Duration.ofMillis(500);
   /**
-   * Replicated: how long a follower that knows no leader holds its {@code not_leader} answer (300 sends of a request
-   * then span 15 s of elections rather than a millisecond of refusals).
+   * Replicated: how long a follower holds its {@code not_leader} answer when it knows no leader, or refused the same
+   * request before (300 sends of a request then span seconds of an election rather than a millisecond of refusals
+   * that follow the hint to a leader that has just crashed).
    */
   static final Duration NO_LEADER_WAIT = Duration.ofMillis(50);
   private final List<Keys> hints = new ArrayList<>();
@@ -368,9 +371,11 @@ class PartitionRole implements GroupReplica.Machine {
   private void onExecReplicated(Request<ExecReq> req) {
     if (!rep.isLeader()) {
       int hint = rep.leaderHint();
-      if (hint == 0) {
-        // no leader known (an election): the answer waits a little, else a session would spend its sends on a
-        // round of refusals within a millisecond and report an unknown outcome before the group has a leader
+      Pending asked = new Pending(req.body().getClient(), req.body().getReq());
+      if (hint == 0 || refused.merge(asked, 1, Integer::sum) > 1) {
+        // no leader known (an election), or this request refused here before (its hint led to a leader that is
+        // gone, and this replica does not know it yet): the answer waits a little, else a session would spend its
+        // sends on rounds of refusals within a millisecond and report an unknown outcome before the group elects
         ctx.after(NO_LEADER_WAIT, () -> req.reply(ExecReply.newBuilder().setNotLeader(true)
             .setLeader(rep.leaderHint()).build()));
         return;
@@ -404,6 +409,7 @@ class PartitionRole implements GroupReplica.Machine {
    */
   private void sweep() {
     sweeps++;
+    refused.clear();
     heldSince.entrySet().removeIf(e -> {
       if (!requests.containsKey(e.getKey())) {
         return true;
