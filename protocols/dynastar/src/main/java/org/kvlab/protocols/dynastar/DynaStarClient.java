@@ -43,7 +43,11 @@ final class DynaStarClient extends Client implements Transactions {
 
   @Override
   protected void onStart() {
-    session = context().random().nextLong() | 1; // nonzero
+    if (Groups.replicated(topology())) {
+      // only the replicated shape numbers its requests: one server per partition draws nothing, so its runs keep
+      // the random stream (the workload's draws) they had before replication was built
+      session = context().random().nextLong() | 1; // nonzero
+    }
     leader = new int[topology().partitions()];
     if (topology().datacenters() > 1) {
       java.util.Arrays.fill(leader, dc()); // replica d of every partition lives in datacenter d
