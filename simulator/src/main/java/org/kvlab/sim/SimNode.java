@@ -275,12 +275,11 @@ final class SimNode implements HostDriver {
   public void offload(Runnable work, Runnable done) {
     int inc = incarnation;
     work.run(); // deterministic: computed at once, on the simulating thread
-    long d = sim.control == null ? sim.spec.serviceTime().offloadMicros() : 0;
-    if (sim.control != null) {
-      sim.control.timer(id.toString(), sim.control.clock() + d, done, () -> inc == incarnation && !down);
+    if (sim.control != null) { // explored runs have no service-time model: the result is the next timer here
+      sim.control.timer(id.toString(), sim.control.clock(), done, () -> inc == incarnation && !down);
       return;
     }
-    sim.at(sim.now + d, () -> {
+    sim.at(sim.now + sim.spec.serviceTime().offloadMicros(), () -> {
       if (inc == incarnation && !down) {
         done.run();
       }

@@ -369,37 +369,39 @@ class PartitionRole implements GroupReplica.Machine {
    * with the first copy's reply).
    */
   private void onExecReplicated(Request<ExecReq> req) {
+    ExecReq b = req.body();
+    Pending k = new Pending(b.getClient(), b.getReq());
     if (!rep.isLeader()) {
-      int hint = rep.leaderHint();
-      Pending asked = new Pending(req.body().getClient(), req.body().getReq());
-      if (hint == 0 || refused.merge(asked, 1, Integer::sum) > 1) {
+      if (rep.leaderHint() == 0 || refused.merge(k, 1, Integer::sum) > 1) {
         // no leader known (an election), or this request refused here before (its hint led to a leader that is
         // gone, and this replica does not know it yet): the answer waits a little, else a session would spend its
         // sends on rounds of refusals within a millisecond and report an unknown outcome before the group elects
-        ctx.after(NO_LEADER_WAIT, () -> req.reply(ExecReply.newBuilder().setNotLeader(true)
-            .setLeader(rep.leaderHint()).build()));
+        ctx.after(NO_LEADER_WAIT, () -> req.reply(notLeader()));
         return;
       }
-      req.reply(ExecReply.newBuilder().setNotLeader(true).setLeader(hint).build());
+      req.reply(notLeader());
       return;
     }
     if (!valid(req)) {
       return;
     }
-    ExecReq b = req.body();
-    Pending k = new Pending(b.getClient(), b.getReq());
     Request<ExecReq> earlier = requests.put(k, req);
     if (earlier != null) {
       // the client sent this request here before and gave up on that call (its timeout): answer it, once
-      earlier.reply(ExecReply.newBuilder().setNotLeader(true).setLeader(rep.leaderHint()).build());
+      earlier.reply(notLeader());
     }
     heldSince.put(k, sweeps);
     Cmd c = command(b, me).setClient(b.getClient()).setReq(b.getReq()).setLow(b.getLow()).build();
     rep.multicast(Cast.newBuilder().setCmd(c).build(), new TreeSet<>(b.getLocsMap().values()), (id, failure) -> {
       if (failure != null && requests.remove(k, req)) {
-        req.reply(ExecReply.newBuilder().setNotLeader(true).setLeader(rep.leaderHint()).build());
+        req.reply(notLeader());
       }
     });
+  }
+
+  /** Replicated: "not the leader", with the leader this replica knows now (0: none), for the client to try next. */
+  private ExecReply notLeader() {
+    return ExecReply.newBuilder().setNotLeader(true).setLeader(rep.leaderHint()).build();
   }
 
   /**
@@ -418,8 +420,7 @@ class PartitionRole implements GroupReplica.Machine {
         return false;
       }
       ctx.metrics().count("dynastar.redirected");
-      requests.remove(e.getKey()).reply(ExecReply.newBuilder().setNotLeader(true).setLeader(rep.leaderHint())
-          .build());
+      requests.remove(e.getKey()).reply(notLeader());
       return true;
     });
   }
